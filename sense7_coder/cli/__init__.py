@@ -1,0 +1,62 @@
+"""The command line: ``sense7-coder COMMAND ...``, on the same facade as the GUI.
+
+Errors print one line to stderr (``sense7-coder: error: ...``) and exit with status 2 for bad
+input or 1 for anything else; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..domain.errors import Sense7Error
+from . import foundation
+
+#: modules that add subcommands: each has ``register(subparsers)``
+_MODULES = [foundation]
+try:  # analysis commands (agreement, export, merge) live in their own module
+    from . import analysis
+
+    _MODULES.append(analysis)
+except ImportError:  # pragma: no cover - during development only
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sense7-coder",
+        description="Code human-AI conversations with the SENSE-7 empathy taxonomy, "
+        "beside the users' own ratings; measure and reconcile agreement.",
+    )
+    parser.add_argument("--version", action="version", version=f"sense7-coder {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        from .foundation import launch_gui
+
+        return launch_gui(None)
+    try:
+        return int(args.func(args) or 0)
+    except Sense7Error as e:
+        print(f"sense7-coder: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("sense7-coder: interrupted; nothing was changed", file=sys.stderr)
+        return 130
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"sense7-coder: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Commands that build and fill a project: init, codebook, import, import-codings, info, demo, gui."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
+from ..domain.errors import CodebookError, Sense7Error
+from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
+from ..project import Project
+from ..project import codebook_ops
+from ..project.imports import import_codings, import_files
+from ..resources import resolve_codebook
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("init", help="create a new project file")
+    p.add_argument("project", type=Path)
+    p.add_argument("--codebook", default="sense7", help="bundled codebook name or a codebook file (default: sense7)")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("codebook", help="list or add codes")
+    p.add_argument("project", type=Path)
+    csub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    c = csub.add_parser("list", help="list the codes")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_codebook_list)
+    c = csub.add_parser("add", help="add a code")
+    c.add_argument("key")
+    c.add_argument("--kind", choices=("ordinal", "nominal", "binary"), required=True)
+    c.add_argument("--levels", help="1..5 or a,b,c")
+    c.add_argument("--unit", choices=("turn", "sentence", "conversation"), default="turn")
+    c.add_argument("--label")
+    c.add_argument("--applies-to", choices=("assistant", "user", "any"), default="assistant")
+    c.add_argument("--no-na", action="store_true", help="do not allow 'not applicable'")
+    c.set_defaults(func=cmd_codebook_add)
+    c = csub.add_parser("import", help="merge a codebook file into the project")
+    c.add_argument("file", type=Path)
+    c.set_defaults(func=cmd_codebook_import)
+    c = csub.add_parser("export", help="write the project's codebook as a JSON file")
+    c.add_argument("file", type=Path)
+    c.set_defaults(func=cmd_codebook_export)
+
+    p = sub.add_parser("import", help="import conversation files")
+    p.add_argument("project", type=Path)
+    p.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=FORMATS, default="auto")
+    p.add_argument("--roles", default="", help="map speaker names to roles: NAME=ROLE,...")
+    p.add_argument("--map", default="", dest="mapping", help="map fields to columns: FIELD=COLUMN,...")
+    p.add_argument("--dry-run", action="store_true", help="check and report; write nothing")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("import-codings", help="import coders' codings from CSV")
+    p.add_argument("project", type=Path)
+    p.add_argument("file", type=Path)
+    p.add_argument("--dry-run", action="store_true")
+    p.set_defaults(func=cmd_import_codings)
+
+    p = sub.add_parser("info", help="what a project holds")
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("demo", help="build the demo project (and open it where a display exists)")
+    p.add_argument("dir", type=Path, nargs="?", default=None)
+    p.add_argument("--no-gui", action="store_true", help="only build it")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("gui", help="open a project in the coding workspace")
+    p.add_argument("project", type=Path, nargs="?")
+    p.set_defaults(func=lambda a: launch_gui(a.project))
+
+
+def _open(path: Path) -> Project:
+    return Project.open(path, backup=False)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    codebook = resolve_codebook(args.codebook)
+    with Project.create(args.project, codebook) as project:
+        n = len(project.codebook.codes)
+    print(f"created {args.project} with the '{codebook.name}' codebook ({n} codes)")
+    return 0
+
+
+def cmd_codebook_list(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        codes = project.codebook.codes
+        if args.json:
+            print(json.dumps([c.to_dict() for c in codes], indent=2, ensure_ascii=False))
+            return 0
+        for c in codes:
+            scale = ", ".join(f"{lv.value}={lv.label}" if str(lv.value) != lv.label else str(lv.value) for lv in c.levels)
+            flags = (" [retired]" if c.retired else "") + (" +NA" if c.allow_na else "")
+            key = f"[{c.shortcut}]" if c.shortcut else "   "
+            print(f"{c.key:<16} {key} {c.kind:<8} {c.unit:<12} {c.label}: {scale}{flags}")
+    return 0
+
+
+def cmd_codebook_add(args: argparse.Namespace) -> int:
+    levels = parse_levels_spec(args.levels, args.kind) if args.levels else default_levels(args.kind)
+    if not levels:
+        raise CodebookError("nominal codes need --levels a,b,c")
+    data = {
+        "key": args.key, "label": args.label or args.key, "kind": args.kind, "unit": args.unit,
+        "applies_to": args.applies_to,
+        "levels": [{"value": lv.value, "label": lv.label} for lv in levels],
+        "allow_na": not args.no_na if args.kind != "binary" else False,
+    }
+    code: Code = code_from_dict(data, "--levels/--kind")
+    with _open(args.project) as project:
+        codebook_ops.add_code(project, code)
+    print(f"added code '{code.key}' ({code.kind}, {code.unit}, levels {', '.join(map(str, code.values))})")
+    return 0
+
+
+def cmd_codebook_import(args: argparse.Namespace) -> int:
+    from ..domain.codebook import load_codebook
+
+    book = load_codebook(args.file)
+    with _open(args.project) as project:
+        result = codebook_ops.apply_codebook(project, book)
+    print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")
+    return 0
+
+
+def cmd_codebook_export(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        text = project.codebook.to_json()
+    args.file.write_text(text, encoding="utf-8")
+    print(f"wrote {args.file}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        options = ImportOptions(
+            format=args.format, roles=parse_roles(args.roles), mapping=parse_mapping(args.mapping)
+        )
+    except ValueError as e:
+        raise CodebookError(str(e)) from None  # reported as a plain error line
+    with _open(args.project) as project:
+        summary = import_files(project, args.files, options, dry_run=args.dry_run)
+    for line in summary.lines():
+        print(line)
+    if args.dry_run:
+        print("dry run: nothing was written")
+    return 0
+
+
+def cmd_import_codings(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        s = import_codings(project, args.file, dry_run=args.dry_run)
+    verb = "would import" if args.dry_run else "imported"
+    extra = f" ({s.unchanged} already present)" if s.unchanged else ""
+    coders = f"; new coders: {', '.join(s.new_coders)}" if s.new_coders else ""
+    print(f"{s.source}: {verb} {s.codings} codings{extra}{coders}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        info = project.info()
+        info["coder_names"] = [c["name"] for c in project.coders()]
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    width = max(len(k) for k in info)
+    for k, v in info.items():
+        if isinstance(v, list):
+            v = ", ".join(v) or "-"
+        print(f"{k:<{width}}  {v}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ..project.demo import build_demo
+
+    target = build_demo(args.dir)
+    print(f"demo project: {target}")
+    if args.no_gui or not _display_available():
+        if not args.no_gui:
+            print("no display found; open it later with: sense7-coder gui " + str(target))
+        return 0
+    return launch_gui(target)
+
+
+def _display_available() -> bool:
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM")
+    )
+
+
+def launch_gui(project: Path | None) -> int:
+    try:
+        from ..ui.app import run_app
+    except ImportError as e:  # PySide6 missing or broken
+        raise Sense7Error(f"the desktop window cannot start: {e}") from None
+    return run_app(project)

@@ -1,0 +1,328 @@
+"""Codebooks: the codes coders apply, their scales and their guidance.
+
+File format (JSON, written by hand; documented in the README)::
+
+    {
+      "format": "sense7-codebook/1",
+      "name": "sense7",
+      "title": "SENSE-7 observable empathy",
+      "description": "...",
+      "codes": [
+        {
+          "key": "affective",            # [a-z0-9_], unique; what exports and merges match on
+          "label": "Affective understanding",
+          "kind": "ordinal",             # ordinal | nominal | binary
+          "unit": "turn",                # turn | sentence | conversation
+          "applies_to": "assistant",     # assistant | user | any  (turn/sentence codes)
+          "levels": [{"value": 1, "label": "very poor", "description": "..."}, ...],
+          "allow_na": true,              # may a coder mark it "not applicable"?
+          "description": "...", "include": "...", "exclude": "...",
+          "examples": ["..."],
+          "shortcut": "A", "color": "#c0392b",
+          "group": "affective",          # optional grouping
+          "user_rating": "affective"     # which of the users' own ratings it corresponds to
+        }
+      ]
+    }
+
+Ordinal codes have integer level values; binary codes have levels 0 (absent) and 1
+(present), filled in when omitted; nominal codes have string level values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import CodebookError
+
+FORMAT = "sense7-codebook/1"
+KINDS = ("ordinal", "nominal", "binary")
+UNITS = ("turn", "sentence", "conversation")
+APPLIES_TO = ("assistant", "user", "any")
+KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+LEVEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+@dataclass
+class Level:
+    value: int | str
+    label: str
+    description: str = ""
+
+
+@dataclass
+class Code:
+    key: str
+    label: str
+    kind: str = "ordinal"
+    unit: str = "turn"
+    levels: list[Level] = field(default_factory=list)
+    allow_na: bool = True
+    applies_to: str = "assistant"
+    description: str = ""
+    include: str = ""
+    exclude: str = ""
+    examples: list[str] = field(default_factory=list)
+    shortcut: str = ""
+    color: str = ""
+    group: str = ""
+    user_rating: str | None = None
+    retired: bool = False
+
+    # -- scale helpers -------------------------------------------------------------------
+    @property
+    def values(self) -> list[int | str]:
+        return [lv.value for lv in self.levels]
+
+    @property
+    def measurement_level(self) -> str:
+        """Krippendorff level of measurement implied by the kind."""
+        return "ordinal" if self.kind == "ordinal" else "nominal"
+
+    def level_label(self, value: int | str | None) -> str:
+        if value is None:
+            return "not applicable"
+        for lv in self.levels:
+            if lv.value == value:
+                return lv.label
+        return str(value)
+
+    def parse_value(self, raw: Any) -> int | str | None:
+        """Turn user input (a level value or label; empty/NA = not applicable) into a value.
+
+        Raises ValueError with a readable reason when the value is not on the scale.
+        """
+        if raw is None:
+            text = ""
+        elif isinstance(raw, float) and raw != raw:  # NaN from pandas
+            text = ""
+        else:
+            text = str(raw).strip()
+        if text == "" or text.upper() in {"NA", "N/A"} or text.lower() == "not applicable":
+            if not self.allow_na:
+                raise ValueError(f"code '{self.key}' does not allow not-applicable")
+            return None
+        for lv in self.levels:
+            if text == str(lv.value) or text.casefold() == lv.label.casefold():
+                return lv.value
+        if self.kind in ("ordinal", "binary"):
+            try:
+                number = float(text)
+            except ValueError:
+                number = None
+            if number is not None and number.is_integer() and int(number) in self.values:
+                return int(number)
+            if self.kind == "binary" and text.casefold() in {"true", "yes", "present"}:
+                return 1
+            if self.kind == "binary" and text.casefold() in {"false", "no", "absent"}:
+                return 0
+        allowed = ", ".join(str(v) for v in self.values)
+        raise ValueError(f"'{text}' is not a level of code '{self.key}' (allowed: {allowed})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Codebook:
+    name: str
+    codes: list[Code]
+    title: str = ""
+    description: str = ""
+
+    def code(self, key: str) -> Code:
+        for c in self.codes:
+            if c.key == key:
+                return c
+        raise KeyError(key)
+
+    def get(self, key: str) -> Code | None:
+        return next((c for c in self.codes if c.key == key), None)
+
+    @property
+    def active(self) -> list[Code]:
+        return [c for c in self.codes if not c.retired]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "codes": [c.to_dict() for c in self.codes],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+# -- building and validating -----------------------------------------------------------------
+
+def default_levels(kind: str) -> list[Level]:
+    if kind == "binary":
+        return [Level(0, "absent"), Level(1, "present")]
+    if kind == "ordinal":
+        return [Level(i, str(i)) for i in range(1, 6)]
+    return []
+
+
+def parse_levels_spec(spec: str, kind: str) -> list[Level]:
+    """Parse the command line's ``--levels``: ``1..5`` or ``a,b,c``."""
+    spec = spec.strip()
+    m = re.fullmatch(r"(-?\d+)\s*\.\.\s*(-?\d+)", spec)
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi <= lo:
+            raise CodebookError(f"levels '{spec}': the upper bound must exceed the lower")
+        return [Level(i, str(i)) for i in range(lo, hi + 1)]
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if not items:
+        raise CodebookError(f"levels '{spec}': give a range like 1..5 or a list like a,b,c")
+    if kind in ("ordinal", "binary"):
+        try:
+            return [Level(int(s), s) for s in items]
+        except ValueError:
+            raise CodebookError(
+                f"levels '{spec}': {kind} codes need whole-number levels"
+            ) from None
+    return [Level(s, s) for s in items]
+
+
+def code_from_dict(data: Any, where: str = "code") -> Code:
+    """Build and validate one code from its JSON form. Raises CodebookError."""
+    if not isinstance(data, dict):
+        raise CodebookError(f"{where}: expected an object")
+    key = data.get("key")
+    if not isinstance(key, str) or not KEY_RE.match(key):
+        raise CodebookError(
+            f"{where}: field 'key' must be lower-case letters, digits and _ "
+            f"(starting with a letter), got {key!r}"
+        )
+    where = f"{where} '{key}'"
+    known = set(Code.__dataclass_fields__)
+    unknown = set(data) - known
+    if unknown:
+        raise CodebookError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    kind = data.get("kind", "ordinal")
+    if kind not in KINDS:
+        raise CodebookError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, got {kind!r}")
+    unit = data.get("unit", "turn")
+    if unit not in UNITS:
+        raise CodebookError(f"{where}: field 'unit' must be one of {', '.join(UNITS)}, got {unit!r}")
+    applies_to = data.get("applies_to", "assistant")
+    if applies_to not in APPLIES_TO:
+        raise CodebookError(
+            f"{where}: field 'applies_to' must be one of {', '.join(APPLIES_TO)}, got {applies_to!r}"
+        )
+    raw_levels = data.get("levels")
+    if raw_levels is None:
+        levels = default_levels(kind)
+    else:
+        if not isinstance(raw_levels, list):
+            raise CodebookError(f"{where}: field 'levels' must be a list")
+        levels = []
+        for i, lv in enumerate(raw_levels, 1):
+            if not isinstance(lv, dict) or "value" not in lv:
+                raise CodebookError(f"{where}: level {i} needs a 'value'")
+            value = lv["value"]
+            if kind in ("ordinal", "binary"):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise CodebookError(
+                        f"{where}: level {i} value must be a whole number for a {kind} code, got {value!r}"
+                    )
+            elif not isinstance(value, str) or not value.strip():
+                raise CodebookError(f"{where}: level {i} value must be a non-empty text for a nominal code")
+            levels.append(Level(value, str(lv.get("label", value)), str(lv.get("description", ""))))
+    if len(levels) < 2:
+        raise CodebookError(f"{where}: a code needs at least two levels")
+    values = [lv.value for lv in levels]
+    if len(set(values)) != len(values):
+        raise CodebookError(f"{where}: level values must be unique")
+    if kind == "binary" and sorted(values) != [0, 1]:  # type: ignore[type-var]
+        raise CodebookError(f"{where}: a binary code has exactly the levels 0 and 1")
+    color = data.get("color", "") or ""
+    if color and not COLOR_RE.match(color):
+        raise CodebookError(f"{where}: field 'color' must look like #rrggbb, got {color!r}")
+    shortcut = data.get("shortcut", "") or ""
+    if shortcut and (len(shortcut) != 1 or not shortcut.isalpha()):
+        raise CodebookError(f"{where}: field 'shortcut' must be a single letter, got {shortcut!r}")
+    examples = data.get("examples", [])
+    if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+        raise CodebookError(f"{where}: field 'examples' must be a list of texts")
+    label = data.get("label") or key
+    return Code(
+        key=key,
+        label=str(label),
+        kind=kind,
+        unit=unit,
+        levels=levels,
+        allow_na=bool(data.get("allow_na", kind != "binary")),
+        applies_to=applies_to,
+        description=str(data.get("description", "")),
+        include=str(data.get("include", "")),
+        exclude=str(data.get("exclude", "")),
+        examples=list(examples),
+        shortcut=shortcut.upper(),
+        color=color,
+        group=str(data.get("group", "") or ""),
+        user_rating=data.get("user_rating") or None,
+        retired=bool(data.get("retired", False)),
+    )
+
+
+def codebook_from_dict(data: Any, where: str = "codebook") -> Codebook:
+    if not isinstance(data, dict):
+        raise CodebookError(f"{where}: expected a JSON object with 'name' and 'codes'")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise CodebookError(f"{where}: field 'format' must be {FORMAT!r}, got {fmt!r}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise CodebookError(f"{where}: field 'name' is required")
+    raw_codes = data.get("codes")
+    if not isinstance(raw_codes, list) or not raw_codes:
+        raise CodebookError(f"{where}: field 'codes' must be a non-empty list")
+    codes = [code_from_dict(c, f"{where}, code {i}") for i, c in enumerate(raw_codes, 1)]
+    validate_codes(codes, where)
+    return Codebook(
+        name=name.strip(),
+        codes=codes,
+        title=str(data.get("title", "")),
+        description=str(data.get("description", "")),
+    )
+
+
+def validate_codes(codes: list[Code], where: str = "codebook") -> None:
+    """Checks across codes: unique keys and unique shortcuts among active codes."""
+    seen: set[str] = set()
+    shortcuts: dict[str, str] = {}
+    for c in codes:
+        if c.key in seen:
+            raise CodebookError(f"{where}: code key '{c.key}' appears twice")
+        seen.add(c.key)
+        if c.shortcut and not c.retired:
+            if c.shortcut in shortcuts:
+                raise CodebookError(
+                    f"{where}: shortcut '{c.shortcut}' is used by both '{shortcuts[c.shortcut]}' and '{c.key}'"
+                )
+            shortcuts[c.shortcut] = c.key
+
+
+def load_codebook(path: str | Path) -> Codebook:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CodebookError(f"{path}: no such codebook file") from None
+    except UnicodeDecodeError as e:
+        raise CodebookError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CodebookError(f"{path}, line {e.lineno}: not valid JSON ({e.msg})") from None
+    return codebook_from_dict(data, str(path))

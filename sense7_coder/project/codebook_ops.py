@@ -1,0 +1,129 @@
+"""Changing a project's codebook without orphaning anyone's codings.
+
+Each function is one transaction. A change that would leave stored codings or consensus
+decisions meaningless (a removed level still in use, a new kind or unit for a code that has
+codings, forbidding not-applicable where it was used, deleting a used code) is refused with
+a :class:`ProjectError` that says why and what to do instead (retire the code).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..domain.codebook import Code, Codebook, validate_codes
+from ..domain.errors import CodebookError, ProjectError
+from ..store import codes as store_codes
+from .project import Project
+
+
+def _check_change(project: Project, new: Code) -> None:
+    old = project.codebook.get(new.key)
+    if old is None:
+        return
+    used = store_codes.code_usage(project.db, new.key)
+    if not used:
+        return
+    if new.kind != old.kind:
+        raise ProjectError(
+            f"code '{new.key}' has {used} codings; its kind cannot change from {old.kind} to "
+            f"{new.kind}. Retire it and add a new code instead."
+        )
+    if new.unit != old.unit:
+        raise ProjectError(
+            f"code '{new.key}' has {used} codings at the {old.unit} level; its unit cannot "
+            f"change to {new.unit}. Retire it and add a new code instead."
+        )
+    in_use = store_codes.values_in_use(project.db, new.key)
+    missing = sorted(str(v) for v in in_use if v not in set(new.values))
+    if missing:
+        raise ProjectError(
+            f"code '{new.key}': level(s) {', '.join(missing)} are used by existing codings "
+            "and cannot be removed"
+        )
+    if not new.allow_na and store_codes.na_in_use(project.db, new.key):
+        raise ProjectError(
+            f"code '{new.key}': some codings mark it not applicable, so not-applicable must stay allowed"
+        )
+
+
+def _validate_all(project: Project, changed: Sequence[Code]) -> None:
+    by_key = {c.key: c for c in project.codebook.codes}
+    for c in changed:
+        by_key[c.key] = c
+    try:
+        validate_codes(list(by_key.values()), "codebook")
+    except CodebookError as e:
+        raise ProjectError(str(e)) from None
+
+
+def add_code(project: Project, code: Code) -> None:
+    if project.codebook.get(code.key) is not None:
+        raise ProjectError(f"a code with key '{code.key}' already exists")
+    _validate_all(project, [code])
+    with project.pdb.atomic() as db:
+        store_codes.upsert_code(db, code)
+    project.invalidate_codebook()
+
+
+def update_code(project: Project, code: Code) -> None:
+    if project.codebook.get(code.key) is None:
+        raise ProjectError(f"no code '{code.key}' to change")
+    _check_change(project, code)
+    _validate_all(project, [code])
+    with project.pdb.atomic() as db:
+        store_codes.upsert_code(db, code)
+    project.invalidate_codebook()
+
+
+def retire_code(project: Project, key: str, retired: bool = True) -> None:
+    """Hide a code from coding (its codings stay and still export)."""
+    code = project.code(key)
+    code.retired = retired
+    _validate_all(project, [code])
+    with project.pdb.atomic() as db:
+        store_codes.upsert_code(db, code)
+    project.invalidate_codebook()
+
+
+def delete_code(project: Project, key: str) -> None:
+    project.code(key)
+    used = store_codes.code_usage(project.db, key)
+    if used:
+        raise ProjectError(
+            f"code '{key}' has {used} codings or decisions; retire it instead of deleting it"
+        )
+    with project.pdb.atomic() as db:
+        store_codes.delete_code(db, key)
+    project.invalidate_codebook()
+
+
+def reorder_codes(project: Project, keys: Sequence[str]) -> None:
+    current = {c.key for c in project.codebook.codes}
+    if set(keys) != current or len(keys) != len(current):
+        raise ProjectError("reordering must list every code exactly once")
+    with project.pdb.atomic() as db:
+        store_codes.reorder_codes(db, keys)
+    project.invalidate_codebook()
+
+
+def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
+    """Merge a codebook file into the project: new codes are added, known ones updated.
+
+    Codes of the project missing from the file stay as they are. All or nothing.
+    """
+    for code in codebook.codes:
+        _check_change(project, code)
+    _validate_all(project, codebook.codes)
+    added = updated = 0
+    with project.pdb.atomic() as db:
+        for code in codebook.codes:
+            if project.codebook.get(code.key) is None:
+                added += 1
+            else:
+                updated += 1
+            store_codes.upsert_code(db, code)
+        if not project.codebook.codes:
+            store_codes.set_meta(db, "codebook_name", codebook.name)
+            store_codes.set_meta(db, "codebook_title", codebook.title)
+    project.invalidate_codebook()
+    return {"added": added, "updated": updated}

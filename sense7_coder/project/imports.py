@@ -1,0 +1,233 @@
+"""Importing conversation files and coders' codings into a project.
+
+Each call is one transaction: every file of the call lands, or none does. Re-importing a
+file adds nothing: a conversation whose id is already in the project with the same messages
+is skipped; one with the same id but different messages is refused (it would otherwise be
+silently shadowed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..domain.codings_csv import read_codings_csv
+from ..domain.errors import Cancelled, InputError
+from ..domain.importers import ImportOptions, read_files
+from ..domain.models import Conversation, ImportBatch
+from ..domain.sentences import segment_turns
+from ..store import codings as store_codings
+from ..store import conversations as store_conv
+from .project import Project
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+
+@dataclass
+class FileSummary:
+    source: str
+    conversations: int = 0
+    turns: int = 0
+    user_ratings: int = 0
+    already_present: int = 0
+    skipped_rows: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportSummary:
+    files: list[FileSummary] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def conversations(self) -> int:
+        return sum(f.conversations for f in self.files)
+
+    @property
+    def turns(self) -> int:
+        return sum(f.turns for f in self.files)
+
+    @property
+    def already_present(self) -> int:
+        return sum(f.already_present for f in self.files)
+
+    def lines(self) -> list[str]:
+        verb = "would import" if self.dry_run else "imported"
+        out = []
+        for f in self.files:
+            text = f"{f.source}: {verb} {f.conversations} conversations, {f.turns} turns, {f.user_ratings} user ratings"
+            if f.already_present:
+                text += f"; {f.already_present} already in the project (skipped)"
+            if f.skipped_rows:
+                text += f"; {f.skipped_rows} rows skipped"
+            out.append(text)
+            out += [f"  warning: {w}" for w in f.warnings]
+        return out
+
+
+def _same_messages(project: Project, conv: Conversation) -> bool:
+    stored = store_conv.load_conversation(project.db, conv.conversation_id)
+    if stored is None or len(stored.turns) != len(conv.turns):
+        return False
+    return all(
+        a.position == b.position and a.role == b.role and a.text == b.text
+        for a, b in zip(stored.turns, conv.turns, strict=True)
+    )
+
+
+def _plan(project: Project, batches: Sequence[ImportBatch]) -> tuple[list[ImportBatch], ImportSummary]:
+    """Drop conversations already present; refuse id clashes. Nothing is written."""
+    summary = ImportSummary()
+    seen: dict[str, str] = {}
+    planned: list[ImportBatch] = []
+    all_ids = [c.conversation_id for b in batches for c in b.conversations]
+    existing = store_conv.existing_conversation_ids(project.db, all_ids)
+    for batch in batches:
+        fs = FileSummary(batch.source, skipped_rows=batch.skipped_rows, warnings=list(batch.warnings))
+        keep: list[Conversation] = []
+        for conv in batch.conversations:
+            cid = conv.conversation_id
+            if cid in seen:
+                raise InputError(
+                    batch.source,
+                    f"conversation id '{cid}' also appears in {seen[cid]}; ids must be unique",
+                    field="conversation_id",
+                )
+            seen[cid] = batch.source
+            if cid in existing:
+                if _same_messages(project, conv):
+                    fs.already_present += 1
+                    continue
+                raise InputError(
+                    batch.source,
+                    f"conversation '{cid}' is already in the project with different messages; "
+                    "give it another id (or --map conversation_id=...) to import it",
+                    field="conversation_id",
+                )
+            keep.append(conv)
+            fs.conversations += 1
+            fs.turns += len(conv.turns)
+            fs.user_ratings += sum(
+                1 for t in conv.turns for v in t.ratings.values() if v is not None
+            )
+        planned.append(
+            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows)
+        )
+        summary.files.append(fs)
+    return planned, summary
+
+
+def import_files(
+    project: Project,
+    paths: Sequence[str | Path],
+    options: ImportOptions | None = None,
+    *,
+    dry_run: bool = False,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> ImportSummary:
+    """Read every file, check it, then write all of it in one transaction (unless dry run)."""
+    options = options or ImportOptions()
+
+    def read_progress(done: int, total: int) -> None:
+        if progress:
+            progress(done, max(total, 1) * 2)
+
+    batches = read_files([Path(p) for p in paths], options, progress=read_progress, cancel=cancel)
+    planned, summary = _plan(project, batches)
+    summary.dry_run = dry_run
+    if dry_run:
+        return summary
+
+    def check() -> None:
+        if cancel and cancel():
+            raise Cancelled()
+
+    total = sum(len(b.conversations) for b in planned) or 1
+    written = 0
+    sentence_roles = sorted(
+        {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
+    )
+    with project.pdb.atomic() as db:
+        for batch in planned:
+            def write_progress(done: int, _total: int, base: int = written) -> None:
+                if progress:
+                    progress(total + base + done, total * 2)
+
+            store_conv.insert_conversations(
+                db, batch.conversations, batch.participants, progress=write_progress, check=check
+            )
+            written += len(batch.conversations)
+            if sentence_roles:
+                roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
+                store_conv.insert_sentences(
+                    db,
+                    segment_turns(
+                        (c.conversation_id, t.position, t.text)
+                        for c in batch.conversations
+                        for t in c.turns
+                        if t.role in roles
+                    ),
+                )
+        check()
+    if progress:
+        progress(total * 2, total * 2)
+    return summary
+
+
+def ensure_sentences(project: Project, conversation_id: str) -> None:
+    """Segment (once) the turns of a conversation that sentence-level codes apply to."""
+    roles = {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
+    if not roles:
+        return
+    role_list = ["user", "assistant", "system"] if "any" in roles else sorted(roles)
+    todo = store_conv.unsegmented_turns(project.db, role_list, conversation_id)
+    if todo:
+        with project.pdb.atomic() as db:
+            store_conv.insert_sentences(db, segment_turns(todo))
+
+
+@dataclass
+class CodingsSummary:
+    source: str
+    codings: int = 0
+    new_coders: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def import_codings(project: Project, path: str | Path, *, dry_run: bool = False) -> CodingsSummary:
+    """Load coders' codings from ``coder,conversation_id,turn,code,value[,sentence]``.
+
+    Unknown coders are created. Unknown codes, conversations, turns and out-of-range values
+    are errors naming the line; nothing is written then.
+    """
+    path = Path(path)
+    turns = store_conv.turn_roles(project.db)
+    conv_ids = store_conv.all_conversation_ids(project.db)
+    rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids)
+    summary = CodingsSummary(str(path))
+    known = {c["name"] for c in project.coders()}
+    summary.new_coders = sorted({c.coder for _, c in rows} - known)
+    keys = [
+        (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code) for _, c in rows
+    ]
+    existing = store_codings.existing_codings(project.db, keys)
+    summary.unchanged = sum(
+        1 for k, (_, c) in zip(keys, rows, strict=True) if k in existing and existing[k] == c.value
+    )
+    summary.codings = len(rows) - summary.unchanged
+    if dry_run:
+        return summary
+    with project.pdb.atomic() as db:
+        for name in summary.new_coders:
+            store_codings.ensure_coder(db, name)
+        store_codings.insert_codings(
+            db,
+            (
+                (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code, c.value)
+                for _, c in rows
+            ),
+        )
+    return summary

@@ -1,0 +1,372 @@
+"""Project: open/close a project file, the current coder, coding actions with undo.
+
+Contract: every public method that changes the project runs in exactly one transaction
+(everything lands or nothing does) and, for coding actions, pushes one undo command.
+A Project belongs to the thread that opened it; background jobs open their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..domain.codebook import Code, Codebook
+from ..domain.errors import ProjectError
+from ..domain.models import RATING_KEYS, Conversation, Unit, Value
+from ..store import codes as store_codes
+from ..store import codings as store_codings
+from ..store import conversations as store_conv
+from ..store.db import ProjectDB, create_project_db, open_project_db
+from .undo import Cell, Command, UndoStack
+
+COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
+ROLES = ("coder", "adjudicator")
+
+
+class Project:
+    """An open project file. Create with :meth:`create` or :meth:`open`."""
+
+    def __init__(self, pdb: ProjectDB) -> None:
+        self.pdb = pdb
+        self.undo_stack = UndoStack()
+        self._coder: str | None = None
+        self._codebook: Codebook | None = None
+        self._data_version = pdb.data_version()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path: str | Path, codebook: Codebook | None = None) -> Project:
+        pdb = create_project_db(path)
+        project = cls(pdb)
+        if codebook is not None:
+            with pdb.atomic() as db:
+                store_codes.set_meta(db, "codebook_name", codebook.name)
+                store_codes.set_meta(db, "codebook_title", codebook.title)
+                store_codes.set_meta(db, "codebook_description", codebook.description)
+                for i, code in enumerate(codebook.codes, 1):
+                    store_codes.upsert_code(db, code, i)
+        return project
+
+    @classmethod
+    def open(cls, path: str | Path, *, backup: bool = True) -> Project:
+        return cls(open_project_db(path, backup=backup))
+
+    def close(self) -> None:
+        self.pdb.close()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path:
+        return self.pdb.path
+
+    @property
+    def db(self) -> Any:
+        """The underlying sqlite-utils Database (for the store functions)."""
+        return self.pdb.db
+
+    def changed_elsewhere(self) -> bool:
+        """True once since another window or program committed to this file."""
+        version = self.pdb.data_version()
+        changed = version != self._data_version
+        self._data_version = version
+        if changed:
+            self._codebook = None
+        return changed
+
+    # -- settings --------------------------------------------------------------------------
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        return store_codes.get_meta(self.db, key, default)
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        with self.pdb.atomic() as db:
+            store_codes.set_meta(db, key, value)
+
+    @property
+    def blind_coding(self) -> bool:
+        return self.setting("blind_coding", "0") == "1"
+
+    @blind_coding.setter
+    def blind_coding(self, on: bool) -> None:
+        self.set_setting("blind_coding", "1" if on else "0")
+
+    # -- codebook --------------------------------------------------------------------------
+    @property
+    def codebook(self) -> Codebook:
+        if self._codebook is None:
+            self._codebook = store_codes.codebook_from_db(self.db)
+        return self._codebook
+
+    def invalidate_codebook(self) -> None:
+        self._codebook = None
+
+    def code(self, key: str) -> Code:
+        code = self.codebook.get(key)
+        if code is None:
+            raise ProjectError(f"no code '{key}' in this project's codebook")
+        return code
+
+    # -- coders ----------------------------------------------------------------------------
+    @property
+    def coder(self) -> str | None:
+        return self._coder
+
+    def coders(self) -> list[dict[str, Any]]:
+        return store_codings.coders(self.db)
+
+    def set_coder(self, name: str, role: str | None = None) -> None:
+        """Work as ``name`` from now on (created if new). Switching clears the undo stack."""
+        name = name.strip()
+        if not name:
+            raise ProjectError("a coder needs a name")
+        if role is not None and role not in ROLES:
+            raise ProjectError(f"role must be one of {', '.join(ROLES)}")
+        with self.pdb.atomic() as db:
+            store_codings.ensure_coder(db, name, role or "coder")
+            if role is not None:
+                store_codings.set_coder_role(db, name, role)
+        if name != self._coder:
+            self.undo_stack.clear()
+        self._coder = name
+
+    def coder_role(self, name: str | None = None) -> str | None:
+        name = name or self._coder
+        return next((c["role"] for c in self.coders() if c["name"] == name), None)
+
+    def _require_coder(self) -> str:
+        if not self._coder:
+            raise ProjectError("choose who you are coding as first (a coder name)")
+        return self._coder
+
+    # -- reading ---------------------------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        counts = store_conv.counts(self.db)
+        return {
+            "path": str(self.path),
+            "codebook": self.codebook.name,
+            "blind_coding": self.blind_coding,
+            **counts,
+        }
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        return store_conv.load_conversation(self.db, conversation_id)
+
+    # -- coding actions --------------------------------------------------------------------
+    def _check_unit(self, code: Code, unit: Unit) -> None:
+        if code.unit == "conversation":
+            if unit.position != 0 or unit.sentence != 0:
+                raise ProjectError(f"code '{code.key}' applies to whole conversations, not turns")
+            if store_conv.conversation_index(self.db, unit.conversation_id) is None:
+                raise ProjectError(f"no conversation '{unit.conversation_id}' in this project")
+            return
+        if unit.position < 1:
+            raise ProjectError(f"code '{code.key}' applies to {code.unit}s; give a turn")
+        if code.unit == "turn" and unit.sentence != 0:
+            raise ProjectError(f"code '{code.key}' applies to whole turns, not sentences")
+        if code.unit == "sentence" and unit.sentence < 1:
+            raise ProjectError(f"code '{code.key}' applies to sentences; give a sentence")
+        if store_conv.turn_text(self.db, unit.conversation_id, unit.position) is None:
+            raise ProjectError(
+                f"no turn {unit.position} in conversation '{unit.conversation_id}'"
+            )
+
+    def _check_value(self, code: Code, value: Value) -> Value:
+        if value is None:
+            if not code.allow_na:
+                raise ProjectError(f"code '{code.key}' cannot be marked not applicable")
+            return None
+        try:
+            return code.parse_value(value)
+        except ValueError as e:
+            raise ProjectError(str(e)) from None
+
+    def set_value(self, unit: Unit, code_key: str, value: Value) -> Command:
+        """Set this coder's value of a code on a unit (None = not applicable)."""
+        coder = self._require_coder()
+        code = self.code(code_key)
+        self._check_unit(code, unit)
+        value = self._check_value(code, value)
+        label = f"set {code.label} to {code.level_label(value)}"
+        return self._apply_new(
+            label,
+            [Cell("coding", (coder, unit.conversation_id, unit.position, unit.sentence, code.key),
+                  None, value)],
+        )
+
+    def clear_value(self, unit: Unit, code_key: str) -> Command:
+        coder = self._require_coder()
+        code = self.code(code_key)
+        return self._apply_new(
+            f"clear {code.label}",
+            [Cell("coding", (coder, unit.conversation_id, unit.position, unit.sentence, code.key),
+                  None, store_codings.MISSING)],
+        )
+
+    def set_done(self, conversation_id: str, position: int, done: bool = True) -> Command:
+        coder = self._require_coder()
+        if store_conv.turn_text(self.db, conversation_id, position) is None:
+            raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
+        return self._apply_new(
+            f"mark turn {position} {'done' if done else 'not done'}",
+            [Cell("done", (coder, conversation_id, position), None, bool(done))],
+        )
+
+    def set_memo(self, unit: Unit, text: str) -> Command:
+        coder = self._require_coder()
+        return self._apply_new(
+            "edit memo",
+            [Cell("memo", (coder, unit.conversation_id, unit.position, unit.sentence), None,
+                  text.strip())],
+        )
+
+    def set_consensus(
+        self, unit: Unit, code_key: str, value: Value, rationale: str = ""
+    ) -> Command:
+        """Record the adjudicated value of a unit. Coders' own codings never change."""
+        coder = self._require_coder()
+        if self.coder_role(coder) != "adjudicator":
+            raise ProjectError(
+                f"only an adjudicator can set the consensus; '{coder}' is a coder "
+                "(make them adjudicator in the coder dialog or with --role adjudicator)"
+            )
+        code = self.code(code_key)
+        self._check_unit(code, unit)
+        value = self._check_value(code, value)
+        decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip()}
+        return self._apply_new(
+            f"consensus {code.label} = {code.level_label(value)}",
+            [Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
+                  None, decision)],
+        )
+
+    def clear_consensus(self, unit: Unit, code_key: str) -> Command:
+        self._require_coder()
+        code = self.code(code_key)
+        return self._apply_new(
+            f"clear consensus {code.label}",
+            [Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
+                  None, None)],
+        )
+
+    # -- undo ------------------------------------------------------------------------------
+    def undo(self) -> Command | None:
+        cmd = self.undo_stack.pop_undo()
+        if cmd is not None:
+            try:
+                self._write(cmd, reverse=True)
+            except Exception:
+                self.undo_stack.pop_redo()
+                raise
+        return cmd
+
+    def redo(self) -> Command | None:
+        cmd = self.undo_stack.pop_redo()
+        if cmd is not None:
+            try:
+                self._write(cmd, reverse=False)
+            except Exception:
+                self.undo_stack.pop_undo()
+                raise
+        return cmd
+
+    @property
+    def undo_label(self) -> str | None:
+        return self.undo_stack.undo_label
+
+    @property
+    def redo_label(self) -> str | None:
+        return self.undo_stack.redo_label
+
+    # -- cell plumbing ---------------------------------------------------------------------
+    def _read_cell(self, kind: str, key: tuple[Any, ...]) -> Any:
+        db = self.db
+        if kind == "coding":
+            coder, cid, pos, sent, code = key
+            return store_codings.get_coding(db, coder, Unit(cid, pos, sent), code)
+        if kind == "done":
+            return store_codings.get_done(db, *key)
+        if kind == "memo":
+            coder, cid, pos, sent = key
+            return store_codings.get_memo(db, coder, Unit(cid, pos, sent))
+        if kind == "consensus":
+            cid, pos, sent, code = key
+            return store_codings.get_consensus(db, Unit(cid, pos, sent), code)
+        raise ValueError(kind)
+
+    def _write_cell(self, kind: str, key: tuple[Any, ...], value: Any) -> None:
+        db = self.db
+        if kind == "coding":
+            coder, cid, pos, sent, code = key
+            store_codings.put_coding(db, coder, Unit(cid, pos, sent), code, value)
+        elif kind == "done":
+            store_codings.put_done(db, *key, value)
+        elif kind == "memo":
+            coder, cid, pos, sent = key
+            store_codings.put_memo(db, coder, Unit(cid, pos, sent), value)
+        elif kind == "consensus":
+            cid, pos, sent, code = key
+            store_codings.put_consensus(db, Unit(cid, pos, sent), code, value)
+        else:
+            raise ValueError(kind)
+
+    def _apply_new(self, label: str, cells: list[Cell]) -> Command:
+        with self.pdb.atomic():
+            for cell in cells:
+                cell.before = self._read_cell(cell.kind, cell.key)
+                self._write_cell(cell.kind, cell.key, cell.after)
+        cmd = Command(label, cells)
+        if not cmd.empty:
+            self.undo_stack.push(cmd)
+        self._data_version = self.pdb.data_version()
+        return cmd
+
+    def _write(self, cmd: Command, *, reverse: bool) -> None:
+        with self.pdb.atomic():
+            for cell in reversed(cmd.cells) if reverse else cmd.cells:
+                self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after)
+        self._data_version = self.pdb.data_version()
+
+    # -- per-turn view data ----------------------------------------------------------------
+    def turn_state(self, conversation_id: str, coder: str | None = None) -> dict[str, Any]:
+        """Everything the workspace shows for a conversation, for the given coder.
+
+        Returns ``{"codings": {(pos, sent, code): value}, "done": set(pos),
+        "memos": {(pos, sent): text}, "others": [...], "others_done": {coder: set(pos)}}``.
+        """
+        coder = coder or self._coder
+        mine: dict[tuple[int, int, str], Any] = {}
+        others: list[dict[str, Any]] = []
+        for row in store_codings.codings_of_conversation(self.db, conversation_id):
+            if row["coder"] == coder:
+                mine[(row["position"], row["sentence"], row["code"])] = row["value"]
+            else:
+                others.append(row)
+        done = store_codings.done_positions(self.db, conversation_id)
+        memos = {
+            (m["position"], m["sentence"]): m["text"]
+            for m in store_codings.memos_of_conversation(self.db, conversation_id)
+            if m["coder"] == coder
+        }
+        return {
+            "codings": mine,
+            "done": done.get(coder or "", set()),
+            "memos": memos,
+            "others": others,
+            "others_done": {k: v for k, v in done.items() if k != coder},
+        }
+
+    def next_unfinished(self, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+        coder = self._require_coder()
+        anchor = None
+        if after is not None:
+            rowid = store_conv.conversation_index(self.db, after[0])
+            anchor = (rowid, after[1]) if rowid is not None else None
+        return store_codings.next_unfinished(self.db, coder, anchor)
+
+    def user_rating_keys(self) -> Sequence[str]:
+        return RATING_KEYS

@@ -1,0 +1,1 @@
+"""Storage layer: the only place with SQL. One SQLite file per project, via sqlite-utils."""

@@ -1,0 +1,251 @@
+"""Coders, codings, per-turn status, memos and the consensus layer.
+
+Functions here are single statements; the project layer wraps each user action in one
+transaction (and records it for undo).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+from ..domain.models import Unit, Value
+
+MISSING = object()  # "no row" as opposed to a row whose value is NULL (not applicable)
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+# -- coders ----------------------------------------------------------------------------------
+
+def coders(db: Database) -> list[dict[str, Any]]:
+    return [
+        {"name": r[0], "role": r[1], "created_at": r[2]}
+        for r in db.execute("SELECT name, role, created_at FROM coders ORDER BY name")
+    ]
+
+
+def ensure_coder(db: Database, name: str, role: str = "coder") -> bool:
+    """Create the coder if unknown; returns True when created."""
+    cur = db.execute(
+        "INSERT OR IGNORE INTO coders(name, role, created_at) VALUES (?, ?, ?)", [name, role, now()]
+    )
+    return cur.rowcount > 0
+
+
+def set_coder_role(db: Database, name: str, role: str) -> None:
+    db.execute("UPDATE coders SET role = ? WHERE name = ?", [role, name])
+
+
+# -- codings ---------------------------------------------------------------------------------
+
+def get_coding(db: Database, coder: str, unit: Unit, code: str) -> Any:
+    row = db.execute(
+        "SELECT value FROM codings WHERE coder = ? AND conversation_id = ? AND position = ? "
+        "AND sentence = ? AND code = ?",
+        [coder, unit.conversation_id, unit.position, unit.sentence, code],
+    ).fetchone()
+    return MISSING if row is None else row[0]
+
+
+def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any) -> None:
+    """Set (value, None = not applicable) or delete (MISSING) one coding."""
+    key = [coder, unit.conversation_id, unit.position, unit.sentence, code]
+    if value is MISSING:
+        db.execute(
+            "DELETE FROM codings WHERE coder = ? AND conversation_id = ? AND position = ? "
+            "AND sentence = ? AND code = ?",
+            key,
+        )
+    else:
+        db.execute(
+            "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, updated_at) "
+            "VALUES (?,?,?,?,?,?,?) ON CONFLICT(coder, conversation_id, position, sentence, code) "
+            "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+            [*key, value, now()],
+        )
+
+
+def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, Value]]) -> int:
+    """Bulk insert/replace (coder, cid, position, sentence, code, value)."""
+    stamp = now()
+    data = [(*r, stamp) for r in rows]
+    db.conn.executemany(
+        "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, updated_at) "
+        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(coder, conversation_id, position, sentence, code) "
+        "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        data,
+    )
+    return len(data)
+
+
+def codings_of_conversation(
+    db: Database, conversation_id: str, coder: str | None = None
+) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT coder, position, sentence, code, value FROM codings WHERE conversation_id = ?"
+    )
+    params: list[Any] = [conversation_id]
+    if coder is not None:
+        sql += " AND coder = ?"
+        params.append(coder)
+    return [
+        {"coder": r[0], "position": r[1], "sentence": r[2], "code": r[3], "value": r[4]}
+        for r in db.execute(sql, params)
+    ]
+
+
+def existing_codings(
+    db: Database, keys: Sequence[tuple[str, str, int, int, str]]
+) -> dict[tuple[str, str, int, int, str], Any]:
+    """Values already stored for the given (coder, cid, position, sentence, code) keys."""
+    out: dict[tuple[str, str, int, int, str], Any] = {}
+    wanted = set(keys)
+    coder_names = {k[0] for k in wanted}
+    for name in coder_names:
+        for r in db.execute(
+            "SELECT coder, conversation_id, position, sentence, code, value FROM codings "
+            "WHERE coder = ?",
+            [name],
+        ):
+            k = (r[0], r[1], r[2], r[3], r[4])
+            if k in wanted:
+                out[k] = r[5]
+    return out
+
+
+def coded_turns(db: Database) -> list[tuple[str, str, int]]:
+    """(coder, conversation_id, position) of every turn with at least one coding."""
+    return [
+        (r[0], r[1], r[2])
+        for r in db.execute(
+            "SELECT DISTINCT coder, conversation_id, position FROM codings WHERE position > 0"
+        )
+    ]
+
+
+# -- status and memos ------------------------------------------------------------------------
+
+def get_done(db: Database, coder: str, conversation_id: str, position: int) -> bool:
+    row = db.execute(
+        "SELECT done FROM turn_status WHERE coder = ? AND conversation_id = ? AND position = ?",
+        [coder, conversation_id, position],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def put_done(db: Database, coder: str, conversation_id: str, position: int, done: bool) -> None:
+    db.execute(
+        "INSERT INTO turn_status(coder, conversation_id, position, done, updated_at) "
+        "VALUES (?,?,?,?,?) ON CONFLICT(coder, conversation_id, position) "
+        "DO UPDATE SET done = excluded.done, updated_at = excluded.updated_at",
+        [coder, conversation_id, position, int(done), now()],
+    )
+
+
+def done_positions(db: Database, conversation_id: str, coder: str | None = None) -> dict[str, set[int]]:
+    """coder -> positions marked done in a conversation."""
+    sql = "SELECT coder, position FROM turn_status WHERE conversation_id = ? AND done = 1"
+    params: list[Any] = [conversation_id]
+    if coder is not None:
+        sql += " AND coder = ?"
+        params.append(coder)
+    out: dict[str, set[int]] = {}
+    for c, p in db.execute(sql, params):
+        out.setdefault(c, set()).add(p)
+    return out
+
+
+def get_memo(db: Database, coder: str, unit: Unit) -> str:
+    row = db.execute(
+        "SELECT text FROM memos WHERE coder = ? AND conversation_id = ? AND position = ? AND sentence = ?",
+        [coder, unit.conversation_id, unit.position, unit.sentence],
+    ).fetchone()
+    return row[0] if row else ""
+
+
+def put_memo(db: Database, coder: str, unit: Unit, text: str) -> None:
+    key = [coder, unit.conversation_id, unit.position, unit.sentence]
+    if not text:
+        db.execute(
+            "DELETE FROM memos WHERE coder = ? AND conversation_id = ? AND position = ? AND sentence = ?",
+            key,
+        )
+    else:
+        db.execute(
+            "INSERT INTO memos(coder, conversation_id, position, sentence, text, updated_at) "
+            "VALUES (?,?,?,?,?,?) ON CONFLICT(coder, conversation_id, position, sentence) "
+            "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at",
+            [*key, text, now()],
+        )
+
+
+def memos_of_conversation(db: Database, conversation_id: str) -> list[dict[str, Any]]:
+    return [
+        {"coder": r[0], "position": r[1], "sentence": r[2], "text": r[3]}
+        for r in db.execute(
+            "SELECT coder, position, sentence, text FROM memos WHERE conversation_id = ?",
+            [conversation_id],
+        )
+    ]
+
+
+def next_unfinished(
+    db: Database, coder: str, after: tuple[int, int] | None, role: str = "assistant"
+) -> tuple[str, int] | None:
+    """The next turn of ``role`` (in list order) that ``coder`` has not marked done.
+
+    ``after`` is (conversation rowid, position); the search wraps around once.
+    """
+    base = (
+        "SELECT c.conversation_id, t.position, c.rowid FROM turns t JOIN conversations c "
+        "ON c.conversation_id = t.conversation_id WHERE t.role = ? AND NOT EXISTS ("
+        "SELECT 1 FROM turn_status s WHERE s.coder = ? AND s.conversation_id = t.conversation_id "
+        "AND s.position = t.position AND s.done = 1)"
+    )
+    if after is not None:
+        row = db.execute(
+            base + " AND (c.rowid > ? OR (c.rowid = ? AND t.position > ?)) "
+            "ORDER BY c.rowid, t.position LIMIT 1",
+            [role, coder, after[0], after[0], after[1]],
+        ).fetchone()
+        if row:
+            return row[0], row[1]
+    row = db.execute(base + " ORDER BY c.rowid, t.position LIMIT 1", [role, coder]).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+# -- consensus -------------------------------------------------------------------------------
+
+def get_consensus(db: Database, unit: Unit, code: str) -> dict[str, Any] | None:
+    row = db.execute(
+        "SELECT value, adjudicator, rationale, decided_at FROM consensus WHERE conversation_id = ? "
+        "AND position = ? AND sentence = ? AND code = ?",
+        [unit.conversation_id, unit.position, unit.sentence, code],
+    ).fetchone()
+    if row is None:
+        return None
+    return {"value": row[0], "adjudicator": row[1], "rationale": row[2], "decided_at": row[3]}
+
+
+def put_consensus(db: Database, unit: Unit, code: str, decision: dict[str, Any] | None) -> None:
+    key = [unit.conversation_id, unit.position, unit.sentence, code]
+    if decision is None:
+        db.execute(
+            "DELETE FROM consensus WHERE conversation_id = ? AND position = ? AND sentence = ? AND code = ?",
+            key,
+        )
+        return
+    db.execute(
+        "INSERT INTO consensus(conversation_id, position, sentence, code, value, adjudicator, "
+        "rationale, decided_at) VALUES (?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(conversation_id, position, sentence, code) DO UPDATE SET value = excluded.value, "
+        "adjudicator = excluded.adjudicator, rationale = excluded.rationale, decided_at = excluded.decided_at",
+        [*key, decision["value"], decision.get("adjudicator"), decision.get("rationale", ""),
+         decision.get("decided_at") or now()],
+    )

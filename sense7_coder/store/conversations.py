@@ -1,0 +1,325 @@
+"""Conversations, turns, participants and the users' own ratings: insert and read."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from ..domain.models import Conversation, Participant, Sentence, Turn
+
+Progress = Callable[[int, int], None] | None
+
+
+def _json(d: dict[str, Any]) -> str:
+    return json.dumps(d, ensure_ascii=False, default=str) if d else "{}"
+
+
+def existing_conversation_ids(db: Database, ids: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    chunk: list[str] = []
+
+    def flush() -> None:
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            f"SELECT conversation_id FROM conversations WHERE conversation_id IN ({marks})", chunk
+        )
+        found.update(r[0] for r in rows)
+        chunk.clear()
+
+    for cid in ids:
+        chunk.append(cid)
+        if len(chunk) >= 900:
+            flush()
+    if chunk:
+        flush()
+    return found
+
+
+def all_conversation_ids(db: Database) -> set[str]:
+    return {r[0] for r in db.execute("SELECT conversation_id FROM conversations")}
+
+
+def insert_conversations(
+    db: Database,
+    conversations: Sequence[Conversation],
+    participants: Sequence[Participant] = (),
+    *,
+    progress: Progress = None,
+    check: Callable[[], None] | None = None,
+) -> int:
+    """Insert conversations with their turns and ratings (caller holds the transaction).
+
+    Returns the number of turns inserted.
+    """
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    conn = db.conn
+    if participants:
+        conn.executemany(
+            "INSERT INTO participants(participant_id, attributes) VALUES (?, ?) "
+            "ON CONFLICT(participant_id) DO UPDATE SET attributes = "
+            "json_patch(participants.attributes, excluded.attributes)",
+            [(p.participant_id, _json(p.attributes)) for p in participants],
+        )
+    pids = {c.participant_id for c in conversations if c.participant_id}
+    conn.executemany(
+        "INSERT OR IGNORE INTO participants(participant_id) VALUES (?)", [(p,) for p in pids]
+    )
+    total = len(conversations)
+    turns_done = 0
+    batch = 2000
+    for start in range(0, total, batch):
+        if check:
+            check()
+        part = conversations[start : start + batch]
+        conn.executemany(
+            "INSERT INTO conversations(conversation_id, participant_id, model, topic, source, "
+            "attributes, n_turns, imported_at) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (
+                    c.conversation_id, c.participant_id, c.model, c.topic, c.source,
+                    _json(c.attributes), len(c.turns), now,
+                )
+                for c in part
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO turns(conversation_id, position, role, speaker, text, time_offset, "
+            "comment, attributes) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (
+                    c.conversation_id, t.position, t.role, t.speaker, t.text, t.time_offset,
+                    t.comment, _json(t.attributes),
+                )
+                for c in part
+                for t in c.turns
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO user_ratings(conversation_id, position, rating, value) VALUES (?,?,?,?)",
+            [
+                (c.conversation_id, t.position, key, value)
+                for c in part
+                for t in c.turns
+                for key, value in t.ratings.items()
+            ],
+        )
+        turns_done += sum(len(c.turns) for c in part)
+        if progress:
+            progress(min(start + batch, total), total)
+    return turns_done
+
+
+def insert_sentences(db: Database, sentences: Iterable[Sentence]) -> int:
+    rows = [(s.conversation_id, s.position, s.sentence, s.start, s.end) for s in sentences]
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO sentences(conversation_id, position, sentence, start, end) "
+        "VALUES (?,?,?,?,?)",
+        rows,
+    )
+    return len(rows)
+
+
+def unsegmented_turns(
+    db: Database, roles: Sequence[str], conversation_id: str | None = None
+) -> list[tuple[str, int, str]]:
+    """Turns of the given roles that have no stored sentences yet: (cid, position, text)."""
+    marks = ",".join("?" * len(roles))
+    sql = (
+        "SELECT t.conversation_id, t.position, t.text FROM turns t "
+        f"WHERE t.role IN ({marks}) AND NOT EXISTS (SELECT 1 FROM sentences s "
+        "WHERE s.conversation_id = t.conversation_id AND s.position = t.position)"
+    )
+    params: list[Any] = list(roles)
+    if conversation_id is not None:
+        sql += " AND t.conversation_id = ?"
+        params.append(conversation_id)
+    return [(r[0], r[1], r[2]) for r in db.execute(sql, params)]
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@dataclass
+class ConversationFilter:
+    text: str = ""
+    models: Sequence[str] = ()
+    participants: Sequence[str] = ()
+    #: attribute name -> required value (compared as text)
+    attributes: dict[str, str] | None = None
+    #: with ``coder``: 'not started' | 'in progress' | 'done'
+    status: str | None = None
+    coder: str | None = None
+    conversation_ids: Sequence[str] = ()
+
+
+def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
+    where: list[str] = []
+    params: list[Any] = []
+    if f.text:
+        where.append(
+            "(c.conversation_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM turns t "
+            "WHERE t.conversation_id = c.conversation_id AND t.text LIKE ? ESCAPE '\\'))"
+        )
+        pat = "%" + f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        params += [pat, pat]
+    if f.models:
+        where.append(f"c.model IN ({','.join('?' * len(f.models))})")
+        params += list(f.models)
+    if f.participants:
+        where.append(f"c.participant_id IN ({','.join('?' * len(f.participants))})")
+        params += list(f.participants)
+    if f.conversation_ids:
+        where.append(f"c.conversation_id IN ({','.join('?' * len(f.conversation_ids))})")
+        params += list(f.conversation_ids)
+    for name, value in (f.attributes or {}).items():
+        where.append("CAST(json_extract(c.attributes, ?) AS TEXT) = ?")
+        params += ["$." + json.dumps(name), str(value)]
+    if f.status and f.coder:
+        done = (
+            "(SELECT COUNT(*) FROM turn_status s WHERE s.coder = ? AND s.done = 1 "
+            "AND s.conversation_id = c.conversation_id)"
+        )
+        started = (
+            "(SELECT COUNT(*) FROM codings k WHERE k.coder = ? "
+            "AND k.conversation_id = c.conversation_id)"
+        )
+        codable = "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.conversation_id AND t.role = 'assistant')"
+        if f.status == "done":
+            where.append(f"{done} >= {codable} AND {codable} > 0")
+            params += [f.coder]
+        elif f.status == "not started":
+            where.append(f"{done} = 0 AND {started} = 0")
+            params += [f.coder, f.coder]
+        elif f.status == "in progress":
+            where.append(f"({done} > 0 OR {started} > 0) AND {done} < {codable}")
+            params += [f.coder, f.coder, f.coder]
+    return (" WHERE " + " AND ".join(where)) if where else "", params
+
+
+def conversation_rowids(db: Database, f: ConversationFilter | None = None) -> list[int]:
+    """Row ids of matching conversations in import order (cheap: ids only)."""
+    sql, params = _filter_sql(f or ConversationFilter())
+    return [r[0] for r in db.execute(f"SELECT c.rowid FROM conversations c{sql} ORDER BY c.rowid", params)]
+
+
+def conversation_rows(db: Database, rowids: Sequence[int], coder: str | None) -> list[dict[str, Any]]:
+    """Summary rows for the conversation list: id, participant, model, topic, turns, progress."""
+    if not rowids:
+        return []
+    marks = ",".join("?" * len(rowids))
+    rows = db.execute(
+        "SELECT c.rowid, c.conversation_id, c.participant_id, c.model, c.topic, c.n_turns, "
+        "(SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.conversation_id "
+        " AND t.role = 'assistant') AS codable, "
+        "(SELECT COUNT(*) FROM turn_status s WHERE s.conversation_id = c.conversation_id "
+        " AND s.coder = ? AND s.done = 1) AS done "
+        f"FROM conversations c WHERE c.rowid IN ({marks})",
+        [coder or "", *rowids],
+    ).fetchall()
+    by_id = {
+        r[0]: {
+            "rowid": r[0], "conversation_id": r[1], "participant_id": r[2], "model": r[3],
+            "topic": r[4], "n_turns": r[5], "codable": r[6], "done": r[7],
+        }
+        for r in rows
+    }
+    return [by_id[i] for i in rowids if i in by_id]
+
+
+def conversation_index(db: Database, conversation_id: str) -> int | None:
+    row = db.execute(
+        "SELECT rowid FROM conversations WHERE conversation_id = ?", [conversation_id]
+    ).fetchone()
+    return row[0] if row else None
+
+
+def load_conversation(db: Database, conversation_id: str) -> Conversation | None:
+    row = db.execute(
+        "SELECT conversation_id, participant_id, model, topic, source, attributes "
+        "FROM conversations WHERE conversation_id = ?",
+        [conversation_id],
+    ).fetchone()
+    if row is None:
+        return None
+    conv = Conversation(
+        conversation_id=row[0], participant_id=row[1], model=row[2], topic=row[3],
+        source=row[4], attributes=json.loads(row[5] or "{}"),
+    )
+    ratings: dict[int, dict[str, int | None]] = {}
+    for pos, key, value in db.execute(
+        "SELECT position, rating, value FROM user_ratings WHERE conversation_id = ?",
+        [conversation_id],
+    ):
+        ratings.setdefault(pos, {})[key] = value
+    for r in db.execute(
+        "SELECT position, role, speaker, text, time_offset, comment, attributes FROM turns "
+        "WHERE conversation_id = ? ORDER BY position",
+        [conversation_id],
+    ):
+        conv.turns.append(
+            Turn(
+                position=r[0], role=r[1], speaker=r[2], text=r[3], time_offset=r[4],
+                comment=r[5], attributes=json.loads(r[6] or "{}"), ratings=ratings.get(r[0], {}),
+            )
+        )
+    return conv
+
+
+def turn_text(db: Database, conversation_id: str, position: int) -> str | None:
+    row = db.execute(
+        "SELECT text FROM turns WHERE conversation_id = ? AND position = ?",
+        [conversation_id, position],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def turn_roles(db: Database, conversation_ids: Iterable[str] | None = None) -> dict[tuple[str, int], str]:
+    """(conversation_id, position) -> role, for checking codings refer to real turns."""
+    rows = db.execute("SELECT conversation_id, position, role FROM turns")
+    wanted = set(conversation_ids) if conversation_ids is not None else None
+    return {(r[0], r[1]): r[2] for r in rows if wanted is None or r[0] in wanted}
+
+
+def sentences_of(db: Database, conversation_id: str) -> dict[int, list[tuple[int, int]]]:
+    out: dict[int, list[tuple[int, int]]] = {}
+    for pos, _idx, start, end in db.execute(
+        "SELECT position, sentence, start, end FROM sentences WHERE conversation_id = ? "
+        "ORDER BY position, sentence",
+        [conversation_id],
+    ):
+        out.setdefault(pos, []).append((start, end))
+    return out
+
+
+def distinct_values(db: Database, column: str) -> list[str]:
+    if column not in ("model", "participant_id", "topic"):
+        raise ValueError(column)
+    return [
+        r[0]
+        for r in db.execute(
+            f"SELECT DISTINCT {column} FROM conversations WHERE {column} IS NOT NULL ORDER BY 1"
+        )
+    ]
+
+
+def counts(db: Database) -> dict[str, int]:
+    q = {
+        "conversations": "SELECT COUNT(*) FROM conversations",
+        "turns": "SELECT COUNT(*) FROM turns",
+        "participants": "SELECT COUNT(*) FROM participants",
+        "user_ratings": "SELECT COUNT(*) FROM user_ratings WHERE value IS NOT NULL",
+        "coders": "SELECT COUNT(*) FROM coders",
+        "codes": "SELECT COUNT(*) FROM codes WHERE retired = 0",
+        "codings": "SELECT COUNT(*) FROM codings",
+        "turns_done": "SELECT COUNT(*) FROM turn_status WHERE done = 1",
+        "memos": "SELECT COUNT(*) FROM memos",
+        "consensus": "SELECT COUNT(*) FROM consensus",
+        "sentences": "SELECT COUNT(*) FROM sentences",
+        "predictions": "SELECT COUNT(*) FROM predictions",
+    }
+    return {k: int(db.execute(sql).fetchone()[0]) for k, sql in q.items()}
