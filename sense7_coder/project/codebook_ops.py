@@ -8,6 +8,7 @@ a :class:`ProjectError` that says why and what to do instead (retire the code).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 from ..domain.codebook import Code, Codebook, validate_codes
@@ -16,8 +17,13 @@ from ..store import codes as store_codes
 from .project import Project
 
 
+def _stored(project: Project, key: str) -> Code | None:
+    """The code as saved (not the cached object, which a caller may have edited in place)."""
+    return next((c for c in store_codes.load_codes(project.db) if c.key == key), None)
+
+
 def _check_change(project: Project, new: Code) -> None:
-    old = project.codebook.get(new.key)
+    old = _stored(project, new.key)
     if old is None:
         return
     used = store_codes.code_usage(project.db, new.key)
@@ -77,7 +83,7 @@ def update_code(project: Project, code: Code) -> None:
 
 def retire_code(project: Project, key: str, retired: bool = True) -> None:
     """Hide a code from coding (its codings stay and still export)."""
-    code = project.code(key)
+    code = copy.deepcopy(project.code(key))
     code.retired = retired
     _validate_all(project, [code])
     with project.pdb.atomic() as db:

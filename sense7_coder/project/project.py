@@ -322,14 +322,12 @@ class Project:
         cmd = Command(label, cells)
         if not cmd.empty:
             self.undo_stack.push(cmd)
-        self._data_version = self.pdb.data_version()
         return cmd
 
     def _write(self, cmd: Command, *, reverse: bool) -> None:
         with self.pdb.atomic():
             for cell in reversed(cmd.cells) if reverse else cmd.cells:
                 self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after)
-        self._data_version = self.pdb.data_version()
 
     # -- per-turn view data ----------------------------------------------------------------
     def turn_state(self, conversation_id: str, coder: str | None = None) -> dict[str, Any]:
