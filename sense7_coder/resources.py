@@ -14,6 +14,9 @@ from .domain.errors import CodebookError
 
 
 def resources_dir() -> Path:
+    bundle = getattr(sys, "_MEIPASS", None)  # a PyInstaller build
+    if bundle and (Path(bundle) / "resources").is_dir():
+        return Path(bundle) / "resources"
     here = Path(__file__).resolve().parent.parent / "resources"
     if here.is_dir():
         return here
