@@ -1,0 +1,70 @@
+"""Krippendorff's alpha, computed by the ``krippendorff`` package.
+
+alpha = 1 - D_o / D_e: observed disagreement among the values paired within units
+over the disagreement expected by chance from all pairable values. Units with fewer
+than two values are unpairable and do not enter it. The package is always given the
+level of measurement (its default, interval, is wrong for most codes) and the
+declared scale as value domain, as a units x values count matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, cast
+
+import krippendorff
+import numpy as np
+
+from .ratings import Level, scale_text
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+Measurement = Literal["nominal", "ordinal", "interval", "ratio"]
+KINDS = ("ordinal", "nominal", "binary")
+
+
+def resolve_level(kind: str, level: str | None, code: str = "") -> str:
+    """Level of measurement: ordinal for ordinal codes, nominal otherwise, unless overridden."""
+    if kind not in KINDS:
+        raise ValueError(f"code '{code}': kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if level is None:
+        return "ordinal" if kind == "ordinal" else "nominal"
+    if level not in LEVELS:
+        raise ValueError(f"code '{code}': level must be one of {', '.join(LEVELS)}, got {level!r}")
+    return level
+
+
+def value_domain(scale: Sequence[Level], level: str, code: str = "") -> np.ndarray:
+    """The declared scale as the package's value domain (numbers needed beyond ordinal)."""
+    numeric = all(
+        isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
+        for v in scale
+    )
+    if level in ("interval", "ratio") and not numeric:
+        raise ValueError(
+            f"code '{code}': {level} alpha needs numeric levels, the scale is {scale_text(scale)}"
+        )
+    return np.asarray(list(scale), dtype=float if numeric else object)
+
+
+def pairable_counts(counts: np.ndarray) -> np.ndarray:
+    """Rows of a units x values count matrix that hold at least two values."""
+    return counts[counts.sum(axis=1) >= 2]
+
+
+def alpha_from_counts(counts: np.ndarray, domain: np.ndarray, level: str) -> float | None:
+    """Alpha over the pairable rows of ``counts``; None when undefined.
+
+    Undefined: no pairable unit, or no expected disagreement (every pairable value is
+    the same level) -- agreement over nothing is not agreement.
+    """
+    if counts.shape[0] == 0 or int(counts.sum(axis=1).max(initial=0)) < 2:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(
+            krippendorff.alpha(
+                value_counts=counts,
+                value_domain=domain,
+                level_of_measurement=cast(Measurement, level),
+            )
+        )
+    return value if np.isfinite(value) else None

@@ -1,0 +1,179 @@
+"""Agreement among the coders of one code (:func:`code_agreement`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .alpha import alpha_from_counts, pairable_counts, resolve_level, value_domain
+from .bootstrap import bootstrap_alpha
+from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
+from .progress import CancelFn, ProgressFn, Steps
+from .ratings import Level, Ratings, prepare_ratings, scale_text
+from .records import ALPHA, COHEN, FLEISS, PERCENT, AgreementRecord, undefined
+
+
+def kappa_weights(kind: str) -> tuple[str, ...]:
+    """Unweighted kappa for every code; linear and quadratic as well for ordinal codes."""
+    return ("none", "linear", "quadratic") if kind == "ordinal" else ("none",)
+
+
+def steps_for_code(bootstrap: int) -> int:
+    """Units of progress one call of the coder figures takes (one per bootstrap draw + 1)."""
+    return max(bootstrap, 0) + 1
+
+
+def alpha_record(
+    ratings: Ratings, rows: np.ndarray, *, level: str, bootstrap: int, seed: int | None,
+    steps: Steps,
+) -> AgreementRecord:
+    """Krippendorff's alpha of all raters in ``ratings`` with its bootstrap interval.
+
+    ``rows`` are the pairable rows of the ratings' value counts. Always advances
+    ``steps`` by ``bootstrap`` (drawn or not).
+    """
+    code, coders = ratings.code, list(ratings.coders)
+    domain = value_domain(ratings.scale, level, code)
+    n_units, n_values = int(rows.shape[0]), int(rows.sum())
+    basis = f"{level} alpha; value domain = declared scale {scale_text(ratings.scale)}"
+    if n_units == 0:
+        steps.advance(max(bootstrap, 0))
+        return undefined(code, ALPHA, coders, "no unit has values from two raters", level=level)
+    value = alpha_from_counts(rows, domain, level)
+    if value is None:
+        steps.advance(max(bootstrap, 0))
+        return undefined(
+            code, ALPHA, coders,
+            "no variation: every pairable value is the same level, so expected "
+            "disagreement is zero",
+            level=level, n_units=n_units, n_values=n_values,
+        )
+    record = AgreementRecord(code, ALPHA, level, None, coders, value, n_units, n_values, note=basis)
+    if bootstrap > 0:
+        interval = bootstrap_alpha(rows, domain, level, draws=bootstrap, seed=seed, steps=steps)
+        record.ci_low, record.ci_high = interval.low, interval.high
+        record.note = f"{basis}; {interval.describe(seed)}"
+    return record
+
+
+def kappa_records(
+    ratings: Ratings, a: str, b: str, weights: Sequence[str]
+) -> list[AgreementRecord]:
+    """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting."""
+    x, y = ratings.pair(a, b)
+    n = len(x)
+    table = contingency(x, y, ratings.k)
+    records = []
+    for w in weights:
+        note = "units both raters rated"
+        if w != "none":
+            note += f"; {w} weights over declared scale {scale_text(ratings.scale)}"
+        value = kappa_from_table(table, w)
+        if value is None:
+            why = "no unit rated by both" if n == 0 else (
+                "no chance disagreement: both raters used a single level"
+            )
+            note = f"{why}; {note}"
+        records.append(
+            AgreementRecord(ratings.code, COHEN, None, w, [a, b], value, n, 2 * n, note=note)
+        )
+    return records
+
+
+def percent_record(ratings: Ratings, rows: np.ndarray) -> AgreementRecord:
+    """Percent agreement over the pairable rows of the value counts."""
+    value = percent_agreement(rows)
+    note = "mean over pairable units of the share of agreeing pairs of values (exact match)"
+    if value is None:
+        note = f"no unit has values from two raters; {note}"
+    return AgreementRecord(
+        ratings.code, PERCENT, None, None, list(ratings.coders), value,
+        int(rows.shape[0]), int(rows.sum()), note=note,
+    )
+
+
+def fleiss_record(ratings: Ratings, rows: np.ndarray) -> AgreementRecord:
+    """Fleiss' kappa over the pairable rows of the value counts; defined only when every
+    pairable unit has the same number of raters."""
+    coders, code = list(ratings.coders), ratings.code
+    n_units, n_values = int(rows.shape[0]), int(rows.sum())
+    if n_units == 0:
+        return undefined(code, FLEISS, coders, "no unit has values from two raters")
+    per_unit = rows.sum(axis=1)
+    lo, hi = int(per_unit.min()), int(per_unit.max())
+    if lo != hi:
+        return undefined(
+            code, FLEISS, coders,
+            f"not every unit has the same number of raters ({lo} to {hi}); Fleiss' kappa "
+            "needs a fixed number per unit - use alpha",
+            n_units=n_units, n_values=n_values,
+        )
+    value = fleiss_kappa(rows)
+    note = f"every pairable unit rated by {lo} raters"
+    if value is None:
+        note = f"no variation: a single level throughout; {note}"
+    return AgreementRecord(code, FLEISS, None, None, coders, value, n_units, n_values, note=note)
+
+
+def coder_records(
+    ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps
+) -> list[AgreementRecord]:
+    """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code."""
+    steps.check()
+    rows = pairable_counts(ratings.value_counts())
+    records = [
+        alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps),
+        percent_record(ratings, rows),
+    ]
+    for a, b in combinations(ratings.coders, 2):
+        records.extend(kappa_records(ratings, a, b, kappa_weights(kind)))
+    records.append(fleiss_record(ratings, rows))
+    steps.advance()
+    return records
+
+
+def code_agreement(
+    frame: pd.DataFrame,
+    *,
+    code: str,
+    kind: str,
+    scale: Sequence[Level],
+    level: str | None = None,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> list[AgreementRecord]:
+    """Agreement among all raters of one code.
+
+    ``frame`` has columns unit, coder, value (NaN/None = no value). ``kind`` is
+    ordinal | nominal | binary and ``scale`` the declared levels in order. Returns:
+
+    * Krippendorff's alpha at ``level`` (default ordinal for ordinal codes, else
+      nominal) with a bootstrap 95% interval over units (``bootstrap`` draws, ``seed``;
+      0 draws = no interval);
+    * percent agreement (see :func:`.kappa.percent_agreement`);
+    * Cohen's kappa for every pair of raters: unweighted, plus linear and quadratic
+      weighted for ordinal codes, weights over the declared scale;
+    * Fleiss' kappa (undefined, with a note, unless every pairable unit has the same
+      number of raters).
+
+    Units and coders may be any hashable ids. For millions of rows, integer unit ids
+    and a Categorical coder column are several times faster to read than text (see
+    ``benchmarks/bench_agreement.py``); the figures are the same.
+
+    ``progress(done, total)`` is called as work proceeds; ``cancel()`` is asked inside
+    the bootstrap loop and :class:`~sense7_coder.domain.errors.Cancelled` raised when
+    it answers True.
+    """
+    level = resolve_level(kind, level, code)
+    ratings = prepare_ratings(frame, code=code, scale=scale)
+    steps = Steps(steps_for_code(bootstrap), progress, cancel)
+    records = coder_records(
+        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps
+    )
+    steps.finish()
+    return records

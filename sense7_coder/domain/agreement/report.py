@@ -1,0 +1,151 @@
+"""Agreement over several codes (:func:`agreement_report`) and its tabular forms."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .alpha import resolve_level, value_domain
+from .engine import coder_records, steps_for_code
+from .progress import CancelFn, ProgressFn, Steps
+from .ratings import Level, Ratings, prepare_ratings
+from .records import COHEN, AgreementRecord
+from .reference import reference_records, steps_for_reference
+
+#: Columns of :meth:`AgreementReport.to_frame`, in order.
+FRAME_COLUMNS = (
+    "code", "measure", "level", "weights", "coders", "value", "band",
+    "n_units", "n_values", "ci_low", "ci_high", "note",
+)
+#: How rater names are joined in the ``coders`` column of the table form.
+CODER_SEPARATOR = " | "
+
+
+@dataclass
+class CodeFrameSpec:
+    """Ratings of one code and how to read them.
+
+    ``references`` names raters (e.g. ``'users'``, ``'consensus'``) that are compared
+    with every other rater instead of being counted among the coders. In order: the
+    first is compared with all coders and the later references, the second with all
+    coders and the references after it, and so on. A name absent from ``frame``
+    yields undefined figures saying so.
+    """
+
+    frame: pd.DataFrame
+    kind: str
+    scale: Sequence[Level]
+    level: str | None = None
+    references: Sequence[str] = ()
+
+
+@dataclass
+class AgreementReport:
+    records: list[AgreementRecord] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        return list(dict.fromkeys(r.code for r in self.records))
+
+    def for_code(self, code: str) -> list[AgreementRecord]:
+        return [r for r in self.records if r.code == code]
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One dict per figure (JSON-ready): code, measure, level, weights, coders (list),
+        value, band, n_units, n_values, ci_low, ci_high, note."""
+        return [r.to_dict() for r in self.records]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per figure (for CSV): coders joined with ' | '."""
+        rows = []
+        for r in self.records:
+            row = r.to_dict()
+            row["coders"] = CODER_SEPARATOR.join(r.coders)
+            rows.append(row)
+        return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+
+
+def _references_plan(ratings: Ratings, refs: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """(reference, raters compared with it) for each reference, in order."""
+    plan = []
+    done: list[str] = []
+    for ref in refs:
+        others = [c for c in ratings.coders if c != ref and c not in done]
+        plan.append((ref, others))
+        done.append(ref)
+    return plan
+
+
+def agreement_report(
+    specs: Mapping[str, CodeFrameSpec],
+    *,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> AgreementReport:
+    """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
+
+    Every input is checked before the long work starts, so a bad value is reported at
+    once. Per code: the figures of :func:`.engine.code_agreement` among the coders
+    (references left out), then each reference against the other raters as in
+    :func:`.reference.rater_vs_reference`. Each code's bootstrap uses ``seed``, so a
+    code's interval does not depend on which other codes are in the job.
+    ``progress(done, total)`` runs over the whole job.
+    """
+    prepared = []
+    total = 0
+    for code, spec in specs.items():
+        level = resolve_level(spec.kind, spec.level, code)
+        value_domain(spec.scale, level, code)  # an interval level needs numeric levels
+        ratings = prepare_ratings(spec.frame, code=code, scale=spec.scale)
+        refs = list(dict.fromkeys(spec.references))
+        plan = _references_plan(ratings, refs)
+        total += steps_for_code(bootstrap)
+        total += sum(steps_for_reference(len(others), bootstrap) for _, others in plan)
+        prepared.append((spec, level, ratings, refs, plan))
+    steps = Steps(total, progress, cancel)
+    report = AgreementReport()
+    for spec, level, ratings, refs, plan in prepared:
+        coders = ratings.subset([c for c in ratings.coders if c not in refs])
+        report.records.extend(
+            coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap, seed=seed,
+                          steps=steps)
+        )
+        for ref, others in plan:
+            report.records.extend(
+                reference_records(ratings, reference=ref, others=others, kind=spec.kind,
+                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps)
+            )
+    steps.finish()
+    return report
+
+
+def pairwise_matrix(
+    report: AgreementReport,
+    code: str,
+    measure: str = COHEN,
+    weights: str | None = None,
+) -> pd.DataFrame:
+    """Rater x rater table of a two-rater measure for one code (NaN: undefined or absent).
+
+    For Cohen's kappa, ``weights`` None picks quadratic when the code has quadratic
+    kappas (ordinal codes), else unweighted. The diagonal is NaN. Raters appear in the
+    order they first occur in the report.
+    """
+    pairs = [r for r in report.for_code(code) if r.measure == measure and len(r.coders) == 2]
+    if measure == COHEN:
+        if weights is None:
+            weights = "quadratic" if any(r.weights == "quadratic" for r in pairs) else "none"
+        pairs = [r for r in pairs if r.weights == weights]
+    names = list(dict.fromkeys(c for r in pairs for c in r.coders))
+    table = pd.DataFrame(float("nan"), index=pd.Index(names, name="rater"), columns=names)
+    for r in pairs:
+        a, b = r.coders
+        value = float("nan") if r.value is None else r.value
+        table.loc[a, b] = value
+        table.loc[b, a] = value
+    return table
