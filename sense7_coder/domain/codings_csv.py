@@ -1,0 +1,196 @@
+"""Coders' codings from a CSV file: ``coder,conversation_id,turn,code,value[,sentence]``.
+
+* ``coder``: the coder's name (required).
+* ``conversation_id``: as imported (required).
+* ``turn``: the turn's position (1-based). Empty (or 0) for conversation-level codes, which
+  are stored at position 0; required for turn- and sentence-level codes.
+* ``sentence``: optional column; the sentence number (1-based) for sentence-level codes,
+  which need it; empty (or 0) for other codes.
+* ``code``: a code key of the codebook.
+* ``value``: a level value or label of that code (``Code.parse_value``); empty, ``NA`` or
+  ``not applicable`` for not applicable where the code allows it.
+
+Column names are matched ignoring case. A coding given twice (same coder, unit and code) is
+an error. Whether the conversations and turns exist (and, given the turns' roles, whether a
+code applies to that turn's role) is checked with what the caller, who knows the project,
+passes in; errors name the line and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+
+from .codebook import Code, Codebook
+from .errors import InputError
+from .importers.tables import norm, read_csv_table
+from .models import Coding, Unit
+
+REQUIRED = ("coder", "conversation_id", "turn", "code", "value")
+OPTIONAL = ("sentence",)
+
+#: ``known(conversation_id, position)``: does that turn exist? Position 0 asks whether the
+#: conversation exists. A collection of ``(conversation_id, position)`` pairs works too
+#: (include ``(id, 0)`` for every conversation).
+Known = Callable[[str, int], bool] | Collection[tuple[str, int]]
+
+
+def _whole(text: str, what: str) -> int:
+    try:
+        number = float(text)
+    except ValueError:
+        raise ValueError(f"{what} '{text}' is not a whole number") from None
+    if not number.is_integer():
+        raise ValueError(f"{what} '{text}' is not a whole number")
+    return int(number)
+
+
+def _position(code: Code, text: str) -> int:
+    if code.unit == "conversation":
+        if text in ("", "0"):
+            return 0
+        raise ValueError(f"code '{code.key}' is coded on whole conversations; leave turn empty")
+    if text == "":
+        raise ValueError(f"code '{code.key}' is coded on turns; give the turn number")
+    position = _whole(text, "turn")
+    if position < 1:
+        raise ValueError(f"turn {position} is not a turn number (turns count from 1)")
+    return position
+
+
+def _sentence(code: Code, text: str) -> int:
+    if code.unit != "sentence":
+        if text in ("", "0"):
+            return 0
+        raise ValueError(f"code '{code.key}' is not coded on sentences; leave sentence empty")
+    if text == "":
+        raise ValueError(f"code '{code.key}' is coded on sentences; give the sentence number")
+    sentence = _whole(text, "sentence")
+    if sentence < 1:
+        raise ValueError(f"sentence {sentence} is not a sentence number (they count from 1)")
+    return sentence
+
+
+class _Existence:
+    """Answers "does this conversation / turn exist, and what is the turn's role?"."""
+
+    def __init__(self, turns: Mapping[tuple[str, int], str] | Collection[tuple[str, int]] | None,
+                 conversations: Collection[str] | None, known: Known | None):
+        self.turns = turns
+        self.roles = turns if isinstance(turns, Mapping) else None
+        self.conversations = conversations
+        if conversations is None and turns is not None:
+            self.conversations = {cid for cid, _ in turns}
+        if known is not None and not callable(known):
+            pairs = known
+            self.known: Callable[[str, int], bool] | None = lambda c, p: (c, p) in pairs
+        else:
+            self.known = known
+        self.cache: dict[tuple[str, int], bool] = {}
+
+    def exists(self, cid: str, position: int) -> bool | None:
+        """True/False, or None when nothing was given to check with."""
+        key = (cid, position)
+        if key not in self.cache:
+            answers = []
+            if position == 0 and self.conversations is not None:
+                answers.append(cid in self.conversations)
+            if position > 0 and self.turns is not None:
+                answers.append(key in self.turns)
+            if self.known is not None:
+                answers.append(bool(self.known(cid, position)))
+            if not answers:
+                return None
+            self.cache[key] = all(answers)
+        return self.cache[key]
+
+    def role(self, cid: str, position: int) -> str | None:
+        return self.roles.get((cid, position)) if self.roles is not None else None
+
+
+def read_codings_csv(
+    path: Path | str,
+    codebook: Codebook,
+    *,
+    turns: Mapping[tuple[str, int], str] | Collection[tuple[str, int]] | None = None,
+    conversations: Collection[str] | None = None,
+    known: Known | None = None,
+) -> list[tuple[int, Coding]]:
+    """The codings of the file with their line numbers, or one InputError.
+
+    ``conversations`` (ids) and ``turns`` (``(conversation_id, position)`` pairs, or a
+    mapping of them to the turn's role) let the caller's project check that every coding
+    refers to something that exists; with roles, a code that applies to assistant (or user)
+    turns is refused on a turn of the other role. ``known`` is a callable alternative.
+    """
+    path = Path(path)
+    table = read_csv_table(path)
+    by_norm = {norm(c): c for c in table.columns}
+    missing = [c for c in REQUIRED if norm(c) not in by_norm]
+    if missing:
+        raise InputError(
+            str(path),
+            f"missing column(s) {', '.join(missing)}; a codings file has the columns "
+            f"{', '.join(REQUIRED)} (and optionally sentence); columns present: "
+            f"{', '.join(table.columns)}",
+            location="line 1",
+            field=missing[0],
+        )
+    names = [by_norm[norm(c)] for c in REQUIRED]
+    sentence_col = by_norm.get("sentence")
+    if sentence_col is None and any(c.unit == "sentence" for c in codebook.codes):
+        names.append("")
+    else:
+        names.append(sentence_col or "")
+    where = _Existence(turns, conversations, known)
+    seen: dict[tuple[str, str, int, int, str], int] = {}
+    frame = table.frame
+    columns = [frame[n].tolist() if n else [""] * len(frame) for n in names]
+    out: list[tuple[int, Coding]] = []
+    for label, coder, cid, turn, key, raw_value, sentence in zip(
+        frame.index.tolist(), *columns, strict=True
+    ):
+        line = table.line_number(label)
+
+        def bad(message: str, field: str, line: int = line) -> InputError:
+            return InputError(str(path), message, location=f"line {line}", field=field)
+
+        coder, cid, turn, key, sentence = (s.strip() for s in (coder, cid, turn, key, sentence))
+        if not coder:
+            raise bad("the coder is empty", names[0])
+        if not cid:
+            raise bad("the conversation id is empty", names[1])
+        code = codebook.get(key)
+        if code is None:
+            known_keys = ", ".join(c.key for c in codebook.codes)
+            raise bad(f"unknown code '{key}' (codebook '{codebook.name}' has: {known_keys})",
+                      names[3])
+        try:
+            position = _position(code, turn)
+        except ValueError as e:
+            raise bad(str(e), names[2]) from None
+        try:
+            sentence_no = _sentence(code, sentence)
+        except ValueError as e:
+            if not sentence_col:
+                raise bad(f"{e}; the file has no sentence column", "sentence") from None
+            raise bad(str(e), sentence_col) from None
+        try:
+            value = code.parse_value(raw_value)
+        except ValueError as e:
+            raise bad(str(e), names[4]) from None
+        if where.exists(cid, 0) is False:
+            raise bad(f"there is no conversation '{cid}' in the project", names[1])
+        if position and where.exists(cid, position) is False:
+            raise bad(f"conversation '{cid}' has no turn {position}", names[2])
+        role = where.role(cid, position) if position else None
+        if role is not None and code.applies_to not in ("any", role):
+            raise bad(f"code '{code.key}' applies to {code.applies_to} turns; turn {position} "
+                      f"of '{cid}' is a {role} turn", names[2])
+        ident = (coder, cid, position, sentence_no, code.key)
+        if ident in seen:
+            raise bad(f"coder '{coder}' coded '{code.key}' on this unit already on line "
+                      f"{seen[ident]}", names[3])
+        seen[ident] = line
+        out.append((line, Coding(coder, Unit(cid, position, sentence_no), code.key, value)))
+    return out

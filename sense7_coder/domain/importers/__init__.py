@@ -1,0 +1,55 @@
+"""Importers: conversation files -> domain objects (pure Python; no SQL, no Qt).
+
+Formats (``FORMATS``; ``auto`` picks one from the file name and content):
+
+* ``sense7-xlsx``: the SENSE-7 release workbook, sheets ``Tasks`` and ``Messages``
+  (see :mod:`.sense7`);
+* ``sense7-csv``: the same two tables as CSV files, read together into one batch;
+* ``csv``: a long table, one row per message (see :mod:`.csv_long`);
+* ``json`` / ``jsonl``: native or common chat layouts (see :mod:`.jsonchat`);
+* ``esconv``: ESConv files (see :mod:`.esconv`);
+* ``transcript``: ``Name: text`` transcripts in a ``.txt`` file or a CSV column
+  (see :mod:`.transcript`).
+
+Every file (or group of files) is read whole or raises one
+:class:`~sense7_coder.domain.errors.InputError` naming the file, the line or row, and the
+field; nothing is returned partially. Files must be UTF-8 (a BOM is allowed); other
+encodings are refused with the byte offset and line of the first undecodable byte rather
+than guessed.
+
+Usage::
+
+    options = ImportOptions(format="auto", roles=parse_roles("Seeker=user"),
+                            mapping=parse_mapping("text=Content"))
+    batches = read_files(["data.xlsx"], options, progress=..., cancel=...)
+"""
+
+from __future__ import annotations
+
+from .common import (
+    DEFAULT_ROLE_NAMES,
+    FORMATS,
+    MAP_FIELDS,
+    ImportOptions,
+    parse_mapping,
+    parse_rating,
+    parse_roles,
+)
+from .detect import detect_format
+from .preview import PreviewResult, preview, turns_frame
+from .reading import read_files
+
+__all__ = [
+    "DEFAULT_ROLE_NAMES",
+    "FORMATS",
+    "MAP_FIELDS",
+    "ImportOptions",
+    "PreviewResult",
+    "detect_format",
+    "parse_mapping",
+    "parse_rating",
+    "parse_roles",
+    "preview",
+    "read_files",
+    "turns_frame",
+]

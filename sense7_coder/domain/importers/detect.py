@@ -1,0 +1,82 @@
+"""Recognising a file's format from its name and its first bytes or header."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .common import FORMATS, ImportOptions, read_text
+from .esconv import looks_like_esconv
+from .jsonchat import load_json
+from .sense7 import is_messages_header, is_tasks_header
+from .tables import norm, read_header
+
+SUFFIXES = {
+    ".xlsx": "sense7-xlsx",
+    ".xlsm": "sense7-xlsx",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".txt": "transcript",
+}
+ROLE_COLUMNS = ("role", "speaker", "name", "author", "sender")
+TRANSCRIPT_COLUMNS = ("transcript", "fullconversation", "conversation", "dialog", "dialogue")
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format '{fmt}'; formats: {', '.join(FORMATS)}")
+    return fmt
+
+
+def detect_csv(path: Path, options: ImportOptions) -> str:
+    columns = read_header(path)
+    if is_messages_header(columns, options) or is_tasks_header(columns, options):
+        return "sense7-csv"
+    names = {norm(c) for c in columns}
+    mapped = {f: norm(c) for f, c in options.mapping.items()}
+    if names & {norm(c) for c in ROLE_COLUMNS} or mapped.get("role") in names \
+            or mapped.get("speaker") in names:
+        return "csv"
+    if mapped.get("transcript") in names or names & set(TRANSCRIPT_COLUMNS):
+        return "transcript"
+    return "csv"
+
+
+def detect_json(path: Path) -> tuple[str, Any]:
+    """The format of a ``.json`` file and, when it parsed as a whole, its data."""
+    try:
+        data = load_json(path)
+    except InputError as e:
+        if "Extra data" in e.message:
+            first = next((ln for ln in read_text(path).splitlines() if ln.strip()), "")
+            try:
+                json.loads(first)
+            except json.JSONDecodeError:
+                raise e from None
+            return "jsonl", None
+        raise
+    return ("esconv" if looks_like_esconv(data) else "json"), data
+
+
+def detect_with_data(path: Path, options: ImportOptions) -> tuple[str, Any]:
+    suffix = path.suffix.casefold()
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix], None
+    if suffix == ".json":
+        return detect_json(path)
+    if suffix in (".csv", ".tsv"):
+        return detect_csv(path, options), None
+    if not path.exists():
+        raise InputError(str(path), "no such file")
+    raise InputError(
+        str(path),
+        f"cannot tell the format of a '{suffix or 'extensionless'}' file; known endings: "
+        ".xlsx, .csv, .tsv, .json, .jsonl, .txt; or give the format (--format)",
+    )
+
+
+def detect_format(path: Path | str, options: ImportOptions | None = None) -> str:
+    """The format ``read_files`` would use for ``path`` under ``--format auto``."""
+    return detect_with_data(Path(path), options or ImportOptions())[0]

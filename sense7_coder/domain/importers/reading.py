@@ -1,0 +1,124 @@
+"""Reading a set of files into import batches: format choice, grouping, checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import Cancelled, InputError
+from ..models import ImportBatch
+from .common import CancelFn, ImportOptions, ProgressFn, Ticker
+from .csv_long import read_long_csv
+from .detect import check_format, detect_with_data
+from .esconv import read_esconv
+from .jsonchat import read_json, read_jsonl
+from .sense7 import read_sense7_csv, read_sense7_workbook
+from .transcript import read_transcript_csv, read_transcript_txt
+
+
+@dataclass
+class Group:
+    """Files read together into one batch (one file, or the two SENSE-7 CSV tables)."""
+
+    format: str
+    paths: list[Path]
+    data: Any = None  # a JSON document already parsed while detecting the format
+
+    @property
+    def name(self) -> str:
+        return " + ".join(str(p) for p in self.paths)
+
+
+def _pair_key(path: Path) -> str:
+    return re.sub(r"(?i)tasks?|messages?", "", path.stem).strip(" _-.").casefold()
+
+
+def plan(paths: Sequence[Path | str], options: ImportOptions) -> list[Group]:
+    """Decide each file's format and group the SENSE-7 CSV tables in pairs."""
+    check_format(options.format)
+    groups: list[Group] = []
+    sense7_csv: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if options.format == "auto":
+            fmt, data = detect_with_data(path, options)
+        else:
+            fmt, data = options.format, None
+        if fmt == "sense7-csv":
+            sense7_csv.append(path)
+        else:
+            groups.append(Group(fmt, [path], data))
+    if len(sense7_csv) == 2:
+        groups.append(Group("sense7-csv", sense7_csv))
+    elif sense7_csv:
+        pairs: dict[str, list[Path]] = {}
+        for path in sense7_csv:
+            pairs.setdefault(_pair_key(path), []).append(path)
+        groups.extend(Group("sense7-csv", group) for group in pairs.values())
+    return groups
+
+
+def read_group(group: Group, options: ImportOptions, ticker: Ticker | None) -> ImportBatch:
+    path = group.paths[0]
+    suffix = path.suffix.casefold()
+    fmt = group.format
+    if fmt == "sense7-csv":
+        return read_sense7_csv(group.paths, options, ticker)
+    if fmt == "sense7-xlsx":
+        if suffix in (".csv", ".tsv"):
+            raise InputError(str(path), "sense7-xlsx reads .xlsx workbooks; for the two CSV "
+                             "tables use the format sense7-csv")
+        return read_sense7_workbook(path, options, ticker)
+    if fmt == "csv":
+        return read_long_csv(path, options, ticker)
+    if fmt == "json":
+        return read_json(path, options, ticker, group.data)
+    if fmt == "jsonl":
+        return read_jsonl(path, options, ticker)
+    if fmt == "esconv":
+        return read_esconv(path, options, ticker, group.data)
+    if fmt == "transcript":
+        if suffix in (".csv", ".tsv"):
+            return read_transcript_csv(path, options, ticker)
+        return read_transcript_txt(path, options, ticker)
+    raise AssertionError(fmt)
+
+
+def read_files(
+    paths: Sequence[Path | str],
+    options: ImportOptions,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
+) -> list[ImportBatch]:
+    """Read every file (or group) whole, or raise one InputError; nothing partial.
+
+    ``progress(done, total)`` is called in arbitrary, increasing units with a fixed total;
+    ``cancel()`` is polled every few thousand rows and raises ``Cancelled`` when true.
+    Conversation ids must be unique across all the files read together.
+    """
+    if cancel is not None and cancel():
+        raise Cancelled()
+    groups = plan(paths, options)
+    ticker = Ticker(progress, cancel, len(groups))
+    batches: list[ImportBatch] = []
+    seen: dict[str, str] = {}
+    for i, group in enumerate(groups):
+        ticker.start_file(i)
+        try:
+            batch = read_group(group, options, ticker)
+        except (OSError, UnicodeError) as e:
+            raise InputError(group.name, f"cannot be read ({e})") from None
+        for conv in batch.conversations:
+            other = seen.get(conv.conversation_id)
+            if other is not None:
+                raise InputError(group.name, f"conversation id '{conv.conversation_id}' is "
+                                 f"also in {other}; ids must be unique",
+                                 field="conversation_id")
+            seen[conv.conversation_id] = group.name
+        batches.append(batch)
+        ticker.finish_file()
+    return batches

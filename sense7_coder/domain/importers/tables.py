@@ -1,0 +1,249 @@
+"""Reading tables (CSV files and workbook sheets) into all-text pandas frames.
+
+Every cell is read as text (``dtype=str``, no "NA" guessing) so that a message reading
+"NA" or "None" stays a message. Rows whose cells are all empty are dropped. Row numbers in
+messages are those a user sees: ``line N`` of a CSV file (exact even when quoted cells span
+several lines) and ``sheet S, row N`` of a workbook (the header being row 1).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .common import check_utf8_file, read_bytes
+
+
+def norm(name: str) -> str:
+    """Column names are matched ignoring case, spaces, underscores and punctuation."""
+    return re.sub(r"[^0-9a-z]", "", name.casefold())
+
+
+@dataclass
+class Table:
+    """One table as read: ``frame`` keeps the original row labels (0 = first data row)."""
+
+    file: str
+    frame: pd.DataFrame
+    sheet: str | None = None
+    raw: pd.DataFrame | None = None  # the frame before blank rows were dropped (CSV)
+    header_lines: int = 1
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns]
+
+    def header_location(self) -> str:
+        return f"sheet {self.sheet}, row 1" if self.sheet else "line 1"
+
+    def line_number(self, label: int) -> int:
+        """The line of a CSV file where data row ``label`` starts (0-based label)."""
+        if self._line_starts is None:
+            raw = self.raw if self.raw is not None else self.frame
+            extra = np.zeros(len(raw), dtype=np.int64)
+            for col in raw.columns:
+                extra += raw[col].astype(str).str.count("\n").to_numpy(dtype=np.int64)
+            starts = np.cumsum(np.concatenate(([self.header_lines + 1], 1 + extra[:-1])))
+            self._line_starts = starts.tolist()
+        if 0 <= label < len(self._line_starts):
+            return int(self._line_starts[label])
+        return label + self.header_lines + 1
+
+    def locate(self, label: int) -> str:
+        """Where data row ``label`` (0-based, before dropping blank rows) is in the file."""
+        if self.sheet is not None:
+            return f"sheet {self.sheet}, row {label + 2}"
+        return f"line {self.line_number(label)}"
+
+    def error(self, label: int, message: str, column: str | None = None) -> InputError:
+        return InputError(self.file, message, location=self.locate(label), field=column)
+
+    def first_label(self, mask: pd.Series) -> int:
+        """The label of the first row where ``mask`` is true."""
+        return int(mask[mask].index[0])
+
+
+# -- CSV --------------------------------------------------------------------------------------
+
+
+def sniff_delimiter(path: Path, head: bytes) -> str:
+    if path.suffix.casefold() == ".tsv":
+        return "\t"
+    first = head.split(b"\n", 1)[0]
+    counts = {sep: first.count(sep.encode()) for sep in (",", ";", "\t")}
+    best = max(counts, key=lambda s: counts[s])
+    return best if counts[best] > 0 and counts[best] > counts[","] else ","
+
+
+def _header(text_head: str, sep: str) -> list[str]:
+    reader = csv.reader(io.StringIO(text_head), delimiter=sep)
+    try:
+        return next(reader)
+    except (StopIteration, csv.Error):
+        return []
+
+
+def read_csv_table(path: Path) -> Table:
+    """Read a CSV (or TSV) file as all-text cells. Raises InputError with a clear message."""
+    data = read_bytes(path)
+    head = data[:65536]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    if not data.strip() or not head.strip():
+        check_utf8_file(path)  # raises "empty" (or "not UTF-8")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        check_utf8_file(path)
+    sep = sniff_delimiter(path, head)
+    header = _header(head.decode("utf-8", errors="replace"), sep)
+    seen: dict[str, int] = {}
+    for name in header:
+        key = name.strip()
+        if key in seen:
+            raise InputError(str(path), f"column '{key}' appears twice in the header",
+                             location="line 1", field=key)
+        seen[key] = 1
+    try:
+        raw = pd.read_csv(
+            io.BytesIO(data),
+            dtype=str,
+            keep_default_na=False,
+            skip_blank_lines=False,
+            encoding="utf-8-sig",
+            sep=sep,
+        )
+    except UnicodeDecodeError:
+        check_utf8_file(path)
+        raise InputError(str(path), "not UTF-8 text; save it as UTF-8 and import again") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(str(path), "the file is empty") from None
+    except pd.errors.ParserError as e:
+        raise malformed_csv(path, data, sep, str(e)) from None
+    raw.columns = [str(c).strip() for c in raw.columns]
+    header_lines = 1 + sum(c.count("\n") for c in raw.columns)
+    if raw.empty:
+        raise InputError(str(path), "the table has a header but no rows", location="line 2")
+    frame = drop_blank_rows(raw)
+    if frame.empty:
+        raise InputError(str(path), "the table has a header but no rows", location="line 2")
+    return Table(str(path), frame, raw=raw, header_lines=header_lines)
+
+
+def malformed_csv(path: Path, data: bytes, sep: str, detail: str) -> InputError:
+    """Find where a CSV file pandas refused goes wrong (the line a record starts on)."""
+    text = data.decode("utf-8-sig", errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    start, width = 1, None
+    try:
+        for record in reader:
+            if width is None:
+                width = len(record)
+            elif len(record) > width:
+                return InputError(str(path), f"not a well-formed CSV table: this row has "
+                                  f"{len(record)} cells but the header has {width}; check "
+                                  "quotes and separators", location=f"line {start}")
+            start = reader.line_num + 1
+    except csv.Error:
+        return InputError(str(path), "not a well-formed CSV table: a quoted cell starting "
+                          "on this line is never closed (a missing '\"'?)",
+                          location=f"line {start}")
+    detail = re.sub(r"^Error tokenizing data\. C error: ", "", detail).strip()
+    m = re.search(r"line (\d+)", detail)
+    return InputError(str(path), f"not a well-formed CSV table ({detail})",
+                      location=f"line {m.group(1)}" if m else None)
+
+
+def drop_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.shape[1] == 0:
+        return frame
+    blank = (frame == "").all(axis=1)
+    return frame[~blank] if bool(blank.any()) else frame
+
+
+def read_header(path: Path) -> list[str]:
+    """The column names of a CSV file (for format detection and previews)."""
+    head = read_bytes(path)[:65536]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    return [c.strip() for c in _header(head.decode("utf-8", errors="replace"),
+                                       sniff_delimiter(path, head))]
+
+
+# -- columns ----------------------------------------------------------------------------------
+
+
+def find_column(
+    table: Table,
+    field_name: str,
+    candidates: Sequence[str],
+    mapping: dict[str, str],
+    *,
+    required: bool = False,
+    what: str | None = None,
+) -> str | None:
+    """The column holding ``field_name``: the one named in ``--map``, else a candidate name.
+
+    Raises InputError when a mapped column is absent or a required one is missing; the
+    message lists the columns present.
+    """
+    present = table.columns
+    by_norm: dict[str, str] = {}
+    for c in present:
+        by_norm.setdefault(norm(c), c)
+    mapped = mapping.get(field_name)
+    if mapped is not None:
+        if mapped in present:
+            return mapped
+        if norm(mapped) in by_norm:
+            return by_norm[norm(mapped)]
+        raise InputError(
+            table.file,
+            f"column '{mapped}' (from --map {field_name}={mapped}) is not in the table; "
+            f"columns present: {', '.join(present)}",
+            location=table.header_location(),
+            field=mapped,
+        )
+    for cand in candidates:
+        if norm(cand) in by_norm:
+            return by_norm[norm(cand)]
+    if required:
+        expected = " or ".join(f"'{c}'" for c in candidates)
+        raise InputError(
+            table.file,
+            f"missing the {what or field_name} column (expected {expected}); "
+            f"columns present: {', '.join(present)}; "
+            f"name the column with --map {field_name}=COLUMN",
+            location=table.header_location(),
+            field=field_name,
+        )
+    return None
+
+
+def unique_map(
+    table: Table,
+    column: str,
+    convert: Callable[[str], Any],
+    values: pd.Series | None = None,
+) -> list[Any]:
+    """Apply ``convert`` once per distinct value of a column (as a list in row order).
+
+    A ValueError from ``convert`` becomes an InputError naming the first row holding that value.
+    """
+    series = table.frame[column] if values is None else values
+    out: dict[str, Any] = {}
+    for value in pd.unique(series):
+        try:
+            out[value] = convert(value)
+        except ValueError as e:
+            label = table.first_label(series == value)
+            raise table.error(label, str(e), column) from None
+    return [out[v] for v in series.tolist()]
