@@ -1,0 +1,147 @@
+"""What the coding workspace asks of a project, as plain functions (no Qt here).
+
+The window keeps a cursor on (conversation, turn, sentence); these functions answer which
+codes apply there, which turns are codable, what other coders and the users said about a
+turn and whether blind coding still hides it, and where an undone command happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..domain.codebook import Code, Codebook
+from ..domain.models import Conversation, Turn
+from ..store import conversations as store_conv
+from ..store import views as store_views
+from .project import Project
+from .undo import Command
+
+ALL_ROLES = ("user", "assistant", "system")
+STATUSES = ("not started", "in progress", "done")
+
+
+def _roles(applies_to: str) -> tuple[str, ...]:
+    return ALL_ROLES if applies_to == "any" else (applies_to,)
+
+
+def codable_roles(codebook: Codebook) -> tuple[str, ...]:
+    """Roles of the turns that turn- or sentence-level codes apply to (sorted)."""
+    roles: set[str] = set()
+    for code in codebook.active:
+        if code.unit in ("turn", "sentence"):
+            roles.update(_roles(code.applies_to))
+    return tuple(sorted(roles))
+
+
+def codes_for(codebook: Codebook, unit: str, role: str | None = None) -> list[Code]:
+    """Active codes of a unit kind ('turn', 'sentence', 'conversation') that apply to ``role``."""
+    out = []
+    for code in codebook.active:
+        if code.unit != unit:
+            continue
+        if unit != "conversation" and role is not None and role not in _roles(code.applies_to):
+            continue
+        out.append(code)
+    return out
+
+
+def codable_positions(conversation: Conversation, codebook: Codebook) -> list[int]:
+    """Positions of the turns a coder works through (every turn if no turn codes exist)."""
+    roles = codable_roles(codebook)
+    if not roles:
+        return [t.position for t in conversation.turns]
+    return [t.position for t in conversation.turns if t.role in roles]
+
+
+def turn_at(conversation: Conversation, position: int) -> Turn | None:
+    return next((t for t in conversation.turns if t.position == position), None)
+
+
+def command_location(cmd: Command) -> tuple[str, int, int] | None:
+    """(conversation_id, position, sentence) that an undo command changed, if any."""
+    for cell in cmd.cells:
+        key = cell.key
+        if cell.kind == "coding":
+            return key[1], key[2], key[3]
+        if cell.kind == "done":
+            return key[1], key[2], 0
+        if cell.kind == "memo":
+            return key[1], key[2], key[3]
+        if cell.kind == "consensus":
+            return key[0], key[1], key[2]
+    return None
+
+
+def codable_total(project: Project) -> int:
+    """How many turns of the project the codebook's turn or sentence codes apply to."""
+    roles = codable_roles(project.codebook) or ("assistant",)
+    return store_views.codable_turn_count(project.db, roles)
+
+
+def coder_done(project: Project, coder: str | None = None) -> int:
+    """How many of those turns ``coder`` (default: the current coder) has marked done."""
+    coder = coder or project.coder
+    roles = codable_roles(project.codebook) or ("assistant",)
+    return store_views.done_turn_count(project.db, coder, roles) if coder else 0
+
+
+def coder_progress(project: Project, coder: str | None = None) -> tuple[int, int]:
+    """(turns done, codable turns) for a coder over the whole project."""
+    return coder_done(project, coder), codable_total(project)
+
+
+def conversation_count(project: Project) -> int:
+    return store_views.conversation_count(project.db)
+
+
+@dataclass
+class FilterChoices:
+    models: list[str]
+    participants: list[str]
+
+
+def filter_choices(project: Project) -> FilterChoices:
+    return FilterChoices(
+        models=store_conv.distinct_values(project.db, "model"),
+        participants=store_conv.distinct_values(project.db, "participant_id"),
+    )
+
+
+# -- what other coders and the users said, subject to blind coding ------------------------------
+
+def revealed(project: Project, state: dict[str, Any], position: int,
+             codable: Sequence[int] = ()) -> bool:
+    """May this coder see others' codings and the users' ratings of a unit now?
+
+    Without blind coding: always. With it: a turn once this coder marked it done; the whole
+    conversation (position 0) once every codable turn of it is done.
+    """
+    if not project.blind_coding:
+        return True
+    done: set[int] = state.get("done", set())
+    if position == 0:
+        return bool(codable) and all(p in done for p in codable)
+    return position in done
+
+
+def others_values(
+    state: dict[str, Any], position: int, sentence: int, code_key: str
+) -> list[tuple[str, Any]]:
+    """[(coder, value)] of the other coders for one code on one unit, by coder name."""
+    rows = [
+        (r["coder"], r["value"])
+        for r in state.get("others", [])
+        if r["position"] == position and r["sentence"] == sentence and r["code"] == code_key
+    ]
+    return sorted(rows, key=lambda r: r[0])
+
+
+def value_text(code: Code, value: Any) -> str:
+    """Short text for a value: the level value for ordinal codes, else its label."""
+    if value is None:
+        return "n/a"
+    if code.kind == "ordinal":
+        return str(value)
+    return code.level_label(value)

@@ -1,0 +1,46 @@
+"""Start the desktop application: ``run_app(project_path | None) -> exit status``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+
+from .. import APP_NAME, __version__
+from .settings import ORGANIZATION
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (created once): names for QSettings, high-DPI, the system palette."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    app = QApplication(argv if argv is not None else [sys.argv[0]])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP_NAME)
+    # Fusion draws consistently everywhere and follows the platform's light or dark palette;
+    # every colour of the window is taken from palette roles.
+    if sys.platform.startswith("linux"):
+        app.setStyle("Fusion")
+    return app
+
+
+def run_app(project_path: str | Path | None = None) -> int:
+    """Open the welcome screen, or straight into the workspace of ``project_path``."""
+    from .main_window import MainWindow
+
+    app = make_app()
+    window = MainWindow()
+    window.show()
+    if project_path is not None and not window.open_project(Path(project_path)):
+        window.show_welcome()
+    return int(app.exec())

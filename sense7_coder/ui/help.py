@@ -1,0 +1,100 @@
+"""About box, keyboard shortcuts and the user guide (shown offline from README.md)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import sys
+from pathlib import Path
+
+import PySide6
+from PySide6.QtCore import qVersion
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+from .. import __version__
+
+SHORTCUTS = """
+### Coding the focused code
+| Key | Does |
+|---|---|
+| 1 … 9 | set the level (ordinal codes: the level value; nominal: the n-th choice) |
+| 0 or N | not applicable |
+| Delete, Backspace | clear the value |
+| Space | toggle a present/absent code |
+| ↑ ↓, Tab | move between codes |
+| a code's letter | jump to that code (shown beside its name) |
+
+### Moving
+| Key | Does |
+|---|---|
+| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn |
+| Ctrl+Shift+Enter | mark the turn not done |
+| PgDown / PgUp, Ctrl+↓ / Ctrl+↑ | next / previous turn |
+| Ctrl+J | next unfinished turn |
+| Alt+↓ / Alt+↑ | next / previous sentence (sentence-level codes) |
+| Ctrl+PgDown / Ctrl+PgUp | next / previous conversation |
+| Ctrl+F | search conversations |
+| Ctrl+M, Esc | write a memo, back to the codes |
+
+### Never lose work
+Every change is saved at once. Ctrl+Z undoes, Ctrl+Shift+Z redoes, and the view moves to
+the turn that changed.
+"""
+
+
+def versions() -> dict[str, str]:
+    return {
+        "sense7-coder": __version__,
+        "Qt": qVersion(),
+        "PySide6": PySide6.__version__,
+        "Python": sys.version.split()[0],
+        "SQLite": sqlite3.sqlite_version,
+    }
+
+
+def about_html() -> str:
+    rows = "".join(f"<tr><td>{k}&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in versions().items())
+    return (
+        "<h3>sense7-coder</h3>"
+        "<p>Offline qualitative coding of human–AI conversations for empathy research "
+        "(the SENSE-7 taxonomy), with agreement, reconciliation and tidy export.</p>"
+        f"<table>{rows}</table>"
+    )
+
+
+def readme_path() -> Path | None:
+    here = Path(__file__).resolve().parents[2] / "README.md"
+    if here.exists():
+        return here
+    shared = Path(sys.prefix) / "share" / "sense7-coder" / "README.md"
+    return shared if shared.exists() else None
+
+
+def user_guide_markdown() -> str:
+    """The README's user guide section (or the whole README when it has none)."""
+    path = readme_path()
+    if path is None:
+        return "# User guide\n\nThe README with the user guide was not found in this installation."
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r"^(#{1,3}) .*user guide.*$", text, flags=re.IGNORECASE | re.MULTILINE)
+    if not match:
+        return text
+    level = len(match.group(1))
+    rest = text[match.end():]
+    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.MULTILINE)
+    return text[match.start(): match.end() + (end.start() if end else len(rest))]
+
+
+class MarkdownDialog(QDialog):
+    def __init__(self, title: str, markdown: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.resize(760, 640)
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setMarkdown(markdown)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)

@@ -1,0 +1,406 @@
+"""The main window: welcome screen or workspace, menus, status bar, and the project's life."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+)
+
+from .. import APP_NAME
+from ..domain.errors import Sense7Error
+from ..paths import PROJECT_SUFFIX
+from ..project import Project
+from ..project import workspace as ws
+from .coder_dialog import CoderDialog
+from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
+from .menus import build_menus
+from .settings import Settings
+from .welcome import NewProjectDialog, WelcomePage
+from .workspace.view import Workspace
+
+POLL_MS = 2000
+PROJECT_ACTIONS = (
+    "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
+    "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
+    "prev_conversation", "done", "reopen", "blind", "coder", "codebook", "toggle_list",
+    "toggle_side", "auto_advance",
+)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or Settings()
+        self.project: Project | None = None
+        self.workspace: Workspace | None = None
+        self.stack = QStackedWidget(self)
+        self.welcome = WelcomePage(self)
+        self.stack.addWidget(self.welcome)
+        self.setCentralWidget(self.stack)
+        self.welcome.openPath.connect(self.open_project)
+        self.welcome.newProject.connect(self.new_project)
+        self.welcome.openProject.connect(self.open_dialog)
+        self.welcome.openDemo.connect(self.open_demo)
+
+        w = lambda name: (lambda *_: getattr(self.workspace, name)() if self.workspace else None)  # noqa: E731
+        slots: dict[str, Callable[..., Any]] = {
+            "new": self.new_project, "open": self.open_dialog, "demo": self.open_demo,
+            "import": self.import_conversations, "close": self.close_project, "quit": self.close,
+            "undo": w("undo"), "redo": w("redo"), "find": self.focus_search,
+            "memo": lambda: self.workspace and self.workspace.memo.editor.setFocus(),
+            "focus_codes": lambda: self.workspace and self.workspace.coding.setFocus(),
+            "next_turn": lambda: self.workspace and self.workspace.move_turn(1),
+            "prev_turn": lambda: self.workspace and self.workspace.move_turn(-1),
+            "next_unfinished": w("next_unfinished"),
+            "next_sentence": lambda: self.workspace and self.workspace.move_sentence(1),
+            "prev_sentence": lambda: self.workspace and self.workspace.move_sentence(-1),
+            "next_conversation": lambda: self.workspace and self.workspace.move_conversation(1),
+            "prev_conversation": lambda: self.workspace and self.workspace.move_conversation(-1),
+            "done": w("mark_done_and_next"), "reopen": w("reopen"),
+            "blind": self.set_blind, "coder": self.switch_coder, "codebook": self.edit_codebook,
+            "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
+            "auto_advance": self._set_auto_advance,
+            "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
+            "guide": self.show_guide, "about": self.show_about,
+        }
+        self.actions_, self.menus = build_menus(self, slots)
+        self.menus["recent"].aboutToShow.connect(self._fill_recent_menu)
+        from .analysis.menu import AnalysisMenu  # agreement, reconcile, export, merge
+
+        self.analysis = AnalysisMenu(self)
+
+        bar = self.statusBar()
+        self.project_label = QLabel(self)
+        self.coder_label = QLabel(self)
+        self.progress_label = QLabel(self)
+        self.saved_label = QLabel(self)
+        for label in (self.project_label, self.coder_label, self.progress_label, self.saved_label):
+            label.setContentsMargins(8, 0, 8, 0)
+            bar.addPermanentWidget(label)
+        self._codable_total = 0
+
+        self.poll = QTimer(self, interval=POLL_MS)
+        self.poll.timeout.connect(self.check_elsewhere)
+        self.resize(1280, 800)
+        geometry = self.settings.window_state("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        self.show_welcome()
+
+    # -- hooks for other panels ---------------------------------------------------------------
+    def add_analysis_action(self, action: QAction) -> None:
+        """Add an action (agreement, reconciliation...) to the Analysis menu."""
+        menu = self.menus["analysis"]
+        menu.addAction(action)
+        menu.menuAction().setVisible(True)
+
+    # -- screens ------------------------------------------------------------------------------
+    def show_welcome(self) -> None:
+        self.welcome.set_recent(self.settings.recent_files())
+        self.stack.setCurrentWidget(self.welcome)
+        self.setWindowTitle(APP_NAME)
+        for name in PROJECT_ACTIONS:
+            self.actions_.all[name].setEnabled(False)
+        for label in (self.project_label, self.coder_label, self.progress_label, self.saved_label):
+            label.setText("")
+        if self.welcome.recent.isVisible() or self.welcome.recent.count():
+            self.welcome.recent.setFocus()
+        else:
+            self.welcome.demo_button.setFocus()
+
+    def _update_title(self) -> None:
+        if self.project is not None:
+            self.setWindowTitle(f"{self.project.path.name} — {APP_NAME}")
+            self.setWindowFilePath(str(self.project.path))
+
+    # -- opening and closing ------------------------------------------------------------------
+    def open_project(self, path: str | Path, coder: str | None = None) -> bool:
+        """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
+        path = Path(path)
+        try:
+            project = Project.open(path)
+        except Sense7Error as e:
+            QMessageBox.critical(self, "Cannot open the project", str(e))
+            return False
+        except OSError as e:
+            QMessageBox.critical(self, "Cannot open the project", f"{path}: {e.strerror or e}")
+            return False
+        if not self._choose_coder(project, coder):
+            project.close()
+            return False
+        self.close_project(show_welcome=False)
+        self.project = project
+        self.settings.add_recent(path)
+        self.settings.set_last_coder(path, project.coder or "")
+        self.workspace = Workspace(project, self)
+        self.workspace.saved.connect(self._saved)
+        self.workspace.moved.connect(self._moved)
+        self.workspace.message.connect(lambda text: self.statusBar().showMessage(text, 4000))
+        self.workspace.failed.connect(self._failed)
+        state = self.settings.window_state("split")
+        if state is not None:
+            self.workspace.split.restoreState(state)
+        right = self.settings.window_state("right_split")
+        if right is not None:
+            self.workspace.right_split.restoreState(right)
+        self.stack.addWidget(self.workspace)
+        self.stack.setCurrentWidget(self.workspace)
+        for name in PROJECT_ACTIONS:
+            self.actions_.all[name].setEnabled(True)
+        self.actions_.blind.setChecked(project.blind_coding)
+        self.actions_.toggle_list.setChecked(True)
+        self.actions_.toggle_side.setChecked(True)
+        self.workspace.auto_advance = self.settings.auto_advance()
+        self.actions_.auto_advance.setChecked(self.workspace.auto_advance)
+        last = self.settings.last_position(path)
+        if not (last and self.workspace.go_to(*last)):
+            self.workspace.open_first()
+        if self.workspace.conversation is None:
+            self.workspace.refresh_panel()
+        self._codable_total = ws.codable_total(project)
+        self._update_title()
+        self._update_status()
+        self.saved_label.setText("All changes saved")
+        self.workspace.coding.setFocus()
+        self.poll.start()
+        return True
+
+    def _choose_coder(self, project: Project, coder: str | None) -> bool:
+        known = {c["name"] for c in project.coders()}
+        remembered = self.settings.last_coder(project.path)
+        try:
+            if coder:
+                project.set_coder(coder)
+                return True
+            if remembered and remembered in known:
+                project.set_coder(remembered)
+                return True
+        except Sense7Error as e:
+            QMessageBox.warning(self, "Who is coding?", str(e))
+        return self.ask_coder(project, remembered)
+
+    def ask_coder(self, project: Project, suggested: str | None) -> bool:
+        """Show the coder dialog; True when a coder was chosen (tests replace this)."""
+        dialog = CoderDialog(project, suggested, self)
+        return dialog.exec() == QDialog.DialogCode.Accepted
+
+    def close_project(self, *, show_welcome: bool = True) -> None:
+        if self.project is not None and self.workspace is not None:
+            self.workspace.memo.flush()
+            self._remember_layout()
+            self.poll.stop()
+            self.stack.removeWidget(self.workspace)
+            self.workspace.deleteLater()
+            self.workspace = None
+            self.project.close()
+            self.project = None
+        if show_welcome:
+            self.show_welcome()
+
+    def _remember_layout(self) -> None:
+        self.settings.set_window_state("geometry", self.saveGeometry())
+        if self.workspace is not None:
+            self.settings.set_window_state("split", self.workspace.split.saveState())
+            self.settings.set_window_state("right_split", self.workspace.right_split.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, e: QCloseEvent) -> None:
+        self._remember_layout()
+        self.close_project(show_welcome=False)
+        super().closeEvent(e)
+
+    def _documents(self) -> Path:
+        recent = self.settings.recent_files()
+        if recent and Path(recent[0]).parent.exists():
+            return Path(recent[0]).parent
+        docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return Path(docs or Path.home())
+
+    def new_project(self) -> None:
+        dialog = NewProjectDialog(self._documents(), self)
+        if dialog.exec() != QDialog.DialogCode.Accepted or dialog.codebook is None:
+            return
+        try:
+            Project.create(dialog.project_path(), dialog.codebook).close()
+        except Sense7Error as e:
+            QMessageBox.critical(self, "Cannot create the project", str(e))
+            return
+        if self.open_project(dialog.project_path()):
+            self.statusBar().showMessage("New project: import conversations with File ▸ Import", 8000)
+
+    def open_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Open project", str(self._documents()),
+            f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
+        if name:
+            self.open_project(name)
+
+    def open_demo(self) -> None:
+        from ..project.demo import build_demo
+
+        try:
+            path = build_demo()
+        except (Sense7Error, OSError) as e:
+            QMessageBox.critical(self, "Cannot build the demo", str(e))
+            return
+        self.open_project(path)
+
+    def _fill_recent_menu(self) -> None:
+        menu = self.menus["recent"]
+        menu.clear()
+        for f in self.settings.recent_files():
+            a = menu.addAction(f)
+            a.triggered.connect(lambda _=False, f=f: self.open_project(f))
+        if menu.isEmpty():
+            menu.addAction("No recent projects").setEnabled(False)
+
+    # -- coder and settings -------------------------------------------------------------------
+    def switch_coder(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        self.workspace.memo.flush()
+        if not self.ask_coder(self.project, self.project.coder):
+            return
+        self.coder_changed()
+
+    def coder_changed(self) -> None:
+        """Show everything again for the (new) current coder."""
+        if self.project is None or self.workspace is None:
+            return
+        self.settings.set_last_coder(self.project.path, self.project.coder or "")
+        self.workspace.refresh_all()
+        self._update_status()
+        self._update_undo()
+
+    def set_blind(self, on: bool) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        try:
+            self.project.blind_coding = bool(on)
+        except Sense7Error as e:
+            self._failed(str(e))
+            return
+        self.workspace.refresh_panel()
+        self.statusBar().showMessage(
+            "Blind coding on: others' values and users' ratings stay hidden until you mark a "
+            "turn done" if on else "Blind coding off", 6000)
+
+    def _set_auto_advance(self, on: bool) -> None:
+        self.settings.set_auto_advance(bool(on))
+        if self.workspace is not None:
+            self.workspace.auto_advance = bool(on)
+
+    def _toggle_list(self, on: bool) -> None:
+        if self.workspace is not None:
+            self.workspace.list_panel.setVisible(bool(on))
+
+    def _toggle_side(self, on: bool) -> None:
+        if self.workspace is not None:
+            self.workspace.ratings.setVisible(bool(on))
+            self.workspace.memo.setVisible(bool(on))
+
+    def focus_search(self) -> None:
+        if self.workspace is not None:
+            self.actions_.toggle_list.setChecked(True)
+            self.workspace.list_panel.show()
+            self.workspace.list_panel.search.setFocus()
+            self.workspace.list_panel.search.selectAll()
+
+    # -- other dialogs (built by others; imported when used) -----------------------------------
+    def import_conversations(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        try:
+            from .dialogs.import_dialog import ImportDialog
+        except ImportError as e:
+            QMessageBox.information(self, "Import", f"The import dialog is not available ({e}).")
+            return
+        dialog = ImportDialog(self.project, self)
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        self._after_dialog(accepted)
+
+    def edit_codebook(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        try:
+            from .dialogs.codebook_editor import CodebookEditorDialog
+        except ImportError as e:
+            QMessageBox.information(self, "Codebook", f"The codebook editor is not available ({e}).")
+            return
+        CodebookEditorDialog(self.project, self).exec()
+        self._after_dialog(True)
+
+    def _after_dialog(self, changed: bool) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        self.project.changed_elsewhere()  # a dialog's own connection may have written
+        if changed:
+            self.workspace.refresh_all()
+            self._codable_total = ws.codable_total(self.project)
+            self._update_status()
+
+    # -- status -------------------------------------------------------------------------------
+    def check_elsewhere(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        try:
+            changed = self.project.changed_elsewhere()
+        except Exception:  # noqa: BLE001 - a failing poll must never break the window
+            return
+        if changed:
+            self.workspace.refresh_all()
+            self._codable_total = ws.codable_total(self.project)
+            self._update_status()
+            self.statusBar().showMessage("Updated: this project was changed in another window", 5000)
+
+    def _saved(self) -> None:
+        self.saved_label.setText(f"All changes saved · {dt.datetime.now():%H:%M:%S}")
+        self._update_status()
+        self._update_undo()
+
+    def _failed(self, text: str) -> None:
+        self.saved_label.setText("Last change NOT saved")
+        QMessageBox.warning(self, "Not saved", text)
+
+    def _moved(self) -> None:
+        if self.project is not None and self.workspace is not None and self.workspace.conversation_id:
+            wsp = self.workspace
+            self.settings.set_last_position(self.project.path, wsp.conversation_id or "",
+                                            wsp.position, wsp.sentence)
+
+    def _update_status(self) -> None:
+        if self.project is None:
+            return
+        self.project_label.setText(self.project.path.name)
+        role = self.project.coder_role() or "coder"
+        self.coder_label.setText(f"Coding as <b>{self.project.coder}</b> ({role})")
+        done = ws.coder_done(self.project)
+        self.progress_label.setText(f"{done} / {self._codable_total} turns done")
+        self._update_undo()
+
+    def _update_undo(self) -> None:
+        if self.project is None:
+            return
+        for name, label in (("undo", self.project.undo_label), ("redo", self.project.redo_label)):
+            a = self.actions_.all[name]
+            a.setText(f"&{name.capitalize()} {label}" if label else f"&{name.capitalize()}")
+            a.setEnabled(label is not None)
+
+    # -- help ---------------------------------------------------------------------------------
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About sense7-coder", about_html())
+
+    def show_guide(self) -> None:
+        MarkdownDialog("User guide", user_guide_markdown(), self).exec()

@@ -1,0 +1,109 @@
+"""The window's menus and their actions (shortcuts shown in the menus)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+Seq = QKeySequence.StandardKey | str
+
+
+class Actions:
+    """Every action of the main window, by name (``actions.undo``, ``actions.next_turn``...)."""
+
+    def __init__(self) -> None:
+        self.all: dict[str, QAction] = {}
+
+    def __getattr__(self, name: str) -> QAction:
+        try:
+            return self.all[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple[Actions, dict[str, QMenu]]:
+    """Create the menus; ``slots`` maps action names to callables."""
+    acts = Actions()
+    menus: dict[str, QMenu] = {}
+    bar = win.menuBar()
+
+    def act(menu: QMenu, name: str, text: str, keys: tuple[Seq, ...] = (), *,
+            tip: str = "", checkable: bool = False) -> QAction:
+        a = QAction(text, win)
+        if keys:
+            a.setShortcuts([QKeySequence(k) for k in keys])
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.setCheckable(checkable)
+        if name in slots:
+            a.triggered.connect(slots[name])
+        menu.addAction(a)
+        acts.all[name] = a
+        return a
+
+    m = menus["file"] = bar.addMenu("&File")
+    act(m, "new", "&New project…", (QKeySequence.StandardKey.New,))
+    act(m, "open", "&Open project…", (QKeySequence.StandardKey.Open,))
+    menus["recent"] = m.addMenu("Open &recent")
+    act(m, "demo", "Open the &demo project")
+    m.addSeparator()
+    act(m, "import", "&Import conversations…", ("Ctrl+I",),
+        tip="Add conversations from spreadsheets, CSV or JSON files")
+    m.addSeparator()
+    act(m, "close", "&Close project", (QKeySequence.StandardKey.Close,))
+    act(m, "quit", "&Quit", (QKeySequence.StandardKey.Quit,))
+
+    m = menus["edit"] = bar.addMenu("&Edit")
+    act(m, "undo", "&Undo", ("Ctrl+Z",))
+    act(m, "redo", "&Redo", ("Ctrl+Shift+Z", "Ctrl+Y"))
+    m.addSeparator()
+    act(m, "find", "&Find conversation…", ("Ctrl+F",))
+    act(m, "memo", "Edit &memo", ("Ctrl+M",))
+    act(m, "focus_codes", "Back to the &codes", ("Ctrl+K",))
+
+    m = menus["go"] = bar.addMenu("&Go")
+    act(m, "next_turn", "&Next turn", ("PgDown", "Ctrl+Down"))
+    act(m, "prev_turn", "&Previous turn", ("PgUp", "Ctrl+Up"))
+    act(m, "next_unfinished", "Next &unfinished turn", ("Ctrl+J",),
+        tip="The next turn you have not marked done, across conversations")
+    m.addSeparator()
+    act(m, "next_sentence", "Next &sentence", ("Alt+Down",))
+    act(m, "prev_sentence", "Previous s&entence", ("Alt+Up",))
+    m.addSeparator()
+    act(m, "next_conversation", "Next &conversation", ("Ctrl+PgDown",))
+    act(m, "prev_conversation", "Previous c&onversation", ("Ctrl+PgUp",))
+
+    m = menus["coding"] = bar.addMenu("&Coding")
+    act(m, "done", "Mark &done and go on", ("Ctrl+Return", "Ctrl+Enter"),
+        tip="Mark this turn done (also D) and go to your next unfinished turn")
+    act(m, "reopen", "Mark turn &not done", ("Ctrl+Shift+Return",))
+    m.addSeparator()
+    for label in ("Set level\t1–9", "Not applicable\t0  N", "Clear value\tDel",
+                  "Jump to a code\tits letter"):
+        info = QAction(label, win)  # keys handled by the workspace; listed for discovery
+        info.setEnabled(False)
+        m.addAction(info)
+    m.addSeparator()
+    act(m, "auto_advance", "Move to the next code after rating", checkable=True)
+    act(m, "blind", "&Blind coding", checkable=True,
+        tip="Hide other coders' values and the users' ratings of a turn until you mark it done")
+    act(m, "coder", "Switch &coder…", ("Ctrl+Shift+K",))
+    m.addSeparator()
+    act(m, "codebook", "Edit code&book…", ("Ctrl+Shift+B",))
+
+    m = menus["view"] = bar.addMenu("&View")
+    act(m, "toggle_list", "Conversation &list", ("Ctrl+L",), checkable=True)
+    act(m, "toggle_side", "Users' ratings and &memo", checkable=True)
+    menus["analysis"] = bar.addMenu("&Analysis")
+    menus["analysis"].menuAction().setVisible(False)
+
+    m = menus["help"] = bar.addMenu("&Help")
+    act(m, "shortcuts", "&Keyboard shortcuts", ("F1",))
+    act(m, "guide", "&User guide")
+    m.addSeparator()
+    act(m, "about", "&About sense7-coder")
+    return acts, menus

@@ -1,0 +1,1 @@
+"""The coding workspace: conversation list, transcript, coding panel, users' ratings, memo."""

@@ -1,0 +1,214 @@
+"""What the coder's keys do: set, clear, mark done, undo and redo (a mixin of Workspace)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, cast
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+
+from ...domain.errors import ProjectError
+from ...domain.models import Unit
+from ...project import workspace as ws
+from ...project.undo import Command
+from .code_row import NOT_SET
+
+if TYPE_CHECKING:
+    from ...domain.codebook import Code
+    from ...domain.models import Conversation
+    from ...project import Project
+    from .coding_panel import CodingPanel
+    from .conversation_list import ConversationListPanel
+    from .memo import MemoPanel
+
+DIGITS = "0123456789"
+
+
+class CodingActions:
+    """Key handling and writes for :class:`~.view.Workspace` (kept apart for length)."""
+
+    auto_advance = True
+    _shortcuts: list[QShortcut]
+
+    if TYPE_CHECKING:  # provided by Workspace
+        project: Project
+        coding: CodingPanel
+        memo: MemoPanel
+        list_panel: ConversationListPanel
+        conversation: Conversation | None
+        state: dict[str, Any]
+        codable: list[int]
+        position: int
+        saved: Any
+        message: Any
+        failed: Any
+
+        @property
+        def conversation_id(self) -> str | None: ...
+        def unit_for(self, code: Code) -> Unit: ...
+        def refresh_panel(self) -> None: ...
+        def reload_state(self) -> None: ...
+        def next_unfinished(self) -> bool: ...
+        def go_to(self, cid: str, position: int | None = None,
+                  sentence: int | None = None) -> bool: ...
+
+    # -- shortcuts ----------------------------------------------------------------------------
+    def setup_shortcuts(self) -> None:
+        """Plain keys active anywhere in the workspace except text fields (they take them)."""
+        for sc in getattr(self, "_shortcuts", []):
+            sc.setEnabled(False)
+            sc.deleteLater()
+        self._shortcuts = []
+        letters = {c.shortcut for c in self.project.codebook.active if c.shortcut}
+
+        def add(key: QKeySequence | str | Qt.Key, fn: Callable[[], Any]) -> None:
+            sc = QShortcut(QKeySequence(key), cast(QObject, self))
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            sc.setAutoRepeat(False)
+            sc.activated.connect(fn)
+            self._shortcuts.append(sc)
+
+        for d in DIGITS:
+            press: Callable[[], None] = partial(self.key_value, d)
+            add(d, press)
+            add(QKeySequence(Qt.KeyboardModifier.KeypadModifier | Qt.Key(ord(d))), press)
+        if "N" not in letters:
+            add("N", lambda: self.key_value("N"))
+        if "D" not in letters:
+            add("D", self.mark_done_and_next)
+        add(Qt.Key.Key_Delete, self.clear_focused)
+        add(Qt.Key.Key_Backspace, self.clear_focused)
+        add(Qt.Key.Key_Space, self.toggle_focused)
+        for letter in sorted(letters):
+            add(letter, partial(self._focus_letter, letter))
+
+    def _focus_letter(self, letter: str) -> None:
+        if not self.coding.focus_shortcut(letter):
+            code = next((c for c in self.project.codebook.active if c.shortcut == letter), None)
+            if code is not None:
+                self.message.emit(f"{code.label} does not apply here")
+
+    # -- keys on the focused code -------------------------------------------------------------
+    def key_value(self, key: str) -> None:
+        code = self.coding.focused_code()
+        if code is None:
+            return
+        row = self.coding.rows[code.key]
+        value = row.value_for_key(key)
+        if value is NOT_SET:
+            self.message.emit(f"{key} is not a level of {code.label}")
+            return
+        if self.choose(code.key, value) and self.auto_advance:
+            self.coding.move_focus(1, wrap=False)
+
+    def clear_focused(self) -> None:
+        code = self.coding.focused_code()
+        if code is not None:
+            self.clear(code.key)
+
+    def toggle_focused(self) -> None:
+        code = self.coding.focused_code()
+        if code is None or code.kind != "binary":
+            return
+        current = self.coding.value_of(code.key)
+        self.choose(code.key, 0 if current == 1 else 1)
+
+    # -- writes -------------------------------------------------------------------------------
+    def _write(self, fn: Callable[..., Command], *args: Any) -> Command | None:
+        try:
+            cmd = fn(*args)
+        except ProjectError as e:
+            self.failed.emit(str(e))
+            return None
+        self.saved.emit()
+        return cmd
+
+    def choose(self, code_key: str, value: Any) -> bool:
+        code = self.project.codebook.get(code_key)
+        if code is None or self.conversation is None:
+            return False
+        unit = self.unit_for(code)
+        if self._write(self.project.set_value, unit, code_key, value) is None:
+            return False
+        self.state.setdefault("codings", {})[(unit.position, unit.sentence, code_key)] = value
+        self.refresh_panel()
+        return True
+
+    def clear(self, code_key: str) -> bool:
+        code = self.project.codebook.get(code_key)
+        if code is None or self.conversation is None:
+            return False
+        unit = self.unit_for(code)
+        if self._write(self.project.clear_value, unit, code_key) is None:
+            return False
+        self.state.get("codings", {}).pop((unit.position, unit.sentence, code_key), None)
+        self.refresh_panel()
+        return True
+
+    def set_done(self, done: bool) -> bool:
+        cid = self.conversation_id
+        if not cid or self.position not in self.codable:
+            return False
+        if self._write(self.project.set_done, cid, self.position, done) is None:
+            return False
+        self.reload_state()
+        self.list_panel.model.refresh_conversation(cid)
+        self.refresh_panel()
+        return True
+
+    def mark_done_and_next(self) -> None:
+        self.memo.flush()
+        undone = self.position in self.codable and self.position not in self.state.get("done", set())
+        if undone and not self.set_done(True):
+            return
+        self.next_unfinished()
+
+    def reopen(self) -> None:
+        self.set_done(False)
+
+    def _save_memo(self, unit: Unit, text: str) -> None:
+        if self._write(self.project.set_memo, unit, text) is None:
+            return
+        if unit.conversation_id == self.conversation_id:
+            memos = self.state.setdefault("memos", {})
+            if text.strip():
+                memos[(unit.position, unit.sentence)] = text.strip()
+            else:
+                memos.pop((unit.position, unit.sentence), None)
+
+    # -- history ------------------------------------------------------------------------------
+    def undo(self) -> Command | None:
+        return self._history(self.project.undo, "undo")
+
+    def redo(self) -> Command | None:
+        return self._history(self.project.redo, "redo")
+
+    def _history(self, fn: Callable[[], Command | None], what: str) -> Command | None:
+        self.memo.flush()
+        try:
+            cmd = fn()
+        except ProjectError as e:
+            self.failed.emit(str(e))
+            return None
+        if cmd is None:
+            self.message.emit(f"Nothing to {what}")
+            return None
+        loc = ws.command_location(cmd)
+        self.reload_state()
+        if loc is not None:
+            cid, pos, sent = loc
+            if cid != self.conversation_id:
+                self.go_to(cid, pos or None, sent or None)
+            else:
+                self.go_to(cid, pos or self.position, sent or None)
+            self.list_panel.model.refresh_conversation(cid)
+            code_key = next((c.key[4] for c in cmd.cells if c.kind == "coding"), None)
+            if code_key in self.coding.visible_keys():
+                self.coding.focus_code(code_key)
+        else:
+            self.refresh_panel()
+        self.saved.emit()
+        self.message.emit(f"{what.capitalize()}: {cmd.label}")
+        return cmd

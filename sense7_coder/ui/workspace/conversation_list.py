@@ -1,0 +1,203 @@
+"""The conversation list panel: search, filters, and the lazy table of conversations."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...project import Project
+from ...project.workspace import STATUSES, conversation_count, filter_choices
+from ...store.conversations import ConversationFilter
+from .conversation_model import ConversationListModel, ProgressRole
+
+ANY = "All"
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Draws 'done/codable' with a thin bar under it."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        super().paint(painter, option, index)
+        done, total = index.data(ProgressRole) or (0, 0)
+        if total <= 0:
+            return
+        rect: QRect = option.rect.adjusted(6, option.rect.height() - 5, -6, -2)
+        pal: QPalette = option.palette
+        painter.save()
+        painter.setPen(Qt.PenStyle.NoPen)
+        track = pal.color(QPalette.ColorRole.Mid)
+        track.setAlpha(70)
+        painter.setBrush(track)
+        painter.drawRoundedRect(rect, 1.5, 1.5)
+        filled = QRect(rect)
+        filled.setWidth(int(rect.width() * min(done, total) / total))
+        selected = option.state & QStyle.StateFlag.State_Selected
+        colour = pal.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Highlight
+        )
+        painter.setBrush(colour)
+        painter.drawRoundedRect(filled, 1.5, 1.5)
+        painter.restore()
+
+
+class ConversationListPanel(QWidget):
+    """Search box, filters and the conversation table. Emits the chosen conversation id."""
+
+    conversationChosen = Signal(str)
+
+    def __init__(self, project: Project, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.model = ConversationListModel(project, self)
+
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search text or conversation id  (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self, singleShot=True, interval=250)
+        self._search_timer.timeout.connect(self.apply_filter)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.search.returnPressed.connect(self.apply_filter)
+
+        self.model_box = QComboBox(self)
+        self.participant_box = QComboBox(self)
+        self.status_box = QComboBox(self)
+        self.model_box.setToolTip("Show conversations with this assistant model")
+        self.participant_box.setToolTip("Show conversations of this participant")
+        self.status_box.setToolTip("Show conversations by your own coding status")
+        self.status_box.addItems([ANY, *[s.capitalize() for s in STATUSES]])
+        self.fill_choices()
+        for box in (self.model_box, self.participant_box, self.status_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(6)
+            box.currentIndexChanged.connect(lambda _i: self.apply_filter())
+
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        for col in (0, 1, 3):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        em = self.fontMetrics().horizontalAdvance("M")
+        header.resizeSection(0, em * 7)
+        header.resizeSection(1, em * 7)
+        header.resizeSection(3, em * 4 + 8)
+        self.table.setItemDelegateForColumn(3, ProgressDelegate(self.table))
+        self.table.clicked.connect(self._chosen)
+        self.table.activated.connect(self._chosen)
+
+        self.count_label = QLabel(self)
+        self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+
+        filters = QGridLayout()
+        filters.setSpacing(4)
+        filters.addWidget(self.model_box, 0, 0)
+        filters.addWidget(self.participant_box, 0, 1)
+        filters.addWidget(self.status_box, 1, 0)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.search)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+        self._update_count()
+
+    # -- filters ------------------------------------------------------------------------------
+    def fill_choices(self) -> None:
+        choices = filter_choices(self.project)
+        for box, items, what in (
+            (self.model_box, choices.models, "models"),
+            (self.participant_box, choices.participants, "participants"),
+        ):
+            current = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(f"All {what}", None)
+            for item in items:
+                box.addItem(item, item)
+            i = box.findData(current) if current is not None else 0
+            box.setCurrentIndex(max(i, 0))
+            box.blockSignals(False)
+        self.status_box.setItemText(0, "Any coding status")
+
+    def current_filter(self) -> ConversationFilter:
+        model = self.model_box.currentData()
+        participant = self.participant_box.currentData()
+        status = STATUSES[self.status_box.currentIndex() - 1] if self.status_box.currentIndex() > 0 else None
+        return ConversationFilter(
+            text=self.search.text().strip(),
+            models=[model] if model else [],
+            participants=[participant] if participant else [],
+            status=status,
+            coder=self.project.coder,
+        )
+
+    def apply_filter(self) -> None:
+        self._search_timer.stop()
+        current = self.current_id()
+        self.model.set_filter(self.current_filter())
+        if current:
+            self.select(current, emit=False)
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = conversation_count(self.project) if self.model.filter != ConversationFilter() else None
+        shown = self.model.rowCount()
+        noun = "conversation" if shown == 1 else "conversations"
+        self.count_label.setText(f"{shown} of {total} {noun}" if total is not None else f"{shown} {noun}")
+
+    # -- selection ----------------------------------------------------------------------------
+    def _chosen(self, index: QModelIndex) -> None:
+        cid = self.model.conversation_id(index.row())
+        if cid:
+            self.conversationChosen.emit(cid)
+
+    def current_id(self) -> str | None:
+        index = self.table.currentIndex()
+        return self.model.conversation_id(index.row()) if index.isValid() else None
+
+    def select(self, conversation_id: str, *, emit: bool = False) -> bool:
+        row = self.model.row_of(conversation_id)
+        if row is None:
+            self.table.clearSelection()
+            return False
+        index = self.model.index(row, 0)
+        self.table.setCurrentIndex(index)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        if emit:
+            self.conversationChosen.emit(conversation_id)
+        return True
+
+    def neighbour(self, conversation_id: str | None, step: int) -> str | None:
+        """The conversation ``step`` rows away in the (filtered) list."""
+        rows = self.model.rowCount()
+        if rows == 0:
+            return None
+        row = self.model.row_of(conversation_id) if conversation_id else None
+        target = (0 if step > 0 else rows - 1) if row is None else row + step
+        if not 0 <= target < rows:
+            return None
+        return self.model.conversation_id(target)

@@ -1,0 +1,149 @@
+"""The conversation list as a lazy table model.
+
+The model holds only the row ids of the conversations that match the filter; the summary of
+each row (id, participant, model, progress) is fetched a page at a time when the view first
+asks for it, and a bounded number of pages is kept. Ten thousand conversations scroll as
+smoothly as ten.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from ...project import Project
+from ...store import conversations as store_conv
+from ...store.conversations import ConversationFilter
+
+PAGE = 200
+PAGES_KEPT = 50
+COLUMNS = ("ID", "Participant", "Model", "Done")
+ConversationIdRole = Qt.ItemDataRole.UserRole + 1
+ProgressRole = Qt.ItemDataRole.UserRole + 2
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class ConversationListModel(QAbstractTableModel):
+    def __init__(self, project: Project, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.filter = ConversationFilter()
+        self._rowids: list[int] = []
+        self._pages: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self.pages_fetched = 0
+        self.reload()
+
+    # -- loading ------------------------------------------------------------------------------
+    def set_filter(self, f: ConversationFilter) -> None:
+        self.filter = f
+        self.reload()
+
+    def reload(self) -> None:
+        """Re-run the filter (new or removed conversations) and forget cached rows."""
+        self.beginResetModel()
+        self._rowids = store_conv.conversation_rowids(self.project.db, self.filter)
+        self._pages.clear()
+        self.endResetModel()
+
+    def refresh_rows(self) -> None:
+        """Forget cached rows (progress changed) and ask the view to repaint them."""
+        self._pages.clear()
+        if self._rowids:
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self._rowids) - 1, len(COLUMNS) - 1)
+            )
+
+    def refresh_conversation(self, conversation_id: str) -> None:
+        row = self.row_of(conversation_id)
+        if row is None:
+            return
+        self._pages.pop(row // PAGE, None)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def _row(self, row: int) -> dict[str, Any] | None:
+        if not 0 <= row < len(self._rowids):
+            return None
+        page = row // PAGE
+        rows = self._pages.get(page)
+        if rows is None:
+            ids = self._rowids[page * PAGE : (page + 1) * PAGE]
+            fetched = store_conv.conversation_rows(self.project.db, ids, self.project.coder)
+            by_id = {r["rowid"]: r for r in fetched}
+            rows = [by_id.get(i, {"rowid": i, "conversation_id": ""}) for i in ids]
+            self._pages[page] = rows
+            self.pages_fetched += 1
+            while len(self._pages) > PAGES_KEPT:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(page)
+        return rows[row - page * PAGE]
+
+    # -- lookups ------------------------------------------------------------------------------
+    def conversation_id(self, row: int) -> str | None:
+        data = self._row(row)
+        return data["conversation_id"] if data else None
+
+    def row_of(self, conversation_id: str) -> int | None:
+        rowid = store_conv.conversation_index(self.project.db, conversation_id)
+        if rowid is None:
+            return None
+        # row ids are sorted (import order), so bisect
+        i = bisect.bisect_left(self._rowids, rowid)
+        return i if i < len(self._rowids) and self._rowids[i] == rowid else None
+
+    # -- Qt model interface -------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rowids)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ItemDataRole.ToolTipRole and section == 3:
+                return "Turns you have marked done / turns to code"
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r = self._row(index.row())
+        if r is None:
+            return None
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return r.get("conversation_id", "")
+            if col == 1:
+                return r.get("participant_id") or ""
+            if col == 2:
+                return r.get("model") or ""
+            if col == 3:
+                return f"{r.get('done', 0)}/{r.get('codable', 0)}"
+        elif role == Qt.ItemDataRole.ToolTipRole:
+            topic = r.get("topic")
+            lines = [f"Conversation {r.get('conversation_id', '')}"]
+            if topic:
+                lines.append(f"Topic: {topic}")
+            lines.append(f"{r.get('n_turns', 0)} messages; you have done "
+                         f"{r.get('done', 0)} of {r.get('codable', 0)} turns to code")
+            return "\n".join(lines)
+        elif role == ConversationIdRole:
+            return r.get("conversation_id")
+        elif role == ProgressRole:
+            return (int(r.get("done", 0) or 0), int(r.get("codable", 0) or 0))
+        elif role == Qt.ItemDataRole.TextAlignmentRole and col == 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren

@@ -1,0 +1,305 @@
+"""The workspace: conversation list | transcript | coding panel, users' ratings and memo.
+
+It keeps the cursor (conversation, turn, sentence) and turns the coder's keys and clicks
+into project actions. Every action is written at once; the window only shows the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
+
+from ...domain.codebook import Code
+from ...domain.models import Conversation, Unit
+from ...project import Project
+from ...project import workspace as ws
+from ...project.imports import ensure_sentences
+from ...store import conversations as store_conv
+from .code_row import NOT_SET
+from .coding_actions import CodingActions
+from .coding_panel import CodingPanel
+from .conversation_list import ConversationListPanel
+from .memo import MemoPanel
+from .transcript import TranscriptView
+from .user_ratings import UserRatingsPanel
+
+
+def _line() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Plain)
+    line.setForegroundRole(line.backgroundRole())
+    return line
+
+
+class Workspace(CodingActions, QWidget):
+    """Signals: ``saved`` after each write, ``moved`` after the cursor moved."""
+
+    saved = Signal()
+    moved = Signal()
+    message = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, project: Project, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.conversation: Conversation | None = None
+        self.state: dict[str, Any] = {}
+        self.sentences: dict[int, list[tuple[int, int]]] = {}
+        self.codable: list[int] = []
+        self.position = 0
+        self.sentence = 0
+
+        self.list_panel = ConversationListPanel(project, self)
+        self.transcript = TranscriptView(self)
+        self.coding = CodingPanel(self)
+        self.ratings = UserRatingsPanel(self)
+        self.memo = MemoPanel(self)
+
+        right = QWidget(self)
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.setSpacing(0)
+        self.right_split = QSplitter(Qt.Orientation.Vertical, right)
+        self.right_split.setChildrenCollapsible(False)
+        self.right_split.addWidget(self.coding)
+        lower = QWidget(right)
+        ll = QVBoxLayout(lower)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.setSpacing(0)
+        ll.addWidget(_line())
+        ll.addWidget(self.ratings)
+        ll.addWidget(_line())
+        ll.addWidget(self.memo, 1)
+        self.right_split.addWidget(lower)
+        self.right_split.setStretchFactor(0, 1)
+        self.right_split.setStretchFactor(1, 0)
+        self.right_split.setSizes([560, 200])
+        rl.addWidget(self.right_split)
+
+        self.split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.list_panel)
+        self.split.addWidget(self.transcript)
+        self.split.addWidget(right)
+        self.split.setStretchFactor(0, 0)
+        self.split.setStretchFactor(1, 1)
+        self.split.setStretchFactor(2, 0)
+        self.split.setSizes([310, 550, 420])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.split)
+
+        self.list_panel.conversationChosen.connect(self._list_chosen)
+        self.list_panel.table.selectionModel().currentRowChanged.connect(
+            lambda cur, _prev: self._list_chosen(self.list_panel.model.conversation_id(cur.row()) or "")
+        )
+        self.list_panel.table.activated.connect(lambda _i: self.coding.setFocus())
+        self.transcript.turnClicked.connect(self._turn_clicked)
+        self.coding.chosen.connect(self.choose)
+        self.coding.cleared.connect(self.clear)
+        self.memo.save.connect(self._save_memo)
+        self.memo.escaped.connect(self.coding.setFocus)
+        self.setup_shortcuts()
+        self.coding.set_codebook(project.codebook)
+
+    # -- where am I ---------------------------------------------------------------------------
+    @property
+    def conversation_id(self) -> str | None:
+        return self.conversation.conversation_id if self.conversation else None
+
+    def turn_role(self) -> str | None:
+        turn = ws.turn_at(self.conversation, self.position) if self.conversation else None
+        return turn.role if turn else None
+
+    def sentence_codes(self) -> list[Code]:
+        return ws.codes_for(self.project.codebook, "sentence", self.turn_role())
+
+    def unit_for(self, code: Code) -> Unit:
+        cid = self.conversation_id or ""
+        if code.unit == "conversation":
+            return Unit(cid, 0, 0)
+        if code.unit == "sentence":
+            return Unit(cid, self.position, self.sentence)
+        return Unit(cid, self.position, 0)
+
+    # -- moving -------------------------------------------------------------------------------
+    def open_first(self) -> None:
+        cid = self.list_panel.neighbour(None, 1)
+        if cid:
+            self.go_to(cid)
+
+    def _list_chosen(self, cid: str) -> None:
+        if cid and cid != self.conversation_id:
+            self.go_to(cid)
+
+    def _turn_clicked(self, position: int, sentence: int) -> None:
+        self.go_to(self.conversation_id or "", position, sentence or None)
+
+    def go_to(self, cid: str, position: int | None = None, sentence: int | None = None) -> bool:
+        """Move the cursor; ``position`` None = this coder's first unfinished turn."""
+        self.memo.flush()
+        new_conv = cid != self.conversation_id
+        if new_conv:
+            conv = self.project.conversation(cid)
+            if conv is None:
+                return False
+            self.conversation = conv
+            self.codable = ws.codable_positions(conv, self.project.codebook)
+            self.state = self.project.turn_state(cid)
+            self.sentences = {}
+            if any(c.unit == "sentence" for c in self.project.codebook.active):
+                ensure_sentences(self.project, cid)
+                self.sentences = store_conv.sentences_of(self.project.db, cid)
+        positions = [t.position for t in self.conversation.turns] if self.conversation else []
+        if position is None or position not in positions:
+            done = self.state.get("done", set())
+            position = next((p for p in self.codable if p not in done),
+                            self.codable[0] if self.codable else (positions[0] if positions else 0))
+        spans = self.sentences.get(position, [])
+        if not self.sentence_codes() or not spans:
+            sentence = 0
+        elif sentence is None or not 1 <= sentence <= len(spans):
+            sentence = 1
+        moved_turn = new_conv or position != self.position
+        self.position, self.sentence = position, sentence
+        show_sentences = bool(self.sentence_codes()) and bool(spans)
+        if new_conv:
+            self.transcript.show_conversation(self.conversation, position, sentence,
+                                              self.sentences, show_sentences)
+            self.list_panel.select(cid)
+        else:
+            self.transcript.set_sentences(self.sentences, show_sentences)
+            self.transcript.set_current(position, sentence)
+        self.refresh_panel()
+        if moved_turn:
+            keys = self.coding.visible_keys()
+            self.coding.focus_code(keys[0] if keys else None)
+        self.moved.emit()
+        return True
+
+    def move_turn(self, step: int) -> bool:
+        if not self.conversation:
+            return False
+        stops = self.codable or [t.position for t in self.conversation.turns]
+        later = [p for p in stops if (p > self.position if step > 0 else p < self.position)]
+        if not later:
+            return self.move_conversation(step, last=step < 0)
+        return self.go_to(self.conversation_id or "", later[0] if step > 0 else later[-1])
+
+    def move_sentence(self, step: int) -> bool:
+        spans = self.sentences.get(self.position, [])
+        if not self.sentence or not spans:
+            return self.move_turn(step)
+        target = self.sentence + step
+        if 1 <= target <= len(spans):
+            return self.go_to(self.conversation_id or "", self.position, target)
+        moved = self.move_turn(step)
+        if moved and step < 0:
+            last = len(self.sentences.get(self.position, []))
+            if last:
+                self.go_to(self.conversation_id or "", self.position, last)
+        return moved
+
+    def move_conversation(self, step: int, *, last: bool = False) -> bool:
+        cid = self.list_panel.neighbour(self.conversation_id, step)
+        if not cid:
+            self.message.emit("No more conversations in the list")
+            return False
+        self.go_to(cid)
+        if last and self.codable:
+            self.go_to(cid, self.codable[-1])
+        return True
+
+    def next_unfinished(self) -> bool:
+        cid = self.conversation_id
+        after = (cid, self.position) if cid else None
+        target = self.project.next_unfinished(after)
+        if target is None:
+            self.message.emit("You have finished every turn in this project")
+            return False
+        return self.go_to(*target)
+
+    # -- showing ------------------------------------------------------------------------------
+    def reload_state(self) -> None:
+        if self.conversation_id:
+            self.state = self.project.turn_state(self.conversation_id)
+
+    def refresh_panel(self) -> None:
+        """Fill the coding panel, users' ratings and memo for the current unit."""
+        book = self.project.codebook
+        if self.conversation is None:
+            self.coding.show_codes([], title="No conversation", status="",
+                                   empty="Import conversations (File ▸ Import) to start coding.")
+            self.ratings.show_nothing("")
+            self.memo.set_unit(None, "")
+            return
+        role = self.turn_role()
+        turn = ws.turn_at(self.conversation, self.position)
+        turn_codes = ws.codes_for(book, "turn", role)
+        sent_codes = self.sentence_codes() if self.sentence else []
+        conv_codes = ws.codes_for(book, "conversation")
+        codes = turn_codes + sent_codes + conv_codes
+        done = self.position in self.state.get("done", set())
+        n = len(self.sentences.get(self.position, []))
+        role_text = (role or "").capitalize()
+        title = f"Turn {self.position} · {role_text}" if turn else "Conversation"
+        if self.position not in self.codable:
+            status = "<span>Context only: no turn codes apply to this message.</span>"
+        elif done:
+            status = "<span style='color:#2e9e6b'>✓ Done</span> &nbsp;(Ctrl+Shift+Enter reopens)"
+        else:
+            status = "Not done yet · <b>Ctrl+Enter</b> marks done and moves on"
+        self.coding.show_codes(
+            codes, title=title, status=status,
+            sentence_label=f"Sentence {self.sentence} of {n}  (Alt+↑/↓)" if self.sentence else None,
+            empty="" if codes else "No code of the codebook applies here.",
+        )
+        turn_open = ws.revealed(self.project, self.state, self.position)
+        conv_open = ws.revealed(self.project, self.state, 0, self.codable)
+        for code in codes:
+            unit = self.unit_for(code)
+            value = self.state.get("codings", {}).get((unit.position, unit.sentence, code.key), NOT_SET)
+            visible = conv_open if code.unit == "conversation" else turn_open
+            self.coding.set_row(code.key, value, self._others_text(code, unit, visible))
+        if turn is None or not turn.ratings and not turn.comment:
+            self.ratings.show_nothing("The user did not rate this turn." if turn else "")
+        elif not turn_open:
+            self.ratings.show_hidden()
+        else:
+            self.ratings.show_ratings(turn.ratings, turn.comment)
+        memo_unit = Unit(self.conversation_id or "", self.position, 0)
+        self.memo.set_unit(memo_unit, self.state.get("memos", {}).get((self.position, 0), ""))
+
+    def _others_text(self, code: Code, unit: Unit, visible: bool) -> str | None:
+        others = ws.others_values(self.state, unit.position, unit.sentence, code.key)
+        if not others:
+            return None
+        if not visible:
+            n = len(others)
+            return f"<i>{n} other coder{'s' if n != 1 else ''} · hidden until you mark it done</i>"
+        return "Others: " + " · ".join(
+            f"{name} <b>{ws.value_text(code, v)}</b>" for name, v in others
+        )
+
+    def refresh_all(self) -> None:
+        """Re-read everything (another window changed the file, or the codebook changed)."""
+        self.memo.flush()
+        focused = self.coding.focused_key
+        self.project.invalidate_codebook()
+        self.coding.set_codebook(self.project.codebook)
+        self.setup_shortcuts()
+        self.list_panel.fill_choices()
+        self.list_panel.apply_filter()
+        cid, pos, sent = self.conversation_id, self.position, self.sentence
+        self.conversation = None
+        if cid and self.go_to(cid, pos, sent):
+            if focused in self.coding.visible_keys():
+                self.coding.focus_code(focused)
+            return
+        self.open_first()
+        if self.conversation is None:
+            self.transcript.show_conversation(None)
+            self.refresh_panel()

@@ -1,0 +1,91 @@
+"""Application start-up, the None guard, and the menu hooks to the other dialogs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QDialog
+
+from sense7_coder.domain.models import Conversation, Turn
+from sense7_coder.store import conversations as store_conv
+
+pytestmark = pytest.mark.gui
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_many_qt_calls_do_not_exhaust_none() -> None:
+    """PySide6 6.12 on Python 3.11 drops a reference to None per void call; we must survive."""
+    script = textwrap.dedent("""
+        import os
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        import sense7_coder.ui
+        from PySide6.QtWidgets import QApplication, QLabel
+        app = QApplication([])
+        label = QLabel()
+        for i in range(200_000):
+            label.setText("x")
+            label.setVisible(i % 2 == 0)
+        print("alive")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "alive" in done.stdout
+
+
+class _FakeImport(QDialog):
+    """Stands in for the import dialog: adds one conversation, as a real import would."""
+
+    def __init__(self, project, parent=None) -> None:
+        super().__init__(parent)
+        self.project = project
+
+    def exec(self) -> int:
+        conv = Conversation("new-1", model="NewModel", turns=[
+            Turn(1, "user", "Hello"), Turn(2, "assistant", "Hi, how can I help?")])
+        with self.project.pdb.atomic() as db:
+            store_conv.insert_conversations(db, [conv])
+        return QDialog.DialogCode.Accepted
+
+
+def test_import_menu_refreshes_list_and_progress(gui, demo_project: Path, monkeypatch) -> None:
+    import sense7_coder.ui.dialogs.import_dialog as module
+
+    monkeypatch.setattr(module, "ImportDialog", _FakeImport)
+    w = gui.open(demo_project)
+    before = w.workspace.list_panel.model.rowCount()
+    total = w._codable_total
+    w.actions_.all["import"].trigger()
+    assert w.workspace.list_panel.model.rowCount() == before + 1
+    assert w.workspace.list_panel.model_box.findData("NewModel") >= 0
+    assert w._codable_total == total + 1
+    w.workspace.go_to("new-1")
+    assert w.workspace.position == 2
+
+
+def test_codebook_editor_menu_rebuilds_the_coding_panel(gui, demo_project: Path,
+                                                        monkeypatch) -> None:
+    import sense7_coder.ui.dialogs.codebook_editor as module
+
+    class FakeEditor(QDialog):
+        def __init__(self, project, parent=None) -> None:
+            super().__init__(parent)
+            self.project = project
+
+        def exec(self) -> int:
+            from sense7_coder.project import codebook_ops
+
+            codebook_ops.retire_code(self.project, "relational")
+            return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(module, "CodebookEditorDialog", FakeEditor)
+    w = gui.open(demo_project)
+    assert "relational" in w.workspace.coding.visible_keys()
+    w.actions_.codebook.trigger()
+    assert "relational" not in w.workspace.coding.visible_keys()
+    assert "overall" in w.workspace.coding.visible_keys()
+

@@ -1,0 +1,89 @@
+"""The transcript: every character shown as stored, code in monospace, sentences marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+
+from sense7_coder.domain.models import Conversation, Turn
+from sense7_coder.ui.workspace.transcript import TranscriptView, codepoint_index, utf16_index
+from sense7_coder.ui.workspace.transcript_html import code_lines, format_offset
+
+pytestmark = pytest.mark.gui
+ALT = Qt.KeyboardModifier.AltModifier
+
+
+def _body(view: TranscriptView, turn: Turn) -> str:
+    start = view.body_start(turn.position)
+    assert start is not None
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(start)
+    cursor.setPosition(start + utf16_index(turn.text, len(turn.text)), QTextCursor.MoveMode.KeepAnchor)
+    return cursor.selectedText().replace("\u2029", "\n").replace("\u2028", "\n")
+
+
+def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
+    texts = ["<b>not bold</b> & <script>x</script>", "a\nb\n\n  indented   spaces",
+             "emoji 😀 then text", "tab\there", ""]
+    conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant", t)
+                                     for i, t in enumerate(texts)])
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.show_conversation(conv, 1)
+    for turn in conv.turns:
+        assert _body(view, turn) == turn.text
+    assert "not bold" in view.toPlainText() and "<b>" in view.toPlainText()
+    assert view.locate(view.body_start(3) + 2) == (3, 0)
+
+
+def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:
+    conv = Conversation("c1", turns=[Turn(i + 1, "assistant", f"turn {i}") for i in range(40)])
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    view.show_conversation(conv, 1)
+    renders = view.renders
+    view.set_current(35)
+    assert view.renders == renders
+    assert view.verticalScrollBar().value() > 0  # scrolled to show turn 35
+
+
+def test_code_like_lines_are_detected() -> None:
+    text = "Try this:\n```\nx = 1\n```\n=SUM(A1:A3)\nplain line\n\n    def f():\n        pass\nend"
+    assert code_lines(text) == [False, True, True, True, True, False, False, True, True, False]
+    assert code_lines("Set B2 to =VLOOKUP(A2, D:E, 2, FALSE) please") == [True]
+    assert format_offset(65) == "1:05" and format_offset(3725) == "1:02:05"
+    assert format_offset(None) == ""
+
+
+def test_utf16_index_round_trip() -> None:
+    text = "a😀b😀c"
+    for i in range(len(text) + 1):
+        assert codepoint_index(text, utf16_index(text, i)) == i
+
+
+def test_sentence_codes_move_by_sentence(gui, qtbot, tmp_path: Path) -> None:
+    path = gui.synthetic(tmp_path / "tactics.sense7", 2, turns=4, codebook="tactics")
+    w = gui.open(path)
+    ws = w.workspace
+    assert (ws.conversation_id, ws.position, ws.sentence) == ("c00000", 2, 1)
+    assert len(ws.sentences[2]) == 2
+    assert ws.coding.focused_key == "advice"
+    assert ws.transcript.extraSelections()  # sentence boundaries are shown
+    gui.press(w, "1")  # advice present in sentence 1
+    gui.press(w, Qt.Key.Key_Down, modifier=ALT)
+    assert ws.sentence == 2
+    gui.press(w, "Q", "1", "V", " ")  # questioning present, validation toggled on
+    assert gui.stored(path, "dana", "c00000", 2, "advice", sentence=1) == 1
+    assert gui.stored(path, "dana", "c00000", 2, "questioning", sentence=2) == 1
+    assert gui.stored(path, "dana", "c00000", 2, "validation", sentence=2) == 1
+    gui.press(w, Qt.Key.Key_Down, modifier=ALT)
+    assert (ws.position, ws.sentence) == (4, 1)
+    gui.press(w, Qt.Key.Key_Up, modifier=ALT)
+    assert (ws.position, ws.sentence) == (2, 2)
+    start = ws.transcript.body_start(2)
+    assert ws.transcript.locate(start + 1) == (2, 1)

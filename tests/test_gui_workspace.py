@@ -1,0 +1,170 @@
+"""The coding workspace driven by keyboard like a coder would, checked in the project file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project
+from sense7_coder.ui.main_window import MainWindow
+from sense7_coder.ui.workspace.code_row import NOT_SET
+
+pytestmark = pytest.mark.gui
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def test_keyboard_only_coding_is_saved_at_once(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert (ws.conversation_id, ws.position) == ("101", 2)  # first unfinished turn
+    assert ws.coding.focused_key == "overall"
+    gui.press(w, "4", "3", "N")  # overall, affective, cognitive (auto-advance)
+    gui.press(w, "C", "5")  # jump back to cognitive by its letter
+    gui.press(w, "R", "2", Qt.Key.Key_Up, Qt.Key.Key_Up)  # response = 2, focus back up
+    assert ws.coding.focused_key == "cognitive"
+    gui.press(w, Qt.Key.Key_Delete)  # clear cognitive
+    assert gui.stored(demo_project, "dana", "101", 2, "overall") == 4
+    assert gui.stored(demo_project, "dana", "101", 2, "affective") == 3
+    assert gui.stored(demo_project, "dana", "101", 2, "cognitive") is gui.MISSING
+    assert gui.stored(demo_project, "dana", "101", 2, "response") == 2
+    gui.press(w, "C", "0")  # 0 = not applicable
+    assert gui.stored(demo_project, "dana", "101", 2, "cognitive") is None
+
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # done, on to the next unfinished turn
+    assert gui.stored_done(demo_project, "dana", "101", 2)
+    assert (ws.conversation_id, ws.position) == ("101", 4)
+    assert ws.coding.focused_key == "overall"
+    gui.press(w, "5", Qt.Key.Key_PageUp)  # previous turn
+    assert ws.position == 2
+    assert ws.coding.value_of("response") == 2
+    assert gui.stored(demo_project, "dana", "101", 4, "overall") == 5
+    assert "1 / " in w.progress_label.text()
+    assert w.saved_label.text().startswith("All changes saved")
+    assert w.project_label.text() == demo_project.name
+    assert demo_project.name in w.windowTitle() and "sense7-coder" in w.windowTitle()
+
+
+def test_values_out_of_scale_are_refused_without_writing(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    gui.press(w, "7")
+    assert gui.stored(demo_project, "dana", "101", 2, "overall") is gui.MISSING
+    assert w.workspace.coding.focused_key == "overall"
+
+
+def test_undo_redo_name_the_change_and_move_back_to_it(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    ws = w.workspace
+    gui.press(w, "A", "4")
+    assert w.actions_.undo.text() == "&Undo set Affective understanding to good"
+    gui.press(w, Qt.Key.Key_PageDown, Qt.Key.Key_PageDown)
+    assert ws.position == 6
+    gui.press(w, "z", modifier=CTRL)
+    assert gui.stored(demo_project, "dana", "101", 2, "affective") is gui.MISSING
+    assert ws.position == 2  # the view went back to the turn that changed
+    assert ws.coding.value_of("affective") is NOT_SET
+    assert w.actions_.redo.text() == "&Redo set Affective understanding to good"
+    assert not w.actions_.undo.isEnabled()
+    gui.press(w, Qt.Key.Key_PageDown)
+    gui.press(w, "z", modifier=CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert gui.stored(demo_project, "dana", "101", 2, "affective") == 4
+    assert ws.position == 2
+    assert ws.coding.value_of("affective") == 4
+
+
+def test_switching_coder_keeps_each_coders_work_apart(gui, qtbot, demo_project: Path, monkeypatch) -> None:
+    w = gui.open(demo_project)
+    gui.press(w, "3")
+    ws = w.workspace
+
+    def as_erin(project: Project, suggested: str | None) -> bool:
+        project.set_coder("erin")
+        return True
+
+    monkeypatch.setattr(w, "ask_coder", as_erin)
+    w.actions_.coder.trigger()
+    assert "erin" in w.coder_label.text()
+    ws = w.workspace
+    ws.go_to("101", 2)
+    assert ws.coding.value_of("overall") is NOT_SET  # dana's value is not erin's
+    assert "dana <b>3</b>" in ws.coding.rows["overall"].others_label.text()
+    ws.coding.setFocus()
+    gui.press(w, "O", "5")
+    assert gui.stored(demo_project, "erin", "101", 2, "overall") == 5
+    assert gui.stored(demo_project, "dana", "101", 2, "overall") == 3
+
+
+def test_blind_coding_hides_until_done(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    ws = w.workspace
+    w.actions_.blind.trigger()
+    assert ws.project.blind_coding
+    row = ws.coding.rows["overall"]
+    assert "hidden until you mark it done" in row.others_label.text()
+    assert "alice" not in row.others_label.text()
+    assert "Hidden while blind coding" in ws.ratings.shown_text()
+    assert "very good" not in ws.ratings.shown_text()
+
+    gui.press(w, "4", "D")  # rate, then done (D) moves on to turn 4
+    assert ws.position == 4
+    assert "hidden" in ws.coding.rows["overall"].others_label.text()
+    gui.press(w, Qt.Key.Key_PageUp)
+    assert ws.position == 2
+    assert "alice <b>5</b>" in row.others_label.text()
+    assert "overall: 5 very good" in ws.ratings.shown_text()
+    with Project.open(demo_project, backup=False) as p:
+        assert p.blind_coding
+
+    w.actions_.blind.trigger()  # off again: everything shows on unfinished turns too
+    gui.press(w, Qt.Key.Key_PageDown)
+    assert "alice" in ws.coding.rows["overall"].others_label.text()
+
+
+def test_reopening_restores_coder_and_last_position(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    w.workspace.go_to("105", 4)
+    w.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    assert again.open_project(demo_project)  # no coder given: remembered, no dialog
+    assert again.project.coder == "dana"
+    assert (again.workspace.conversation_id, again.workspace.position) == ("105", 4)
+    assert again.workspace.list_panel.current_id() == "105"
+
+
+def test_memo_is_saved_when_leaving_it(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    gui.press(w, "m", modifier=CTRL)
+    assert w.workspace.memo.editor.hasFocus()
+    gui.press(w, "Unsure: tone or content?")
+    gui.press(w, Qt.Key.Key_Escape)
+    assert w.workspace.coding.hasFocus()
+    with Project.open(demo_project, backup=False) as p:
+        assert p.turn_state("101", "dana")["memos"][(2, 0)] == "Unsure: tone or content?"
+    assert "edit memo" in w.actions_.undo.text()
+
+
+def test_another_window_changing_the_file_is_shown(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    with Project.open(demo_project, backup=False) as other:
+        other.set_coder("frank")
+        other.set_value(Unit("101", 2), "overall", 1)
+    gui.press(w, "R")
+    w.check_elsewhere()
+    assert "frank <b>1</b>" in w.workspace.coding.rows["overall"].others_label.text()
+    assert w.workspace.coding.focused_key == "response"  # the coder's place is kept
+    assert (w.workspace.conversation_id, w.workspace.position) == ("101", 2)
+
+
+def test_auto_advance_can_be_turned_off_and_is_remembered(gui, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    w.actions_.auto_advance.trigger()  # off
+    gui.press(w, "4")
+    assert w.workspace.coding.focused_key == "overall"
+    w.close()
+    again = gui.open(demo_project)
+    assert not again.actions_.auto_advance.isChecked()
+    assert not again.workspace.auto_advance
