@@ -7,7 +7,8 @@ and some paths do the same to ``True``/``False``. Python 3.12 and later make the
 immortal, so nothing happens there; on 3.11 the count of ``None`` reaches zero after some
 thousands of such calls and the interpreter aborts ("deallocating None"), which a coder
 would meet mid-session. These singletons must never be freed in any case, so we raise their
-counts far out of reach, which is what Python 3.12 does itself.
+counts far out of reach, which is what Python 3.12 does itself. pyproject.toml also keeps
+Python 3.11 installs below PySide6 6.12; the guard stays for environments that ignore pins.
 """
 
 from __future__ import annotations
