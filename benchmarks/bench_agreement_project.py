@@ -1,0 +1,127 @@
+"""Benchmark: agreement over a whole project (SQL read + tables + engine).
+
+Run by hand from the repository root (not collected by pytest)::
+
+    python benchmarks/bench_agreement_project.py                 # 100,000 assistant turns
+    python benchmarks/bench_agreement_project.py --turns 20000
+
+Builds a project straight through the store: ``--turns`` assistant turns (in conversations
+of 5), ``--coders`` coders (default 3) coding the 8 SENSE-7 codes on every turn (values
+1-5, about 10% not applicable), the users' own ratings on every turn. Then times
+``project_agreement`` with the users as a rater and no bootstrap, split into reading the
+project and computing, against a baseline measured in the same run:
+``krippendorff.alpha`` on the already prepared coders x units matrices of the same
+codings (the figure that dominates). No target is set here (the engine's own target is in
+``bench_agreement.py``); the point is to see where the time of a real job goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sense7_coder.domain.models import RATING_KEYS, Conversation, Turn  # noqa: E402
+from sense7_coder.project import Project  # noqa: E402
+from sense7_coder.project.agreement import (  # noqa: E402
+    AgreementOptions,
+    check_request,
+    project_agreement,
+    read_ratings,
+)
+from sense7_coder.resources import resolve_codebook  # noqa: E402
+from sense7_coder.store import conversations as store_conv  # noqa: E402
+
+PER_CONVERSATION = 5
+
+
+def build(folder: Path, turns: int, coders: int, seed: int) -> tuple[Project, dict[str, np.ndarray]]:
+    """The project, and per code the coders x units matrix of what was stored."""
+    rng = np.random.default_rng(seed)
+    n_conv = max(1, turns // PER_CONVERSATION)
+    units = n_conv * PER_CONVERSATION
+    project = Project.create(folder / "bench.sense7", resolve_codebook("sense7"))
+    truth = rng.integers(1, 6, (len(RATING_KEYS), units))
+    conversations = []
+    for c in range(n_conv):
+        conv_turns = []
+        for t in range(PER_CONVERSATION):
+            u = c * PER_CONVERSATION + t
+            conv_turns.append(Turn(2 * t + 1, "user", "question"))
+            conv_turns.append(Turn(2 * t + 2, "assistant", "answer", ratings={
+                key: int(truth[k, u]) for k, key in enumerate(RATING_KEYS)}))
+        conversations.append(Conversation(f"T{c:07d}", conv_turns, participant_id=f"P{c % 500}",
+                                          model="GPT4"))
+    matrices = {}
+    names = [f"coder{i}" for i in range(coders)]
+    with project.pdb.atomic() as db:
+        store_conv.insert_conversations(db, conversations)
+        db.conn.executemany("INSERT INTO coders(name) VALUES (?)", [(n,) for n in names])
+        cids = np.repeat([f"T{c:07d}" for c in range(n_conv)], PER_CONVERSATION)
+        positions = np.tile(np.arange(2, 2 * PER_CONVERSATION + 1, 2), n_conv)
+        for k, key in enumerate(RATING_KEYS):
+            noise = rng.integers(-1, 2, (coders, units)) * (rng.random((coders, units)) < 0.4)
+            values = np.clip(truth[k] + noise, 1, 5).astype(float)
+            values[rng.random(values.shape) < 0.10] = np.nan
+            matrices[key] = values
+            for i, name in enumerate(names):
+                db.conn.executemany(
+                    "INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+                    "VALUES (?,?,?,0,?,?)",
+                    ((name, cid, int(pos), key, None if np.isnan(v) else int(v))
+                     for cid, pos, v in zip(cids, positions, values[i], strict=True)),
+                )
+    return project, matrices
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--coders", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        project, matrices = build(Path(tmp), args.turns, args.coders, args.seed)
+        n = project.info()["codings"]
+        print(f"project with {n:,} codings and {project.info()['user_ratings']:,} users' "
+              f"ratings built in {time.perf_counter() - start:.1f} s")
+
+        start = time.perf_counter()
+        direct = {k: float(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal",
+                                              value_domain=[1, 2, 3, 4, 5]))
+                  for k, m in matrices.items()}
+        t_direct = time.perf_counter() - start
+        print(f"baseline, krippendorff.alpha on the prepared matrices: {t_direct:8.2f} s")
+
+        options = AgreementOptions(bootstrap=0, include_users=True)
+        start = time.perf_counter()
+        read_ratings(project, check_request(project, options), include_users=True)
+        t_read = time.perf_counter() - start
+        start = time.perf_counter()
+        report = project_agreement(project, options)
+        t_total = time.perf_counter() - start
+        print(f"project_agreement, all figures + users: {t_total:8.2f} s "
+              f"(of which reading the project {t_read:.2f} s), ratio to baseline "
+              f"{t_total / t_direct:.2f}, {len(report.records)} records")
+        worst = max(
+            abs((r.value or 0.0) - direct[r.code]) for r in report.records
+            if r.measure == "krippendorff_alpha" and len(r.coders) == args.coders
+        )
+        print(f"largest coders' alpha difference vs direct: {worst:.2e}")
+        project.close()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"process peak resident size: {rss:.0f} MiB")
+    return 0 if worst < 1e-9 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""Commands that analyse and combine projects: agreement, export, merge, consensus.
+
+Exit statuses: 0 done; 2 an error (one line on stderr: bad input, unknown code or coder,
+a source that cannot be merged); 3 ``merge`` refused because values conflict (the
+conflicts are listed on stderr, nothing was changed); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..domain.agreement import ALPHA, AgreementReport
+from ..domain.errors import ProjectError
+from ..domain.export import EXPORT_KINDS, neutralise
+from ..project import Project
+from ..project.agreement import AgreementOptions, project_agreement
+from ..project.export import export_project
+from ..project.merge import ON_CONFLICT, MergeConflicts, merge
+from ..project.reconcile import (
+    accept_majorities,
+    coders_vs_consensus,
+    disagreements,
+    reconcile_progress,
+)
+
+EXIT_CONFLICTS = 3
+LEVEL_CHOICES = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _names(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+class _ListAction(argparse.Action):
+    """``--codes a,b --codes c`` -> ['a', 'b', 'c']."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        items = list(getattr(namespace, self.dest, None) or [])
+        items += _names(str(values))
+        setattr(namespace, self.dest, items)
+
+
+def _add_filters(p: argparse.ArgumentParser, coders: bool = True) -> None:
+    p.add_argument("--codes", action=_ListAction, default=[], metavar="K,...",
+                   help="only these codes (keys, comma-separated; default: all)")
+    if coders:
+        p.add_argument("--coders", action=_ListAction, default=[], metavar="A,...",
+                       help="only these coders (default: all)")
+    p.add_argument("--model", action=_ListAction, default=[], metavar="M,...",
+                   help="only conversations with these assistants")
+    p.add_argument("--participant", action=_ListAction, default=[], metavar="P,...",
+                   help="only conversations of these participants")
+    p.add_argument("--attribute", action="append", default=[], metavar="NAME=VALUE",
+                   help="only conversations whose attribute NAME equals VALUE (repeatable)")
+
+
+def _add_agreement_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", choices=LEVEL_CHOICES,
+                   help="level of measurement for alpha (default: ordinal for ordinal codes, "
+                   "nominal otherwise; interval/ratio apply to numeric codes only)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap draws for alpha's 95%% interval (0 = none; default 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    p.add_argument("--include-users", action="store_true",
+                   help="compare every coder with the users' own ratings (codes with a "
+                   "user_rating key)")
+    p.add_argument("--no-consensus", action="store_true",
+                   help="leave the adjudicated consensus out of the comparison")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "agreement", help="inter-rater agreement per code",
+        description="Krippendorff's alpha (with a bootstrap 95%% interval), percent agreement, "
+        "Cohen's kappa per pair (weighted over the declared scale for ordinal codes) and "
+        "Fleiss' kappa among the coders; with --include-users every coder against the "
+        "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
+        "against the coders and users. Binary codes: a turn a coder marked done without "
+        "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667.",
+    )
+    p.add_argument("project", type=Path)
+    _add_filters(p)
+    _add_agreement_options(p)
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser(
+        "export", help="write a tidy CSV (long, wide, consensus, agreement, codebook)",
+        description="long: one row per coder x unit x code (reads back with import-codings); "
+        "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
+        "the adjudicated values; agreement: the agreement figures; codebook: one row per "
+        "code and level. Text cells that a spreadsheet would run as a formula (starting "
+        "with = + - @) get a leading ' unless --raw.",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("out", type=Path, metavar="OUT")
+    p.add_argument("--kind", choices=EXPORT_KINDS, required=True)
+    p.add_argument("--raw", action="store_true",
+                   help="write formula-like text cells unchanged (no leading ')")
+    _add_filters(p)
+    _add_agreement_options(p)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "merge", help="merge coders' project files into one project",
+        description="Adds the sources' conversations, coders, codings, turn status, memos and "
+        "consensus to TARGET in one transaction. Conversations are matched by id and turns by "
+        "position (their texts must be equal), codes by key (same kind and levels), coders "
+        "by name. Merging a file twice adds nothing. The same coder with a different value "
+        "for the same unit is a conflict: by default the merge is refused, conflicts listed, "
+        "nothing written (exit status 3); --on-conflict keep-target keeps the target's values "
+        "and merges the rest. A turn marked done in either file is done.",
+    )
+    p.add_argument("target", type=Path)
+    p.add_argument("sources", type=Path, nargs="+", metavar="SOURCE")
+    p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
+    p.add_argument("--on-conflict", choices=ON_CONFLICT, default="refuse")
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser(
+        "consensus", help="reconciliation progress; accept majorities in batch",
+        description="Shows, per code, the units two or more coders rated, those where they "
+        "differ and how many of those are decided, then the disagreements furthest apart "
+        "first and each coder's agreement with the consensus. --accept-majority records the "
+        "strict-majority value of the coders as the consensus of every unit rated by two "
+        "coders or more that has one (undecided units only, unless --overwrite), as "
+        "adjudicator --coder NAME. Coders' own codings never change.",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--coder", help="the adjudicator's name (needed for --accept-majority)")
+    p.add_argument("--role", choices=("adjudicator",),
+                   help="make --coder an adjudicator first")
+    p.add_argument("--accept-majority", action="store_true")
+    p.add_argument("--overwrite", action="store_true",
+                   help="with --accept-majority: replace decisions already taken")
+    p.add_argument("--list", type=int, default=10, metavar="N",
+                   help="show the N disagreements furthest apart (default 10; 0 = none)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    _add_filters(p)
+    p.set_defaults(func=cmd_consensus)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def _attributes(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ProjectError(f"--attribute {item!r}: write NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _options(args: argparse.Namespace) -> AgreementOptions:
+    return AgreementOptions(
+        codes=args.codes, coders=getattr(args, "coders", []), models=args.model,
+        participants=args.participant, attributes=_attributes(args.attribute),
+        level=getattr(args, "level", None), bootstrap=getattr(args, "bootstrap", 0),
+        seed=getattr(args, "seed", 0), include_users=getattr(args, "include_users", False),
+        include_consensus=not getattr(args, "no_consensus", False),
+    )
+
+
+def _progress(what: str) -> Callable[[int, int], None] | None:
+    """A one-line progress display on stderr, when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{what}: {100 * done // max(total, 1):3d}%{end}")
+        sys.stderr.flush()
+
+    return show
+
+
+def _open(path: Path, *, backup: bool = False) -> Project:
+    return Project.open(path, backup=backup)
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    return lines
+
+
+def agreement_lines(report: AgreementReport) -> list[str]:
+    """The report as an aligned table (undefined figures explained below it)."""
+    rows = []
+    footnotes = []
+    for r in report.records:
+        scale = r.level or ("unweighted" if r.weights == "none" else f"{r.weights or ''} weights".strip())
+        ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
+        value = _fmt(r.value)
+        if r.value is None:
+            reason = r.note.split(";")[0]
+            footnotes.append(f"{r.code}, {r.measure}, {', '.join(r.coders)}: {reason}")
+            value = f"undefined ({len(footnotes)})"
+        band = r.band() if r.measure == ALPHA and r.value is not None else ""
+        rows.append([r.code, r.measure, scale, ", ".join(r.coders), value, ci,
+                     str(r.n_units), band])
+    header = ["code", "measure", "level/weights", "raters", "value", "95% CI", "units", "band"]
+    lines = _table(rows, header)
+    if footnotes:
+        lines += ["", "undefined figures:"]
+        lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
+    lines += ["", "alpha bands: good >= .800, tentative >= .667 (Krippendorff); kappa weights "
+              "over each code's declared scale"]
+    return lines
+
+
+# -- commands --------------------------------------------------------------------------------
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        report = project_agreement(project, _options(args), progress=_progress("agreement"))
+    if args.format == "json":
+        print(json.dumps(report.to_records(), indent=2, ensure_ascii=False))
+    elif args.format == "csv":
+        sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
+    else:
+        print("\n".join(agreement_lines(report)))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args.project) as project:
+        summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
+                                 progress=_progress("export"))
+    print(summary.line())
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    with _open(args.target, backup=not args.dry_run) as project:
+        try:
+            report = merge(project, args.sources, dry_run=args.dry_run,
+                           on_conflict=args.on_conflict, progress=_progress("merge"))
+        except MergeConflicts as e:
+            for line in e.report.lines():
+                print(line, file=sys.stderr)
+            print(f"sense7-coder: error: {e}", file=sys.stderr)
+            return EXIT_CONFLICTS
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def cmd_consensus(args: argparse.Namespace) -> int:
+    filt = _options(args).conversation_filter()
+    with _open(args.project) as project:
+        accepted = None
+        if args.accept_majority:
+            if not args.coder:
+                raise ProjectError("--accept-majority needs --coder NAME (an adjudicator)")
+            project.set_coder(args.coder, args.role)
+            cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
+                                    conversations=filt, overwrite=args.overwrite,
+                                    progress=_progress("consensus"))
+            accepted = len(cmd.cells)
+        elif args.coder and args.role:
+            project.set_coder(args.coder, args.role)
+        progress = reconcile_progress(project, codes=args.codes, coders=args.coders,
+                                      conversations=filt)
+        queue = disagreements(project, codes=args.codes, coders=args.coders,
+                              conversations=filt, undecided_only=True)
+        vs = coders_vs_consensus(project, codes=args.codes, coders=args.coders,
+                                 conversations=filt, bootstrap=0)
+    alphas = [r for r in vs.records if r.measure == ALPHA]
+    if args.format == "json":
+        print(json.dumps({
+            "accepted": accepted,
+            "progress": [p.to_dict() for p in progress],
+            "open": [d.to_dict() for d in queue[: max(args.list, 0)]],
+            "open_total": len(queue),
+            "coders_vs_consensus": [r.to_dict() for r in alphas],
+        }, indent=2, ensure_ascii=False, default=str))
+        return 0
+    if accepted is not None:
+        print(f"accepted the majority on {accepted} units")
+    print("\n".join(_table(
+        [[p.code, str(p.compared), str(p.disagreeing), str(p.decided), str(p.open),
+          str(p.consensus)] for p in progress],
+        ["code", "compared", "disagreeing", "decided", "open", "consensus"],
+    )))
+    if queue and args.list > 0:
+        print(f"\nopen disagreements ({len(queue)}), furthest apart first:")
+        for d in queue[: args.list]:
+            values = ", ".join(f"{c}={'NA' if v is None else v}" for c, v in d.values.items())
+            where = f"{d.unit.conversation_id} turn {d.unit.position}"
+            if d.unit.sentence:
+                where += f" sentence {d.unit.sentence}"
+            majority = "" if not d.has_majority else (
+                f"  majority: {'NA' if d.majority is None else d.majority}")
+            print(f"  {d.code:<12} {where:<24} {values}{majority}")
+    if alphas:
+        print("\ncoders vs consensus (alpha):")
+        print("\n".join("  " + line for line in _table(
+            [[r.code, r.coders[0], _fmt(r.value), str(r.n_units)] for r in alphas],
+            ["code", "coder", "alpha", "units"],
+        )))
+    return 0

@@ -1,0 +1,340 @@
+"""Tidy CSV exports (pure: pandas frames in, a CSV file out).
+
+Kinds (``EXPORT_KINDS``):
+
+* ``long`` -- one row per coder x unit x code: ``coder, conversation_id, participant_id,
+  model, turn, sentence, role, code, value, level_label, user_rating``. ``turn`` is empty
+  for conversation-level codes, ``sentence`` empty unless the code is sentence level.
+  ``value`` is ``NA`` for "not applicable" (never empty), so the file reads back with
+  ``import-codings``. ``user_rating`` is the user's own rating of that turn on the code's
+  ``user_rating`` key (``NA`` when the user marked it not applicable, empty when unrated).
+* ``wide`` -- one row per unit (``conversation_id, participant_id, model, turn,
+  sentence, role``) and one column per code and coder named ``<code>__<coder>`` (two
+  underscores), codes in codebook order, coders by name. ``NA`` = not applicable; an
+  empty cell = that coder did not code it.
+* ``consensus`` -- one row per decided unit x code: the ``long`` columns without
+  ``coder``, plus ``adjudicator, rationale, decided_at``.
+* ``agreement`` -- the agreement report, one row per figure.
+* ``codebook`` -- one row per code x level.
+
+Files are UTF-8 with CRLF line ends (RFC 4180), so that a cell holding a line break or a
+carriage return is quoted and every reader sees one record per row. Spreadsheet formula injection: a text cell that
+starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain
+number is written with a leading ``'`` so that spreadsheet programs show it as text;
+``raw=True`` writes such cells unchanged (do that when a conversation id, coder name or
+level itself starts with one of those characters and the file must read back as is).
+
+A file is written under a temporary name in the same folder and renamed when complete,
+so a failed or cancelled export never leaves a half-written CSV behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .codebook import Code, Codebook
+from .errors import Cancelled, Sense7Error
+
+EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook")
+LONG_COLUMNS = (
+    "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
+    "value", "level_label", "user_rating",
+)
+UNIT_META = ("conversation_id", "participant_id", "model", "turn", "sentence", "role")
+CONSENSUS_COLUMNS = (
+    *UNIT_META, "code", "value", "level_label", "adjudicator", "rationale", "decided_at",
+    "user_rating",
+)
+CODEBOOK_COLUMNS = (
+    "code", "label", "kind", "unit", "applies_to", "group", "user_rating", "allow_na",
+    "retired", "level_value", "level_label", "level_description", "description", "include",
+    "exclude",
+)
+#: separator between code and coder in the wide table's column names
+WIDE_SEPARATOR = "__"
+NA_TEXT = "NA"
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+CHUNK_ROWS = 200_000
+LINE_END = "\r\n"
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+
+class ExportError(Sense7Error):
+    """An export that cannot be written (bad destination, unknown kind)."""
+
+
+# -- building the tables ---------------------------------------------------------------------
+
+def categorical(values: pd.Series | np.ndarray) -> pd.Categorical:
+    """The column as a Categorical (missing values stay missing).
+
+    Export columns repeat few values (coders, models, codes, levels); as categoricals
+    they are formatted once per distinct value when written, and the formula check looks
+    at each distinct value once.
+    """
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        return values.array
+    arr = values.to_numpy(dtype=object) if isinstance(values, pd.Series) else values
+    codes, uniques = pd.factorize(arr)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object))
+
+
+def _factorized(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a column; free for a categorical one."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col.cat.codes.to_numpy(), col.cat.categories.to_numpy(dtype=object)
+    codes, uniques = pd.factorize(col.to_numpy(dtype=object))
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _turn_columns(frame: pd.DataFrame) -> tuple[pd.Categorical, pd.Categorical]:
+    """``turn`` (empty for conversation level) and ``sentence`` (empty unless sentence level)."""
+    out = []
+    for name in ("position", "sentence"):
+        numbers = frame[name].to_numpy(dtype=np.int64)
+        codes, uniques = pd.factorize(np.where(numbers > 0, numbers, -1))
+        keep = uniques > 0
+        remap = np.where(keep, np.cumsum(keep) - 1, -1)
+        out.append(pd.Categorical.from_codes(
+            remap[codes] if len(codes) else codes, categories=pd.Index(uniques[keep])
+        ))
+    return out[0], out[1]
+
+
+def _values_and_labels(
+    frame: pd.DataFrame, codebook: Codebook
+) -> tuple[pd.Categorical, pd.Categorical]:
+    """``value`` with not applicable written as 'NA', and each value's level label.
+
+    Works on the distinct (code, value) pairs: the labels are looked up once per pair.
+    """
+    code_idx, code_keys = _factorized(frame["code"])
+    value_idx, values = pd.factorize(frame["value"].to_numpy(dtype=object))  # -1 = NA
+    width = len(values) + 1  # slot 0 of each code = not applicable
+    table = np.full(len(code_keys) * width, None, dtype=object)
+    for i, key in enumerate(code_keys):
+        code = codebook.get(str(key))
+        mapping = {lv.value: lv.label for lv in code.levels} if code is not None else {}
+        table[i * width] = "not applicable"
+        for j, v in enumerate(values):
+            table[i * width + j + 1] = mapping.get(v)
+    label_idx, labels = pd.factorize(table)
+    pair = code_idx.astype(np.int64) * width + value_idx + 1
+    label = pd.Categorical.from_codes(
+        label_idx[pair] if len(pair) else pair, categories=pd.Index(labels, dtype=object)
+    )
+    value_codes = np.where(value_idx < 0, len(values), value_idx)
+    shown = pd.Index([*values, NA_TEXT], dtype=object)
+    if shown.has_duplicates:  # a nominal level literally called 'NA'
+        plain = np.append(np.asarray(values, dtype=object), NA_TEXT)
+        return categorical(plain[value_codes]), label
+    return pd.Categorical.from_codes(value_codes, categories=shown), label
+
+
+def _user_rating(frame: pd.DataFrame) -> pd.Categorical:
+    if "user_rating" not in frame.columns:
+        return pd.Categorical([None] * len(frame))
+    return categorical(frame["user_rating"])
+
+
+def long_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
+    """The ``long`` export from the store's codings frame (see the module notes)."""
+    turn, sentence = _turn_columns(codings)
+    value, label = _values_and_labels(codings, codebook)
+    return pd.DataFrame({
+        "coder": categorical(codings["coder"]),
+        "conversation_id": categorical(codings["conversation_id"]),
+        "participant_id": categorical(codings["participant_id"]),
+        "model": categorical(codings["model"]),
+        "turn": turn,
+        "sentence": sentence,
+        "role": categorical(codings["role"]),
+        "code": categorical(codings["code"]),
+        "value": value,
+        "level_label": label,
+        "user_rating": _user_rating(codings),
+    }, columns=list(LONG_COLUMNS))
+
+
+def consensus_table(consensus: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
+    """The ``consensus`` export from the store's consensus frame."""
+    turn, sentence = _turn_columns(consensus)
+    value, label = _values_and_labels(consensus, codebook)
+    return pd.DataFrame({
+        "conversation_id": categorical(consensus["conversation_id"]),
+        "participant_id": categorical(consensus["participant_id"]),
+        "model": categorical(consensus["model"]),
+        "turn": turn,
+        "sentence": sentence,
+        "role": categorical(consensus["role"]),
+        "code": categorical(consensus["code"]),
+        "value": value,
+        "level_label": label,
+        "adjudicator": consensus["adjudicator"],
+        "rationale": consensus["rationale"],
+        "decided_at": consensus["decided_at"],
+        "user_rating": _user_rating(consensus),
+    }, columns=list(CONSENSUS_COLUMNS))
+
+
+def wide_column(code: str, coder: str) -> str:
+    return f"{code}{WIDE_SEPARATOR}{coder}"
+
+
+def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
+    """The ``wide`` export: one row per unit, a ``<code>__<coder>`` column per code and coder."""
+    keys = ["conversation_id", "position", "sentence"]
+    meta = codings[[*keys, "participant_id", "model", "role"]].drop_duplicates(keys)
+    if not len(codings):
+        turn, sentence = _turn_columns(meta)
+        return pd.DataFrame({"conversation_id": meta["conversation_id"], "participant_id": [],
+                             "model": [], "turn": turn, "sentence": sentence, "role": []},
+                            columns=list(UNIT_META))
+    value, _ = _values_and_labels(codings, codebook)
+    column = codings["code"].astype(str) + WIDE_SEPARATOR + codings["coder"].astype(str)
+    cells = pd.DataFrame({"column": column, "value": value})
+    for k in keys:
+        cells[k] = codings[k]
+    table = cells.pivot(index=keys, columns="column", values="value")
+    rank = {c.key: i for i, c in enumerate(codebook.codes)}
+    pairs = codings[["code", "coder"]].drop_duplicates()
+    ordered = sorted(
+        zip(pairs["code"].astype(str), pairs["coder"].astype(str), strict=True),
+        key=lambda p: (rank.get(p[0], len(rank)), p[0], p[1]),
+    )
+    names = [wide_column(code, coder) for code, coder in ordered]
+    table = meta.merge(table[names], left_on=keys, right_index=True, how="left")
+    turn, sentence = _turn_columns(table)
+    out = table[["conversation_id", "participant_id", "model"]].copy()
+    out["turn"] = turn
+    out["sentence"] = sentence
+    out["role"] = table["role"]
+    return pd.concat([out, table[names]], axis=1).reset_index(drop=True)
+
+
+def codebook_table(codebook: Codebook) -> pd.DataFrame:
+    """The ``codebook`` export: one row per code and level."""
+    rows = []
+    for code in codebook.codes:
+        rows += [_code_row(code, lv.value, lv.label, lv.description) for lv in code.levels]
+    return pd.DataFrame(rows, columns=list(CODEBOOK_COLUMNS))
+
+
+def _code_row(code: Code, value: int | str, label: str, description: str) -> dict[str, object]:
+    return {
+        "code": code.key, "label": code.label, "kind": code.kind, "unit": code.unit,
+        "applies_to": code.applies_to, "group": code.group, "user_rating": code.user_rating,
+        "allow_na": int(code.allow_na), "retired": int(code.retired), "level_value": value,
+        "level_label": label, "level_description": description,
+        "description": code.description, "include": code.include, "exclude": code.exclude,
+    }
+
+
+# -- formula neutralisation ------------------------------------------------------------------
+
+def is_formula(text: str) -> bool:
+    """Would a spreadsheet read this cell as a formula? (plain numbers are fine)."""
+    return text[:1] in FORMULA_START and not _NUMBER.match(text)
+
+
+def _formulas(values: np.ndarray) -> list[str]:
+    return [u for u in pd.unique(values) if isinstance(u, str) and is_formula(u)]
+
+
+def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Prefix ``'`` to every text cell that a spreadsheet would take for a formula.
+
+    Looks at the distinct values of each text column (the categories of a categorical
+    one), so millions of repeated ids cost one hash pass. Returns ``frame`` itself when
+    nothing needs changing.
+    """
+    changed: dict[str, pd.Series | pd.Categorical] = {}
+    for name in frame.columns:
+        col = frame[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            cats = col.cat.categories
+            bad = set(_formulas(cats.to_numpy(dtype=object)))
+            if not bad:
+                continue
+            renamed = pd.Index(["'" + c if c in bad else c for c in cats], dtype=object)
+            if not renamed.has_duplicates:
+                changed[name] = pd.Categorical.from_codes(col.cat.codes.to_numpy(),
+                                                          categories=renamed)
+                continue
+            col = col.astype(object)
+        elif not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+            continue
+        values = col.to_numpy(dtype=object)
+        bad_list = _formulas(values)
+        if not bad_list:
+            continue
+        mask = col.isin(bad_list).to_numpy()
+        fixed = values.copy()
+        fixed[mask] = ["'" + v for v in values[mask]]
+        changed[name] = pd.Series(fixed, index=col.index, dtype=object)
+    if not changed:
+        return frame
+    out = frame.copy()
+    for name, new_col in changed.items():
+        out[name] = new_col
+    return out
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+def _check_destination(path: Path) -> None:
+    if path.is_dir():
+        raise ExportError(f"{path}: is a folder; give a file name for the export")
+    if not path.parent.is_dir():
+        raise ExportError(f"{path}: the folder {path.parent} does not exist")
+
+
+def write_csv(
+    frame: pd.DataFrame,
+    path: str | Path,
+    *,
+    raw: bool = False,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> int:
+    """Write ``frame`` as UTF-8 CSV at ``path``, atomically; returns the number of rows.
+
+    Formula-like text cells are neutralised unless ``raw``. ``progress(rows, total)`` is
+    called after each chunk; ``cancel()`` is asked before each chunk and raises
+    :class:`Cancelled` (the destination is then untouched).
+    """
+    path = Path(path)
+    _check_destination(path)
+    data = frame if raw else neutralise(frame)
+    total = len(data)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
+    try:
+        with open(tmp, "x", encoding="utf-8", newline="") as fh:
+            if total == 0:
+                data.to_csv(fh, index=False, lineterminator=LINE_END)
+            for start in range(0, total, max(chunk_rows, 1)):
+                if cancel and cancel():
+                    raise Cancelled()
+                part = data.iloc[start : start + chunk_rows]
+                part.to_csv(fh, index=False, header=start == 0, lineterminator=LINE_END)
+                if progress:
+                    progress(min(start + chunk_rows, total), total)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return total
+

@@ -1,0 +1,359 @@
+"""Agreement over a project: which values enter, per code, and the job that computes it.
+
+What counts as a rating of a unit (a conversation, turn or sentence, by the code's unit):
+
+* a coder's stored value; "not applicable" is missing, never a level;
+* for **binary** codes, a turn the coder has marked *done* without the code counts as
+  absent (0) -- the coder looked and did not apply it; a turn not marked done stays
+  missing. For sentence-level binary codes this holds for every stored sentence of a
+  done turn; for conversation-level ones once the coder has finished every turn of the
+  role the code applies to;
+* the users' own rating (rater ``users``) of a turn on the code's ``user_rating`` key,
+  when asked for; ratings off the code's scale are left out (the note says how many);
+* the adjudicated consensus (rater ``consensus``), when the code has any decisions.
+
+The users and the consensus are *references*: the coders' figures are computed among the
+coders only, then each coder (and the consensus) is compared with them.
+
+The maths lives in :mod:`sense7_coder.domain.agreement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..domain.agreement import (
+    CONSENSUS_RATER,
+    LEVELS,
+    USERS_RATER,
+    AgreementReport,
+    CodeFrameSpec,
+    agreement_report,
+)
+from ..domain.codebook import Code
+from ..domain.errors import Cancelled, ProjectError
+from ..store import frames
+from ..store.conversations import ConversationFilter, distinct_values
+from .project import Project
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+#: turn roles a code's ``applies_to`` covers
+ROLES_OF = {
+    "assistant": ("assistant",),
+    "user": ("user",),
+    "any": ("user", "assistant", "system"),
+}
+UNIT_COLUMNS = ("conversation_id", "position", "sentence")
+RESERVED = (USERS_RATER, CONSENSUS_RATER)
+
+
+@dataclass
+class AgreementOptions:
+    """What to compute: filters, level of measurement, bootstrap and extra raters.
+
+    Empty filters mean "all". ``level`` overrides the level of measurement of every code
+    whose levels allow it (interval and ratio need numeric levels; nominal codes keep
+    nominal then).
+    """
+
+    codes: Sequence[str] = ()
+    coders: Sequence[str] = ()
+    models: Sequence[str] = ()
+    participants: Sequence[str] = ()
+    attributes: dict[str, str] = field(default_factory=dict)
+    conversation_ids: Sequence[str] = ()
+    level: str | None = None
+    bootstrap: int = 1000
+    seed: int | None = 0
+    include_users: bool = False
+    include_consensus: bool = True
+
+    def conversation_filter(self) -> ConversationFilter:
+        return ConversationFilter(
+            models=list(self.models),
+            participants=list(self.participants),
+            attributes=dict(self.attributes) or None,
+            conversation_ids=list(self.conversation_ids),
+        )
+
+
+# -- checking the request --------------------------------------------------------------------
+
+def _unknown(kind: str, asked: Sequence[str], known: Sequence[str]) -> ProjectError:
+    missing = [a for a in asked if a not in set(known)]
+    listed = ", ".join(known) if known else "none"
+    return ProjectError(f"no {kind} {', '.join(repr(m) for m in missing)} in this project "
+                        f"(known: {listed})")
+
+
+def check_request(project: Project, options: AgreementOptions) -> list[Code]:
+    """The codes to compute, after checking every name in the filters exists."""
+    if options.level is not None and options.level not in LEVELS:
+        raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
+    if options.bootstrap < 0:
+        raise ProjectError("the number of bootstrap draws cannot be negative")
+    book = project.codebook
+    if options.codes:
+        if any(book.get(k) is None for k in options.codes):
+            raise _unknown("code", options.codes, [c.key for c in book.codes])
+        codes = [book.code(k) for k in dict.fromkeys(options.codes)]
+    else:
+        codes = list(book.active)
+    coder_names = [c["name"] for c in project.coders()]
+    if any(c not in coder_names for c in options.coders):
+        raise _unknown("coder", options.coders, coder_names)
+    for column, asked, kind in (
+        ("model", options.models, "model"),
+        ("participant_id", options.participants, "participant"),
+    ):
+        known = distinct_values(project.db, column)
+        if any(a not in known for a in asked):
+            raise _unknown(kind, asked, known)
+    if not codes:
+        raise ProjectError("the project's codebook has no codes to compare")
+    return codes
+
+
+# -- building the ratings --------------------------------------------------------------------
+
+def _rename_reserved(frame: pd.DataFrame) -> pd.DataFrame:
+    """A coder who happens to be called 'users' or 'consensus' keeps a distinct name."""
+    clash = frame["coder"].isin(RESERVED)
+    if clash.any():
+        frame = frame.copy()
+        frame.loc[clash, "coder"] = frame.loc[clash, "coder"] + " (coder)"
+    return frame
+
+
+def _binary_absent(
+    code: Code,
+    coded: pd.DataFrame,
+    done: pd.DataFrame,
+    turns: pd.DataFrame,
+    sentences: pd.DataFrame,
+) -> pd.DataFrame:
+    """Rows (coder, unit, value 0) for units of finished turns the coder left without the code."""
+    roles = ROLES_OF.get(code.applies_to, ("assistant",))
+    role_turns = turns[turns["role"].isin(roles)][["conversation_id", "position"]]
+    if code.unit == "turn":
+        cand = done.merge(role_turns, on=["conversation_id", "position"])
+        cand = cand.assign(sentence=0)
+    elif code.unit == "sentence":
+        sents = sentences[sentences["role"].isin(roles)][list(UNIT_COLUMNS)]
+        cand = done.merge(sents, on=["conversation_id", "position"])
+    else:
+        wanted = role_turns.groupby("conversation_id").size().rename("wanted")
+        finished = (
+            done.merge(role_turns, on=["conversation_id", "position"])
+            .groupby(["coder", "conversation_id"]).size().rename("finished").reset_index()
+        )
+        finished = finished.join(wanted, on="conversation_id")
+        cand = finished[finished["finished"] >= finished["wanted"]][["coder", "conversation_id"]]
+        cand = cand.assign(position=0, sentence=0)
+    cand = cand[["coder", *UNIT_COLUMNS]]
+    keys = ["coder", *UNIT_COLUMNS]
+    merged = cand.merge(coded[keys].drop_duplicates(), on=keys, how="left", indicator=True)
+    absent = merged[merged["_merge"] == "left_only"][keys].copy()
+    absent["value"] = np.zeros(len(absent), dtype=object)  # Python ints, like stored values
+    return absent
+
+
+def _users_rows(code: Code, ratings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The users' ratings of ``code`` as rater 'users'; and how many were off its scale."""
+    rows = ratings[(ratings["rating"] == code.user_rating) & ratings["value"].notna()]
+    values = rows["value"].astype(object)
+    on_scale = values.isin(code.values)
+    out = pd.DataFrame({
+        "coder": USERS_RATER,
+        "conversation_id": rows["conversation_id"],
+        "position": rows["position"],
+        "sentence": 0,
+        "value": values.map(int).where(on_scale, None),
+    })[on_scale.to_numpy()]
+    return out, int((~on_scale).sum())
+
+
+@dataclass
+class ProjectRatings:
+    """Everything read from the project for one agreement job."""
+
+    codings: pd.DataFrame
+    done: pd.DataFrame
+    turns: pd.DataFrame
+    sentences: pd.DataFrame
+    consensus: pd.DataFrame
+    user_ratings: pd.DataFrame
+
+
+def _empty(*columns: str) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
+
+
+def read_ratings(
+    project: Project,
+    codes: Sequence[Code],
+    *,
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    include_users: bool = False,
+    include_consensus: bool = True,
+) -> ProjectRatings:
+    """Read the project's tables once for the given (non-empty list of) codes and filters."""
+    db = project.db
+    keys = [c.key for c in codes]
+    binary = [c for c in codes if c.kind == "binary"]
+    rating_keys = [c.user_rating for c in codes if c.user_rating and c.unit == "turn"]
+    data = ProjectRatings(
+        codings=frames.coding_values_frame(db, codes=keys, coders=coders,
+                                           conversations=conversations),
+        done=_empty("coder", "conversation_id", "position"),
+        turns=_empty("conversation_id", "position", "role"),
+        sentences=_empty("conversation_id", "position", "sentence", "role"),
+        consensus=_empty(*frames.CONSENSUS_COLUMNS),
+        user_ratings=_empty("conversation_id", "position", "rating", "value"),
+    )
+    if binary:
+        data.done = frames.statuses_frame(db, coders=coders, conversations=conversations)
+        data.turns = frames.turns_frame(db, conversations=conversations)
+        if any(c.unit == "sentence" for c in binary):
+            data.sentences = frames.sentences_frame(db, conversations=conversations)
+    if include_consensus:
+        data.consensus = frames.consensus_frame(db, codes=keys, conversations=conversations)
+    if include_users and rating_keys:
+        data.user_ratings = frames.user_ratings_frame(
+            db, ratings=rating_keys, conversations=conversations
+        )
+    return data
+
+
+def code_values(code: Code, data: ProjectRatings) -> pd.DataFrame:
+    """The coders' values of one code: coder, conversation_id, position, sentence, value.
+
+    Applies the binary rule (done turn without the code = 0). NA stays None here.
+    """
+    coded = data.codings[data.codings["code"] == code.key]
+    coded = coded[["coder", *UNIT_COLUMNS, "value"]]
+    if code.kind == "binary":
+        absent = _binary_absent(code, coded, data.done, data.turns, data.sentences)
+        if len(absent):
+            coded = pd.concat([coded, absent], ignore_index=True)
+    return _rename_reserved(coded.reset_index(drop=True))
+
+
+def unit_key(frame: pd.DataFrame) -> pd.Series:
+    """One text key per unit (conversation id, turn and sentence), for the agreement tables."""
+    return (
+        frame["conversation_id"].astype(str) + "\x1f" + frame["position"].astype(str)
+        + "\x1f" + frame["sentence"].astype(str)
+    )
+
+
+def unit_ids(frame: pd.DataFrame) -> np.ndarray:
+    """One integer per unit of ``frame`` (equal units, equal ids), cheaper than text keys.
+
+    Only comparable within one frame; falls back to :func:`unit_key` for positions or
+    sentence numbers beyond 65535.
+    """
+    position = frame["position"].to_numpy(dtype=np.int64)
+    sentence = frame["sentence"].to_numpy(dtype=np.int64)
+    if len(frame) and (position.max() >= 1 << 16 or sentence.max() >= 1 << 16):
+        return pd.factorize(unit_key(frame).to_numpy(dtype=object))[0].astype(np.int64)
+    conv = pd.factorize(frame["conversation_id"].to_numpy(dtype=object))[0].astype(np.int64)
+    return (conv << 32) | (position << 16) | sentence
+
+
+def code_spec(
+    code: Code,
+    data: ProjectRatings,
+    *,
+    level: str | None = None,
+    include_users: bool = False,
+    include_consensus: bool = True,
+) -> tuple[CodeFrameSpec, int]:
+    """The long table (unit, coder, value) of one code with its references.
+
+    Returns the spec and the number of users' ratings left out for being off the scale.
+    """
+    parts = [code_values(code, data)]
+    references: list[str] = []
+    off_scale = 0
+    # the users come first so that the consensus is compared with them as a rater too
+    if include_users and code.user_rating and code.unit == "turn":
+        users, off_scale = _users_rows(code, data.user_ratings)
+        parts.append(users)
+        references.append(USERS_RATER)
+    if include_consensus:
+        cons = data.consensus[data.consensus["code"] == code.key]
+        if len(cons):
+            parts.append(cons[list(UNIT_COLUMNS) + ["value"]].assign(coder=CONSENSUS_RATER))
+            references.append(CONSENSUS_RATER)
+    table = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(
+        len(p) for p in parts) else parts[0]
+    frame = pd.DataFrame({
+        "unit": unit_ids(table),
+        "coder": table["coder"].astype(str),
+        "value": table["value"].astype(object),
+    })
+    numeric = all(isinstance(v, int) for v in code.values)
+    use_level = level
+    if level in ("interval", "ratio") and not numeric:
+        use_level = None  # keeps nominal; the record's level column says so
+    spec = CodeFrameSpec(frame=frame, kind=code.kind, scale=list(code.values), level=use_level,
+                         references=references)
+    return spec, off_scale
+
+
+def project_agreement(
+    project: Project,
+    options: AgreementOptions | None = None,
+    *,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> AgreementReport:
+    """Agreement for every selected code of the project (one job; may run off the GUI thread
+    on its own :class:`Project`). Raises :class:`ProjectError` when nothing matches."""
+    options = options or AgreementOptions()
+    codes = check_request(project, options)
+    if cancel and cancel():
+        raise Cancelled()
+    data = read_ratings(
+        project, codes, coders=options.coders, conversations=options.conversation_filter(),
+        include_users=options.include_users, include_consensus=options.include_consensus,
+    )
+    specs: dict[str, CodeFrameSpec] = {}
+    notes: dict[str, str] = {}
+    for code in codes:
+        spec, off_scale = code_spec(
+            code, data, level=options.level, include_users=options.include_users,
+            include_consensus=options.include_consensus,
+        )
+        has_coders = (~spec.frame["coder"].isin(RESERVED)).any()
+        if not has_coders and not options.codes:
+            continue  # a code nobody (of those asked) has coded is left out unless asked for
+        specs[code.key] = spec
+        if off_scale:
+            notes[code.key] = (f"{off_scale} users' ratings off the scale "
+                               f"{', '.join(map(str, code.values))} left out")
+    if not specs:
+        raise ProjectError(
+            "no codings match the selection; nothing to compare (check --codes, --coders, "
+            "--model, --participant)"
+        )
+    try:
+        report = agreement_report(
+            specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
+            cancel=cancel,
+        )
+    except ValueError as e:
+        raise ProjectError(str(e)) from None
+    for record in report.records:
+        if record.code in notes and USERS_RATER in record.coders:
+            record.note = f"{record.note}; {notes[record.code]}" if record.note else notes[
+                record.code]
+    return report

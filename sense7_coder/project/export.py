@@ -1,0 +1,104 @@
+"""Exporting a project as tidy CSV: read the frames, shape them, write atomically.
+
+The shapes and the file rules are in :mod:`sense7_coder.domain.export`. The ``long``,
+``wide`` and ``consensus`` kinds hold what is stored: a binary code a coder did not apply
+is absent from them (the agreement figures, not the export, count finished turns as 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+from ..domain.codebook import Codebook
+from ..domain.errors import Cancelled, ProjectError
+from ..domain.export import (
+    EXPORT_KINDS,
+    codebook_table,
+    consensus_table,
+    long_table,
+    wide_table,
+    write_csv,
+)
+from ..store import frames
+from .agreement import AgreementOptions, check_request, project_agreement
+from .project import Project
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+
+@dataclass
+class ExportSummary:
+    path: Path
+    kind: str
+    rows: int
+    columns: int
+
+    def line(self) -> str:
+        return f"wrote {self.path}: {self.rows} rows, {self.columns} columns ({self.kind})"
+
+
+def export_frame(
+    project: Project,
+    kind: str,
+    options: AgreementOptions | None = None,
+    *,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> pd.DataFrame:
+    """The table an export of ``kind`` writes, for the codes, coders and conversations in
+    ``options`` (the agreement kind uses all of ``options``)."""
+    if kind not in EXPORT_KINDS:
+        raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
+    options = options or AgreementOptions()
+    if kind == "agreement":
+        return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
+    selected = check_request(project, options)
+    keys = [c.key for c in selected]
+    book = project.codebook
+    filt = options.conversation_filter()
+    if kind == "codebook":
+        return codebook_table(Codebook(book.name, selected, book.title, book.description))
+    if kind == "consensus":
+        return consensus_table(frames.consensus_frame(project.db, codes=keys, conversations=filt,
+                                                      categorical=True), book)
+    codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
+                                   conversations=filt, categorical=True)
+    if cancel and cancel():
+        raise Cancelled()
+    return long_table(codings, book) if kind == "long" else wide_table(codings, book)
+
+
+def export_project(
+    project: Project,
+    out: str | Path,
+    kind: str,
+    options: AgreementOptions | None = None,
+    *,
+    raw: bool = False,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> ExportSummary:
+    """Write one export of the project to ``out`` (see :func:`export_frame`).
+
+    Progress runs over reading (first half) and writing (second half); for the
+    agreement kind the computation takes the first half.
+    """
+    def first_half(done: int, total: int) -> None:
+        if progress:
+            progress(done, 2 * max(total, 1))
+
+    def second_half(done: int, total: int) -> None:
+        if progress:
+            progress(max(total, 1) + done, 2 * max(total, 1))
+
+    if options is not None and kind != "agreement":
+        options = replace(options, bootstrap=0)
+    table = export_frame(project, kind, options, progress=first_half, cancel=cancel)
+    rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
+    return ExportSummary(Path(out), kind, rows, len(table.columns))
+

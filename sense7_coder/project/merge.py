@@ -1,0 +1,345 @@
+"""Merging coders' project files into one project.
+
+Each coder codes in a copy of the project; :func:`merge` brings their work together:
+
+* **conversations** are matched by id and **turns** by position; a conversation in both
+  files must have the same turns (role and text) -- otherwise the merge is refused,
+  naming the conversation and turn. Conversations the target lacks are copied with their
+  turns, users' ratings, participants and sentences;
+* **codes** are matched by key: a code the source uses must exist in the target with the
+  same kind, unit and level values (else refused); labels and guidance may differ (the
+  target's are kept);
+* **coders** are matched by name (new ones are added with their role);
+* **codings, memos and consensus decisions** the target lacks are added; identical ones
+  change nothing, so merging a file twice adds nothing. The same coder with a different
+  value (or memo text, or a different consensus value) for the same unit is a
+  **conflict**: every conflict is listed and, by default (``on_conflict='refuse'``), the
+  whole merge is refused and nothing is written. With ``'keep-target'`` the target's
+  values are kept, the source's conflicting ones are skipped, and the rest is merged;
+* **turn status**: a turn marked done in either file is done.
+
+Everything happens in one transaction on the target; a failure at any point (a bad
+source, a mismatch, a conflict, Cancel) leaves the target as it was. ``dry_run`` runs the
+same steps and rolls them back, reporting what would change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..domain.errors import Cancelled, ProjectError
+from ..domain.models import Unit
+from ..store import merge as store_merge
+from .project import Project
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+ON_CONFLICT = ("refuse", "keep-target")
+#: steps of progress per source file
+_STEPS = 6
+
+
+@dataclass
+class Conflict:
+    """One unit on which the two files disagree for the same coder (or the consensus)."""
+
+    kind: str  # 'coding' | 'memo' | 'consensus'
+    source: str
+    unit: Unit
+    coder: str | None
+    code: str | None
+    target_value: Any
+    source_value: Any
+
+    def describe(self) -> str:
+        def show(v: Any) -> str:
+            if v is None:
+                return "NA"
+            return repr(v) if isinstance(v, str) else str(v)
+
+        where = f"conversation '{self.unit.conversation_id}'"
+        where += f", turn {self.unit.position}" if self.unit.position else " (whole conversation)"
+        if self.unit.sentence:
+            where += f", sentence {self.unit.sentence}"
+        who = f"coder '{self.coder}'" if self.coder else "consensus"
+        what = f"code '{self.code}'" if self.code else "memo"
+        return (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
+                f"source has {show(self.source_value)}")
+
+
+@dataclass
+class SourceSummary:
+    """What one source file brought (or would bring) into the target."""
+
+    source: str
+    conversations: int = 0
+    turns: int = 0
+    user_ratings: int = 0
+    sentences: int = 0
+    new_coders: list[str] = field(default_factory=list)
+    codings: int = 0
+    codings_unchanged: int = 0
+    statuses: int = 0
+    memos: int = 0
+    consensus: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changes(self) -> int:
+        return (self.conversations + self.turns + self.user_ratings + self.sentences
+                + len(self.new_coders) + self.codings + self.statuses + self.memos
+                + self.consensus)
+
+    def line(self, dry_run: bool) -> str:
+        verb = "would add" if dry_run else "added"
+        if not self.changes:
+            return f"{self.source}: nothing new ({self.codings_unchanged} codings already present)"
+        parts = [f"{self.codings} codings"]
+        if self.codings_unchanged:
+            parts[0] += f" ({self.codings_unchanged} already present)"
+        for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
+                        (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
+                        (self.memos, "memos"), (self.consensus, "consensus decisions")):
+            if n:
+                parts.append(f"{n} {what}")
+        if self.new_coders:
+            parts.append(f"new coders: {', '.join(self.new_coders)}")
+        return f"{self.source}: {verb} " + ", ".join(parts)
+
+
+@dataclass
+class MergeReport:
+    sources: list[SourceSummary] = field(default_factory=list)
+    dry_run: bool = False
+    on_conflict: str = "refuse"
+    #: True once the merge was committed to the target
+    written: bool = False
+
+    @property
+    def conflicts(self) -> list[Conflict]:
+        return [c for s in self.sources for c in s.conflicts]
+
+    @property
+    def changes(self) -> int:
+        return sum(s.changes for s in self.sources)
+
+    def lines(self) -> list[str]:
+        out = []
+        for s in self.sources:
+            out.append(s.line(self.dry_run))
+            out += [f"  note: {n}" for n in s.notes]
+        if self.conflicts:
+            n = len(self.conflicts)
+            kept = ", the target's values kept" if self.on_conflict == "keep-target" else ""
+            out.append(f"{n} conflict{'s' if n != 1 else ''}{kept}:")
+            out += [f"  {c.describe()}" for c in self.conflicts]
+        if self.dry_run:
+            out.append("dry run: nothing was written")
+        return out
+
+
+class MergeConflicts(ProjectError):
+    """The merge was refused because coders' values conflict; nothing was written."""
+
+    def __init__(self, report: MergeReport) -> None:
+        self.report = report
+        n = len(report.conflicts)
+        super().__init__(
+            f"merge refused: {n} conflict{'s' if n != 1 else ''} between the files (listed "
+            "above); nothing was changed. Resolve them, or merge with --on-conflict keep-target "
+            "to keep the target's values"
+        )
+
+
+class _RollBack(Exception):
+    """Raised inside the transaction to undo a dry run."""
+
+
+# -- checks before anything is written -------------------------------------------------------
+
+def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
+    """Refuse codes the source uses that the target lacks or defines differently."""
+    notes = []
+    used = store_merge.codes_in_use(conn)
+    for row in store_merge.source_codes(conn):
+        key = row["key"]
+        mine = project.codebook.get(key)
+        if mine is None:
+            if key in used:
+                raise ProjectError(
+                    f"{name}: code '{key}' is used in this file but is not in the target's "
+                    "codebook; add it to the target first (sense7-coder codebook TARGET import "
+                    "FILE) and merge again"
+                )
+            notes.append(f"code '{key}' is not in the target and is not used; left out")
+            continue
+        levels = [lv["value"] for lv in json.loads(row["levels"])]
+        same_levels = (levels == mine.values if mine.kind == "ordinal"
+                       else sorted(map(str, levels)) == sorted(map(str, mine.values)))
+        if row["kind"] != mine.kind or row["unit"] != mine.unit or not same_levels:
+            if key not in used:
+                notes.append(f"code '{key}' is defined differently and is not used; left out")
+                continue
+            raise ProjectError(
+                f"{name}: code '{key}' is {row['kind']}, {row['unit']} level, levels "
+                f"{', '.join(map(str, levels))} here but {mine.kind}, {mine.unit} level, "
+                f"levels {', '.join(map(str, mine.values))} in the target; codes must match "
+                "to be merged"
+            )
+        if used.get(key) and not mine.allow_na:
+            raise ProjectError(
+                f"{name}: code '{key}' is marked not applicable in this file, which the "
+                "target's codebook does not allow"
+            )
+        off = sorted(str(v) for v in store_merge.values_in_use(conn, key)
+                     if v not in set(mine.values))
+        if off:
+            raise ProjectError(
+                f"{name}: code '{key}' has values {', '.join(off)} that are not levels in the "
+                "target's codebook"
+            )
+    return notes
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+# -- the merge -------------------------------------------------------------------------------
+
+def _unit(row: tuple[Any, ...], start: int) -> Unit:
+    return Unit(str(row[start]), int(row[start + 1]), int(row[start + 2]))
+
+
+def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None]
+               ) -> None:
+    db = project.db
+    name = summary.source
+    store_merge.stage(db, conn)
+    step()
+    bad = store_merge.turn_mismatches(db)
+    if bad:
+        listed = "; ".join(f"conversation '{c}' turn {p}: {why}" for c, p, why in bad[:5])
+        raise ProjectError(
+            f"{name}: conversations with the same id hold different turns ({listed}); they are "
+            "not the same conversations, so the files cannot be merged. Nothing was changed"
+        )
+    bad_sent = store_merge.sentence_mismatches(db)
+    if bad_sent:
+        listed = "; ".join(f"conversation '{c}' turn {p}" for c, p in bad_sent[:5])
+        raise ProjectError(
+            f"{name}: sentences are split differently in the two files where this file codes "
+            f"sentences ({listed}); nothing was changed"
+        )
+    added = store_merge.insert_new_conversations(db)
+    summary.conversations = added["conversations"]
+    summary.turns = added["turns"]
+    summary.user_ratings = added["user_ratings"]
+    summary.sentences = added["sentences"]
+    step()
+    for coder, mine, theirs in store_merge.role_differences(db):
+        summary.notes.append(f"coder '{coder}' is {theirs} here but {mine} in the target; "
+                             f"kept {mine}")
+    summary.new_coders = store_merge.insert_new_coders(db)
+    step()
+    for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
+        summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
+                                          row[5], row[6]))
+    for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
+        summary.conflicts.append(Conflict("memo", name, _unit(row, 1), row[0], None,
+                                          row[4], row[5]))
+    for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
+        summary.conflicts.append(Conflict("consensus", name, _unit(row, 0), None, row[3],
+                                          row[4], row[5]))
+    step()
+    summary.codings_unchanged = store_merge.count_same(
+        db, "codings", store_merge.CODING_KEY, "value"
+    )
+    summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
+    summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
+    summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
+    summary.statuses = store_merge.merge_statuses(db)
+    step()
+    store_merge.drop_stage(db)
+
+
+def merge(
+    target: Project,
+    sources: Sequence[str | Path],
+    *,
+    dry_run: bool = False,
+    on_conflict: str = "refuse",
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> MergeReport:
+    """Merge the project files ``sources`` into ``target`` (see the module notes).
+
+    Raises :class:`MergeConflicts` (with the full report) when values conflict and
+    ``on_conflict`` is 'refuse', :class:`ProjectError` for a source that cannot be merged,
+    :class:`Cancelled` when ``cancel()`` answers True. In every such case the target is
+    unchanged.
+    """
+    if on_conflict not in ON_CONFLICT:
+        raise ProjectError(f"on-conflict must be one of {', '.join(ON_CONFLICT)}, got {on_conflict!r}")
+    if not sources:
+        raise ProjectError("give at least one project file to merge")
+    report = MergeReport(dry_run=dry_run, on_conflict=on_conflict)
+    conns = []
+    total = _STEPS * len(sources)
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        if cancel and cancel():
+            raise Cancelled()
+        done += 1
+        if progress:
+            progress(done, total)
+
+    try:
+        for path in sources:
+            path = Path(path)
+            if _same_file(path, target.path):
+                raise ProjectError(f"{path}: this is the target project itself")
+            conn = store_merge.open_source(path)
+            conns.append(conn)
+            summary = SourceSummary(str(path))
+            summary.notes += _check_codes(target, conn, str(path))
+            report.sources.append(summary)
+            step()
+        try:
+            with target.pdb.atomic():
+                for conn, summary in zip(conns, report.sources, strict=True):
+                    _merge_one(target, conn, summary, step)
+                if report.conflicts and on_conflict == "refuse":
+                    raise MergeConflicts(report)
+                if dry_run:
+                    raise _RollBack()
+        except _RollBack:
+            pass
+        else:
+            report.written = True
+    finally:
+        for conn in conns:
+            conn.close()
+        _drop_quietly(target)
+    target.invalidate_codebook()
+    return report
+
+
+def _drop_quietly(project: Project) -> None:
+    # after a failure the connection may be unusable; there is nothing to clean up then
+    with contextlib.suppress(sqlite3.Error):
+        store_merge.drop_stage(project.db)

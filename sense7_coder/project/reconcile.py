@@ -1,0 +1,377 @@
+"""Reconciling coders: the queue of disagreements, majority decisions, progress.
+
+A unit *disagrees* on a code when at least two coders rated it (a value or "not
+applicable"; for binary codes a finished turn without the code counts as 0, as in
+:mod:`.agreement`) and their values are not all the same. The queue is sorted by how far
+apart the coders are: for ordinal codes the range of their values on the scale (steps
+between the lowest and highest level given), for nominal and binary codes the number of
+distinct values; ties are broken by the number of distinct values (not applicable
+counts as one), then by conversation order, turn, sentence and codebook order.
+
+Decisions are stored only through :meth:`Project.set_consensus` (or, for the batch
+:func:`accept_majorities`, one transaction with one undo step) by a coder whose role is
+*adjudicator*. The coders' own codings are never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
+from ..domain.codebook import Code
+from ..domain.errors import Cancelled, ProjectError
+from ..domain.models import Unit, Value
+from ..store import frames
+from ..store.conversations import ConversationFilter
+from .agreement import (
+    UNIT_COLUMNS,
+    AgreementOptions,
+    ProjectRatings,
+    check_request,
+    code_values,
+    read_ratings,
+    unit_ids,
+    unit_key,
+)
+from .project import Project
+from .undo import Cell, Command
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+
+NO_MAJORITY = object()  # marker: no value holds a strict majority
+MAJORITY_RATIONALE = "majority of coders"
+
+
+@dataclass
+class Disagreement:
+    """One unit and code on which coders differ, with everything needed to decide it."""
+
+    unit: Unit
+    code: str
+    #: coder -> value (None = not applicable), in coder-name order
+    values: dict[str, Value]
+    #: coder -> memo on this unit (or, for a sentence, on its turn), where there is one
+    memos: dict[str, str] = field(default_factory=dict)
+    #: how far apart: scale steps between lowest and highest (ordinal), else distinct values
+    spread: float = 0.0
+    #: number of distinct values given (not applicable counts as one)
+    distinct: int = 0
+    #: the value a strict majority of the coders gave, or NO_MAJORITY
+    majority: Any = NO_MAJORITY
+    #: the decision already taken: {value, adjudicator, rationale, decided_at} or None
+    consensus: dict[str, Any] | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.consensus is not None
+
+    @property
+    def has_majority(self) -> bool:
+        return self.majority is not NO_MAJORITY
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "conversation_id": self.unit.conversation_id, "position": self.unit.position,
+            "sentence": self.unit.sentence, "code": self.code, "values": dict(self.values),
+            "memos": dict(self.memos), "spread": self.spread, "distinct": self.distinct,
+            "majority": self.majority if self.has_majority else None,
+            "has_majority": self.has_majority, "consensus": self.consensus,
+        }
+
+
+@dataclass
+class CodeProgress:
+    """Reconciliation progress of one code."""
+
+    code: str
+    #: units rated by at least two coders
+    compared: int = 0
+    #: of those, units where the coders differ
+    disagreeing: int = 0
+    #: disagreeing units that have a consensus decision
+    decided: int = 0
+    #: consensus decisions stored for the code (any unit)
+    consensus: int = 0
+
+    @property
+    def open(self) -> int:
+        return self.disagreeing - self.decided
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "compared": self.compared, "disagreeing": self.disagreeing,
+                "decided": self.decided, "open": self.open, "consensus": self.consensus}
+
+
+def strict_majority(values: Sequence[Value]) -> Any:
+    """The value more than half of ``values`` share (None = not applicable is a value too)."""
+    if not values:
+        return NO_MAJORITY
+    counts = pd.Series([("na",) if v is None else ("v", v) for v in values]).value_counts()
+    top, n = counts.index[0], int(counts.iloc[0])
+    if 2 * n <= len(values):
+        return NO_MAJORITY
+    return None if top == ("na",) else top[1]
+
+
+def _spread(code: Code, values: Sequence[Value]) -> tuple[float, int]:
+    distinct = len({("na",) if v is None else ("v", v) for v in values})
+    if code.kind == "ordinal":
+        order = {v: i for i, v in enumerate(code.values)}
+        pos = [order[v] for v in values if v is not None and v in order]
+        return float(max(pos) - min(pos)) if pos else 0.0, distinct
+    return float(distinct), distinct
+
+
+def _unit_groups(code: Code, data: ProjectRatings) -> pd.DataFrame:
+    """Per unit: the coders' values, with counts; only units rated by two coders or more."""
+    vals = code_values(code, data)
+    if not len(vals):
+        return vals.assign(key=pd.Series([], dtype=object), n=0, nunique=0)
+    vals = vals.assign(key=unit_key(vals), token=vals["value"].map(repr))
+    stats = vals.groupby("key", sort=False).agg(n=("coder", "size"), nunique=("token", "nunique"))
+    vals = vals.join(stats, on="key")
+    return vals[vals["n"] >= 2].drop(columns="token")
+
+
+def _memo_lookup(memos: pd.DataFrame) -> dict[tuple[str, str, int, int], str]:
+    return {
+        (r.coder, r.conversation_id, int(r.position), int(r.sentence)): r.text
+        for r in memos.itertuples(index=False)
+    }
+
+
+def _consensus_lookup(data: ProjectRatings) -> dict[tuple[str, str, int, int], dict[str, Any]]:
+    return {
+        (r.code, r.conversation_id, int(r.position), int(r.sentence)): {
+            "value": r.value, "adjudicator": r.adjudicator, "rationale": r.rationale,
+            "decided_at": r.decided_at,
+        }
+        for r in data.consensus.itertuples(index=False)
+    }
+
+
+def _options(
+    codes: Sequence[str], coders: Sequence[str], conversations: ConversationFilter | None
+) -> AgreementOptions:
+    f = conversations or ConversationFilter()
+    return AgreementOptions(
+        codes=codes, coders=coders, models=list(f.models), participants=list(f.participants),
+        attributes=dict(f.attributes or {}), conversation_ids=list(f.conversation_ids),
+    )
+
+
+def disagreements(
+    project: Project,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    undecided_only: bool = False,
+) -> list[Disagreement]:
+    """The reconciliation queue, furthest apart first (see the module notes)."""
+    opts = _options(codes, coders, conversations)
+    selected = check_request(project, opts)
+    filt = opts.conversation_filter()
+    data = read_ratings(project, selected, coders=coders, conversations=filt)
+    decisions = _consensus_lookup(data)
+    memos = _memo_lookup(frames.memos_frame(project.db, coders=coders, conversations=filt))
+    order = frames.conversation_order(project.db)
+    code_rank = {c.key: i for i, c in enumerate(project.codebook.codes)}
+    queue: list[Disagreement] = []
+    for code in selected:
+        groups = _unit_groups(code, data)
+        groups = groups[groups["nunique"] > 1]
+        for _key, g in groups.groupby("key", sort=False):
+            first = g.iloc[0]
+            unit = Unit(str(first["conversation_id"]), int(first["position"]),
+                        int(first["sentence"]))
+            decision = decisions.get((code.key, unit.conversation_id, unit.position,
+                                      unit.sentence))
+            if undecided_only and decision is not None:
+                continue
+            g = g.sort_values("coder")
+            values = {str(c): v for c, v in zip(g["coder"], g["value"], strict=True)}
+            spread, distinct = _spread(code, list(values.values()))
+            notes = {}
+            for coder in values:
+                text = memos.get((coder, *_unit_tuple(unit))) or (
+                    memos.get((coder, unit.conversation_id, unit.position, 0))
+                    if unit.sentence else None
+                )
+                if text:
+                    notes[coder] = text
+            queue.append(Disagreement(
+                unit=unit, code=code.key, values=values, memos=notes, spread=spread,
+                distinct=distinct, majority=strict_majority(list(values.values())),
+                consensus=decision,
+            ))
+    queue.sort(key=lambda d: (
+        -d.spread, -d.distinct, order.get(d.unit.conversation_id, 0), d.unit.position,
+        d.unit.sentence, code_rank.get(d.code, 0),
+    ))
+    return queue
+
+
+def _unit_tuple(unit: Unit) -> tuple[str, int, int]:
+    return unit.conversation_id, unit.position, unit.sentence
+
+
+def reconcile_progress(
+    project: Project,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> list[CodeProgress]:
+    """Per code: units compared, disagreeing, and how many of those are decided."""
+    opts = _options(codes, coders, conversations)
+    selected = check_request(project, opts)
+    data = read_ratings(project, selected, coders=coders,
+                        conversations=opts.conversation_filter())
+    out = []
+    for code in selected:
+        groups = _unit_groups(code, data)
+        per_unit = groups.drop_duplicates("key")
+        cons = data.consensus[data.consensus["code"] == code.key]
+        decided_keys = set(unit_key(cons)) if len(cons) else set()
+        disagreeing = per_unit[per_unit["nunique"] > 1]
+        out.append(CodeProgress(
+            code=code.key,
+            compared=len(per_unit),
+            disagreeing=len(disagreeing),
+            decided=int(disagreeing["key"].isin(decided_keys).sum()),
+            consensus=len(cons),
+        ))
+    return out
+
+
+def unit_values(project: Project, unit: Unit, code_key: str) -> dict[str, Value]:
+    """Every coder's value of a code on one unit (binary rule applied), by coder name."""
+    code = project.code(code_key)
+    data = read_ratings(
+        project, [code], conversations=ConversationFilter(conversation_ids=[unit.conversation_id]),
+        include_consensus=False,
+    )
+    vals = code_values(code, data)
+    mine = vals[(vals["position"] == unit.position) & (vals["sentence"] == unit.sentence)]
+    return {str(c): v for c, v in sorted(zip(mine["coder"], mine["value"], strict=True))}
+
+
+def accept_majority(
+    project: Project, unit: Unit, code_key: str, rationale: str = MAJORITY_RATIONALE
+) -> Command:
+    """Record the strict-majority value of the coders as the consensus of one unit.
+
+    The project's current coder must be an adjudicator. Raises :class:`ProjectError`
+    when fewer than two coders rated the unit or no value holds a strict majority.
+    """
+    values = unit_values(project, unit, code_key)
+    where = f"code '{code_key}' on conversation '{unit.conversation_id}', turn {unit.position}"
+    if unit.sentence:
+        where += f", sentence {unit.sentence}"
+    if len(values) < 2:
+        raise ProjectError(f"{where}: fewer than two coders rated it; nothing to reconcile")
+    majority = strict_majority(list(values.values()))
+    if majority is NO_MAJORITY:
+        listed = ", ".join(f"{c}={'NA' if v is None else v}" for c, v in values.items())
+        raise ProjectError(f"{where}: no value has a strict majority ({listed}); decide it")
+    return project.set_consensus(unit, code_key, majority, rationale)
+
+
+def accept_majorities(
+    project: Project,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    overwrite: bool = False,
+    rationale: str = MAJORITY_RATIONALE,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> Command:
+    """Accept the strict majority on every unit rated by two coders or more that has one.
+
+    Units already decided are kept unless ``overwrite``. Everything lands in one
+    transaction as one undo step. Returns the command (``cells`` = decisions written).
+    """
+    adjudicator = project.coder
+    if not adjudicator:
+        raise ProjectError("choose who you are (an adjudicator) first")
+    if project.coder_role(adjudicator) != "adjudicator":
+        raise ProjectError(
+            f"only an adjudicator can set the consensus; '{adjudicator}' is a coder "
+            "(make them adjudicator with --role adjudicator)"
+        )
+    opts = _options(codes, coders, conversations)
+    selected = check_request(project, opts)
+    data = read_ratings(project, selected, coders=coders,
+                        conversations=opts.conversation_filter())
+    decisions = _consensus_lookup(data)
+    cells: list[Cell] = []
+    for i, code in enumerate(selected, 1):
+        if cancel and cancel():
+            raise Cancelled()
+        groups = _unit_groups(code, data)
+        for _key, g in groups.groupby("key", sort=False):
+            first = g.iloc[0]
+            unit_t = (str(first["conversation_id"]), int(first["position"]),
+                      int(first["sentence"]))
+            if not overwrite and (code.key, *unit_t) in decisions:
+                continue
+            majority = strict_majority(list(g["value"]))
+            if majority is NO_MAJORITY:
+                continue
+            decision = {"value": majority, "adjudicator": adjudicator,
+                        "rationale": rationale.strip()}
+            cells.append(Cell("consensus", (*unit_t, code.key), None, decision))
+        if progress:
+            progress(i, len(selected))
+    return project._apply_new(f"accept the majority on {len(cells)} units", cells)
+
+
+def coders_vs_consensus(
+    project: Project,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    bootstrap: int = 0,
+    seed: int | None = 0,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> AgreementReport:
+    """Each coder's agreement with the consensus, per code that has decisions."""
+    opts = _options(codes, coders, conversations)
+    selected = check_request(project, opts)
+    data = read_ratings(project, selected, coders=coders,
+                        conversations=opts.conversation_filter())
+    report = AgreementReport()
+    with_decisions = [c for c in selected if (data.consensus["code"] == c.key).any()]
+    for i, code in enumerate(with_decisions):
+        vals = code_values(code, data)
+        cons = data.consensus[data.consensus["code"] == code.key]
+        table = pd.concat(
+            [vals, cons[list(UNIT_COLUMNS) + ["value"]].assign(coder=CONSENSUS_RATER)],
+            ignore_index=True,
+        )
+        frame = pd.DataFrame({"unit": unit_ids(table), "coder": table["coder"].astype(str),
+                              "value": table["value"].astype(object)})
+
+        def step(done: int, total: int, base: int = i) -> None:
+            if progress:
+                progress(base * total + done, total * len(with_decisions))
+
+        try:
+            report.records.extend(rater_vs_reference(
+                frame, code=code.key, kind=code.kind, scale=list(code.values),
+                reference=CONSENSUS_RATER, bootstrap=bootstrap, seed=seed, progress=step,
+                cancel=cancel,
+            ))
+        except ValueError as e:
+            raise ProjectError(str(e)) from None
+    return report

@@ -1,0 +1,310 @@
+"""Tidy pandas frames of a project for agreement, reconciliation and export.
+
+Every function is one read query; the frames use these columns:
+
+* codings: ``coder, conversation_id, participant_id, model, position, sentence, role,
+  code, value, user_rating`` (one row per stored coding; ``value`` None = not
+  applicable; ``role`` is empty for conversation-level codings; ``user_rating`` is the
+  user's own rating of the turn on the code's ``user_rating`` key, when there is one);
+* statuses: ``coder, conversation_id, position`` of turns marked done;
+* consensus: ``conversation_id, participant_id, model, position, sentence, role, code,
+  value, adjudicator, rationale, decided_at, user_rating``;
+* user ratings: ``conversation_id, position, rating, value``;
+* turns: ``conversation_id, position, role`` (and sentences: ``..., sentence``);
+* memos: ``coder, conversation_id, position, sentence, text``.
+
+Rows come in conversation import order, then turn, sentence, codebook order, coder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlite_utils import Database
+
+from .conversations import ConversationFilter, _filter_sql
+
+CODING_COLUMNS = (
+    "coder", "conversation_id", "participant_id", "model", "position", "sentence", "role",
+    "code", "value", "user_rating",
+)
+VALUE_COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "value")
+#: text columns a codings frame can hold as Categoricals
+TEXT_COLUMNS = ("coder", "conversation_id", "participant_id", "model", "role", "code")
+CONSENSUS_COLUMNS = (
+    "conversation_id", "participant_id", "model", "position", "sentence", "role", "code",
+    "value", "adjudicator", "rationale", "decided_at", "user_rating",
+)
+
+#: the user's rating of a coded turn: a number, 'NA' (marked not applicable) or NULL (unrated)
+_USER_RATING = "CASE WHEN u.rating IS NULL THEN NULL WHEN u.value IS NULL THEN 'NA' ELSE u.value END"
+
+
+def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+    return f"{column} IN ({','.join('?' * len(values))})", list(values)
+
+
+def _where(
+    filt: ConversationFilter | None,
+    extra: Sequence[tuple[str, list[Any]]] = (),
+) -> tuple[str, list[Any]]:
+    """A WHERE clause over the conversations alias ``c`` plus extra conditions."""
+    conds: list[str] = []
+    params: list[Any] = []
+    if filt is not None:
+        sql, fparams = _filter_sql(filt)
+        if sql:
+            conds.append("(" + sql.removeprefix(" WHERE ") + ")")
+            params += fparams
+    for cond, cparams in extra:
+        conds.append(cond)
+        params += cparams
+    return (" WHERE " + " AND ".join(conds)) if conds else "", params
+
+
+#: rows fetched at a time: bounds the memory held in Python tuples while a frame is read
+FETCH_ROWS = 100_000
+
+
+def _frame(
+    db: Database, sql: str, params: list[Any], columns: Sequence[str],
+    nullable_ints: Sequence[str] = (),
+    objects: Sequence[str] = ("value",),
+    categories: Sequence[str] = (),
+    ints: Sequence[str] = (),
+) -> pd.DataFrame:
+    """Run ``sql`` and build a frame column by column, ``FETCH_ROWS`` rows at a time.
+
+    Columns in ``objects`` stay Python objects (a coded value: ints for ordinal and
+    binary codes, text for nominal ones, None for not applicable) so that 3 never turns
+    into 3.0; ``nullable_ints`` become pandas' nullable Int64, ``ints`` int64, and
+    ``categories`` Categoricals (compact for millions of repeated ids and names).
+    """
+    cursor = db.conn.execute(sql, params)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
+    lookups: dict[str, dict[Any, int]] = {name: {} for name in categories}
+    while rows := cursor.fetchmany(FETCH_ROWS):
+        for name, values in zip(columns, zip(*rows, strict=True), strict=True):
+            if name in ints:
+                parts[name].append(np.array(values, dtype=np.int64))
+                continue
+            arr = np.array(values, dtype=object)
+            if name in lookups:
+                codes, uniques = pd.factorize(arr)
+                lookup = lookups[name]
+                remap = np.array([lookup.setdefault(u, len(lookup)) for u in uniques] + [-1],
+                                 dtype=np.int32)
+                arr = remap[codes]  # a missing value (code -1) maps to -1 again
+            parts[name].append(arr)
+    frame: dict[str, Any] = {}
+    for name in columns:
+        chunks = parts[name]
+        if name in ints:
+            frame[name] = np.concatenate(chunks) if chunks else np.array([], dtype=np.int64)
+            continue
+        if name in lookups:
+            codes = np.concatenate(chunks) if chunks else np.array([], dtype=np.int32)
+            frame[name] = pd.Categorical.from_codes(
+                codes, categories=pd.Index(list(lookups[name]), dtype=object)
+            )
+            continue
+        arr = np.concatenate(chunks) if chunks else np.array([], dtype=object)
+        if name in nullable_ints:
+            frame[name] = pd.array(arr, dtype="Int64")
+        elif name in objects:
+            frame[name] = pd.Series(arr, dtype=object)
+        else:
+            frame[name] = pd.Series(arr) if len(arr) else pd.Series(arr, dtype=object)
+    return pd.DataFrame(frame, columns=list(columns))
+
+
+def _ints(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    for col in columns:
+        frame[col] = frame[col].astype("int64")
+    return frame
+
+
+def codings_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    categorical: bool = False,
+) -> pd.DataFrame:
+    """Every stored coding (optionally of some codes, coders, conversations), joined with
+    the conversation's participant and model, the turn's role and the user's rating.
+
+    ``categorical`` returns the text columns (coder, ids, model, role, code) as
+    Categoricals: far smaller for big exports."""
+    extra = []
+    if codes:
+        extra.append(_in("k.code", codes))
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
+        f"t.role, k.code, k.value, {_USER_RATING} "
+        "FROM codings k "
+        "JOIN conversations c ON c.conversation_id = k.conversation_id "
+        "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
+        "LEFT JOIN codes d ON d.key = k.code "
+        "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
+        "AND u.position = k.position AND u.rating = d.user_rating"
+        f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code, k.coder"
+    )
+    cats = TEXT_COLUMNS if categorical else ()
+    frame = _frame(db, sql, params, CODING_COLUMNS, objects=("value", "user_rating"),
+                   categories=cats, ints=("position", "sentence"))
+    return frame
+
+
+def coding_values_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
+    position, sentence, code, value -- no joined columns, in no particular order."""
+    extra = []
+    if codes:
+        extra.append(_in("k.code", codes))
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
+            if conversations is not None and _filter_sql(conversations)[0] else "")
+    sql = (
+        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value "
+        f"FROM codings k{join}{where}"
+    )
+    return _frame(db, sql, params, VALUE_COLUMNS, ints=("position", "sentence"))
+
+
+def statuses_frame(
+    db: Database,
+    *,
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """Turns each coder has marked done: coder, conversation_id, position."""
+    extra: list[tuple[str, list[Any]]] = [("s.done = 1", [])]
+    if coders:
+        extra.append(_in("s.coder", coders))
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT s.coder, s.conversation_id, s.position FROM turn_status s "
+        "JOIN conversations c ON c.conversation_id = s.conversation_id"
+        f"{where} ORDER BY c.rowid, s.position, s.coder"
+    )
+    return _ints(_frame(db, sql, params, ("coder", "conversation_id", "position")), "position")
+
+
+def consensus_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+    categorical: bool = False,
+) -> pd.DataFrame:
+    """The adjudicated values, joined like :func:`codings_frame`."""
+    extra = [_in("k.code", codes)] if codes else []
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT k.conversation_id, c.participant_id, c.model, k.position, k.sentence, t.role, "
+        f"k.code, k.value, k.adjudicator, k.rationale, k.decided_at, {_USER_RATING} "
+        "FROM consensus k "
+        "JOIN conversations c ON c.conversation_id = k.conversation_id "
+        "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
+        "LEFT JOIN codes d ON d.key = k.code "
+        "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
+        "AND u.position = k.position AND u.rating = d.user_rating"
+        f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code"
+    )
+    cats = (*TEXT_COLUMNS[1:], "adjudicator") if categorical else ()
+    frame = _frame(db, sql, params, CONSENSUS_COLUMNS, objects=("value", "user_rating"),
+                   categories=cats, ints=("position", "sentence"))
+    return frame
+
+
+def user_ratings_frame(
+    db: Database,
+    *,
+    ratings: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """The users' own ratings: conversation_id, position, rating, value (None = NA)."""
+    extra = [_in("u.rating", ratings)] if ratings else []
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
+        "JOIN conversations c ON c.conversation_id = u.conversation_id"
+        f"{where} ORDER BY c.rowid, u.position, u.rating"
+    )
+    frame = _frame(db, sql, params, ("conversation_id", "position", "rating", "value"), ("value",))
+    return _ints(frame, "position")
+
+
+def turns_frame(
+    db: Database,
+    *,
+    roles: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """Turns (conversation_id, position, role), optionally of some roles only."""
+    extra = [_in("t.role", roles)] if roles else []
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT t.conversation_id, t.position, t.role FROM turns t "
+        "JOIN conversations c ON c.conversation_id = t.conversation_id"
+        f"{where} ORDER BY c.rowid, t.position"
+    )
+    return _ints(_frame(db, sql, params, ("conversation_id", "position", "role")), "position")
+
+
+def sentences_frame(
+    db: Database,
+    *,
+    roles: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """Stored sentences of turns (conversation_id, position, sentence, role)."""
+    extra = [_in("t.role", roles)] if roles else []
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT s.conversation_id, s.position, s.sentence, t.role FROM sentences s "
+        "JOIN turns t ON t.conversation_id = s.conversation_id AND t.position = s.position "
+        "JOIN conversations c ON c.conversation_id = s.conversation_id"
+        f"{where} ORDER BY c.rowid, s.position, s.sentence"
+    )
+    frame = _frame(db, sql, params, ("conversation_id", "position", "sentence", "role"))
+    return _ints(frame, "position", "sentence")
+
+
+def memos_frame(
+    db: Database,
+    *,
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """Coders' memos: coder, conversation_id, position, sentence, text."""
+    extra = [_in("m.coder", coders)] if coders else []
+    where, params = _where(conversations, extra)
+    sql = (
+        "SELECT m.coder, m.conversation_id, m.position, m.sentence, m.text FROM memos m "
+        "JOIN conversations c ON c.conversation_id = m.conversation_id"
+        f"{where} ORDER BY c.rowid, m.position, m.sentence, m.coder"
+    )
+    frame = _frame(db, sql, params, ("coder", "conversation_id", "position", "sentence", "text"))
+    return _ints(frame, "position", "sentence")
+
+
+def conversation_order(db: Database) -> dict[str, int]:
+    """conversation_id -> import order (rowid), for sorting."""
+    return {r[0]: r[1] for r in db.execute("SELECT conversation_id, rowid FROM conversations")}

@@ -1,0 +1,343 @@
+"""SQL for merging another project file into this one.
+
+The source is opened **read-only** (``file:...?mode=ro``) on its own connection, with the
+same checks as :func:`.db.open_project_db` (SQLite header, application id, integrity,
+schema version; ``trusted_schema`` off), and is never written. Its rows are copied into
+TEMP tables (``temp.m_<table>``) of the target's connection -- these live outside the
+project file -- and every comparison and insert is then one set-based statement. The
+caller holds the target's transaction, so a merge lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from ..domain.errors import ProjectError
+from .db import SQLITE_HEADER
+from .schema import APPLICATION_ID, SCHEMA_VERSION
+
+#: staged tables and their columns (the same names as the project tables)
+STAGED: dict[str, tuple[str, ...]] = {
+    "participants": ("participant_id", "attributes"),
+    "conversations": (
+        "conversation_id", "participant_id", "model", "topic", "source", "attributes",
+        "n_turns", "imported_at",
+    ),
+    "turns": (
+        "conversation_id", "position", "role", "speaker", "text", "time_offset", "comment",
+        "attributes",
+    ),
+    "user_ratings": ("conversation_id", "position", "rating", "value"),
+    "sentences": ("conversation_id", "position", "sentence", "start", "end"),
+    "coders": ("name", "role", "created_at"),
+    "codings": ("coder", "conversation_id", "position", "sentence", "code", "value", "updated_at"),
+    "turn_status": ("coder", "conversation_id", "position", "done", "updated_at"),
+    "memos": ("coder", "conversation_id", "position", "sentence", "text", "updated_at"),
+    "consensus": (
+        "conversation_id", "position", "sentence", "code", "value", "adjudicator", "rationale",
+        "decided_at",
+    ),
+}
+CODE_COLUMNS = ("key", "kind", "unit", "levels", "allow_na", "label")
+
+#: key columns of the tables whose rows belong to a coder (or to the consensus)
+CODING_KEY = ("coder", "conversation_id", "position", "sentence", "code")
+MEMO_KEY = ("coder", "conversation_id", "position", "sentence")
+CONSENSUS_KEY = ("conversation_id", "position", "sentence", "code")
+
+
+# -- the source file -------------------------------------------------------------------------
+
+def open_source(path: str | Path) -> sqlite3.Connection:
+    """Open another project file read-only after checking it is a healthy project."""
+    path = Path(path)
+    if not path.exists():
+        raise ProjectError(f"{path}: no such project file")
+    if path.is_dir():
+        raise ProjectError(f"{path}: is a folder, not a project file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError as e:
+        raise ProjectError(f"{path}: cannot read the project file ({e.strerror})") from None
+    if head != SQLITE_HEADER:
+        raise ProjectError(f"{path}: not a sense7-coder project (this is not an SQLite file)")
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=10.0)
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.execute("PRAGMA busy_timeout = 10000")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise ProjectError(
+                f"{path}: not a sense7-coder project (an SQLite file made by another program)"
+            )
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise ProjectError(
+                f"{path}: made by a newer version of sense7-coder (schema {version}, this "
+                f"version reads up to {SCHEMA_VERSION}); please update sense7-coder"
+            )
+        check = conn.execute("PRAGMA quick_check").fetchall()
+        if [tuple(r) for r in check] != [("ok",)]:
+            first = check[0][0] if check else "unknown problem"
+            raise ProjectError(f"{path}: the project file is damaged ({first})")
+        missing = [t for t in ("conversations", "turns", "codes", "codings", "coders")
+                   if t not in source_tables(conn)]
+        if missing:
+            raise ProjectError(f"{path}: not a complete project (no table {missing[0]})")
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise ProjectError(f"{path}: the project file is damaged or not a project ({e})") from None
+    except ProjectError:
+        conn.close()
+        raise
+    return conn
+
+
+def source_tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def source_codes(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The source's codes: key, kind, unit, levels (JSON text), allow_na, label."""
+    rows = conn.execute(f"SELECT {', '.join(CODE_COLUMNS)} FROM codes ORDER BY ord, key")
+    return [dict(zip(CODE_COLUMNS, r, strict=True)) for r in rows]
+
+
+def codes_in_use(conn: sqlite3.Connection) -> dict[str, bool]:
+    """code -> whether some coding or decision marks it not applicable, for used codes."""
+    out: dict[str, bool] = {}
+    for table in ("codings", "consensus"):
+        if table not in source_tables(conn):
+            continue
+        for code, na in conn.execute(
+            f"SELECT code, MAX(value IS NULL) FROM {table} GROUP BY code"
+        ):
+            out[code] = out.get(code, False) or bool(na)
+    return out
+
+
+def values_in_use(conn: sqlite3.Connection, code: str) -> set[Any]:
+    rows = conn.execute(
+        "SELECT DISTINCT value FROM codings WHERE code = ? AND value IS NOT NULL", [code]
+    ).fetchall()
+    if "consensus" in source_tables(conn):
+        rows += conn.execute(
+            "SELECT DISTINCT value FROM consensus WHERE code = ? AND value IS NOT NULL", [code]
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+# -- staging ---------------------------------------------------------------------------------
+
+def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
+    """Copy the source's rows into ``temp.m_<table>``; returns rows staged per table.
+
+    Tables an older source lacks are staged empty. The TEMP columns have no declared
+    type, so every value keeps the storage class it had in the source.
+    """
+    present = source_tables(source)
+    counts: dict[str, int] = {}
+    for table, cols in STAGED.items():
+        db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
+        db.execute(f"CREATE TEMP TABLE m_{table} ({', '.join(cols)})")
+        if table not in present:
+            counts[table] = 0
+            continue
+        names = ", ".join(f'"{c}"' for c in cols)
+        cursor = source.execute(f"SELECT {names} FROM {table}")
+        marks = ",".join("?" * len(cols))
+        db.conn.executemany(f"INSERT INTO temp.m_{table} VALUES ({marks})", cursor)
+        counts[table] = int(db.execute(f"SELECT COUNT(*) FROM temp.m_{table}").fetchone()[0])
+    db.execute("CREATE INDEX temp.m_turns_key ON m_turns(conversation_id, position)")
+    return counts
+
+
+def drop_stage(db: Database) -> None:
+    for table in STAGED:
+        db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
+
+
+# -- conversations ---------------------------------------------------------------------------
+
+def turn_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int, str]]:
+    """(conversation, turn, what differs) for conversations in both files whose turns differ."""
+    sql = f"""
+        SELECT s.conversation_id, s.position,
+               CASE WHEN t.position IS NULL THEN 'only in the source'
+                    WHEN t.role IS NOT s.role THEN 'a different role'
+                    ELSE 'a different text' END
+        FROM temp.m_turns s
+        JOIN conversations c ON c.conversation_id = s.conversation_id
+        LEFT JOIN turns t ON t.conversation_id = s.conversation_id AND t.position = s.position
+        WHERE t.position IS NULL OR t.text IS NOT s.text OR t.role IS NOT s.role
+        UNION ALL
+        SELECT t.conversation_id, t.position, 'only in the target'
+        FROM turns t
+        JOIN temp.m_conversations sc ON sc.conversation_id = t.conversation_id
+        WHERE NOT EXISTS (SELECT 1 FROM temp.m_turns s
+                          WHERE s.conversation_id = t.conversation_id
+                          AND s.position = t.position)
+        ORDER BY 1, 2 LIMIT {int(limit)}
+    """
+    return [(r[0], int(r[1]), r[2]) for r in db.execute(sql)]
+
+
+def sentence_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int]]:
+    """Turns segmented differently in the two files that the source codes by sentence."""
+    sql = f"""
+        WITH both_turns AS (
+            SELECT DISTINCT s.conversation_id, s.position FROM temp.m_sentences s
+            WHERE EXISTS (SELECT 1 FROM sentences t WHERE t.conversation_id = s.conversation_id
+                          AND t.position = s.position)
+        ),
+        src AS (SELECT conversation_id, position, sentence, start, end FROM temp.m_sentences
+                WHERE (conversation_id, position) IN (SELECT * FROM both_turns)),
+        tgt AS (SELECT conversation_id, position, sentence, start, end FROM sentences
+                WHERE (conversation_id, position) IN (SELECT * FROM both_turns)),
+        differ AS (
+            SELECT conversation_id, position FROM (SELECT * FROM src EXCEPT SELECT * FROM tgt)
+            UNION
+            SELECT conversation_id, position FROM (SELECT * FROM tgt EXCEPT SELECT * FROM src)
+        )
+        SELECT d.conversation_id, d.position FROM differ d
+        WHERE EXISTS (SELECT 1 FROM temp.m_codings k WHERE k.conversation_id = d.conversation_id
+                      AND k.position = d.position AND k.sentence > 0)
+           OR EXISTS (SELECT 1 FROM temp.m_memos k WHERE k.conversation_id = d.conversation_id
+                      AND k.position = d.position AND k.sentence > 0)
+           OR EXISTS (SELECT 1 FROM temp.m_consensus k
+                      WHERE k.conversation_id = d.conversation_id
+                      AND k.position = d.position AND k.sentence > 0)
+        ORDER BY 1, 2 LIMIT {int(limit)}
+    """
+    return [(r[0], int(r[1])) for r in db.execute(sql)]
+
+
+def insert_new_conversations(db: Database) -> dict[str, int]:
+    """Copy conversations the target lacks, with participants, turns, ratings, sentences."""
+    db.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS m_new (conversation_id PRIMARY KEY)"
+    )
+    db.execute("DELETE FROM temp.m_new")
+    db.execute(
+        "INSERT INTO temp.m_new SELECT DISTINCT s.conversation_id FROM temp.m_conversations s "
+        "WHERE NOT EXISTS (SELECT 1 FROM conversations c WHERE c.conversation_id = s.conversation_id)"
+    )
+    n = {"conversations": int(db.execute("SELECT COUNT(*) FROM temp.m_new").fetchone()[0])}
+    cur = db.execute(
+        "INSERT INTO participants(participant_id, attributes) "
+        "SELECT p.participant_id, p.attributes FROM temp.m_participants p "
+        "WHERE p.participant_id IN (SELECT s.participant_id FROM temp.m_conversations s "
+        "JOIN temp.m_new USING (conversation_id)) "
+        "AND NOT EXISTS (SELECT 1 FROM participants t WHERE t.participant_id = p.participant_id)"
+    )
+    n["participants"] = cur.rowcount
+    db.execute(
+        "INSERT OR IGNORE INTO participants(participant_id) SELECT DISTINCT s.participant_id "
+        "FROM temp.m_conversations s JOIN temp.m_new USING (conversation_id) "
+        "WHERE s.participant_id IS NOT NULL"
+    )
+    cols = ", ".join(STAGED["conversations"])
+    db.execute(
+        f"INSERT INTO conversations({cols}) SELECT {', '.join('s.' + c for c in STAGED['conversations'])} "
+        "FROM temp.m_conversations s JOIN temp.m_new USING (conversation_id) ORDER BY s.rowid"
+    )
+    for table in ("turns", "user_ratings"):
+        cols = ", ".join(STAGED[table])
+        cur = db.execute(
+            f"INSERT INTO {table}({cols}) SELECT {', '.join('s.' + c for c in STAGED[table])} "
+            f"FROM temp.m_{table} s JOIN temp.m_new USING (conversation_id)"
+        )
+        n[table] = cur.rowcount
+    # sentences of new conversations, and of old turns the target has not segmented yet
+    cur = db.execute(
+        "INSERT INTO sentences(conversation_id, position, sentence, start, end) "
+        "SELECT s.conversation_id, s.position, s.sentence, s.start, s.end FROM temp.m_sentences s "
+        "WHERE EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = s.conversation_id "
+        "AND t.position = s.position) "
+        "AND NOT EXISTS (SELECT 1 FROM sentences x WHERE x.conversation_id = s.conversation_id "
+        "AND x.position = s.position)"
+    )
+    n["sentences"] = cur.rowcount
+    return n
+
+
+# -- coders and their work -------------------------------------------------------------------
+
+def insert_new_coders(db: Database) -> list[str]:
+    names = [r[0] for r in db.execute(
+        "SELECT s.name FROM temp.m_coders s WHERE NOT EXISTS "
+        "(SELECT 1 FROM coders t WHERE t.name = s.name) ORDER BY s.name"
+    )]
+    db.execute(
+        "INSERT INTO coders(name, role, created_at) SELECT s.name, s.role, s.created_at "
+        "FROM temp.m_coders s WHERE NOT EXISTS (SELECT 1 FROM coders t WHERE t.name = s.name)"
+    )
+    return names
+
+
+def role_differences(db: Database) -> list[tuple[str, str, str]]:
+    """(coder, role in the target, role in the source) where they differ."""
+    return [(r[0], r[1], r[2]) for r in db.execute(
+        "SELECT t.name, t.role, s.role FROM temp.m_coders s JOIN coders t ON t.name = s.name "
+        "WHERE t.role IS NOT s.role ORDER BY t.name"
+    )]
+
+
+def _on(key: tuple[str, ...]) -> str:
+    return " AND ".join(f"t.{c} = s.{c}" for c in key)
+
+
+def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> list[tuple[Any, ...]]:
+    """Rows in both files whose ``column`` differs: key columns, target's, source's."""
+    keys = ", ".join(f"s.{c}" for c in key)
+    return [tuple(r) for r in db.execute(
+        f"SELECT {keys}, t.{column}, s.{column} FROM temp.m_{table} s JOIN {table} t "
+        f"ON {_on(key)} WHERE t.{column} IS NOT s.{column} ORDER BY {keys}"
+    )]
+
+
+def count_same(db: Database, table: str, key: tuple[str, ...], column: str) -> int:
+    return int(db.execute(
+        f"SELECT COUNT(*) FROM temp.m_{table} s JOIN {table} t ON {_on(key)} "
+        f"WHERE t.{column} IS s.{column}"
+    ).fetchone()[0])
+
+
+def insert_missing(db: Database, table: str, key: tuple[str, ...]) -> int:
+    """Insert the staged rows whose key the target does not have; returns how many."""
+    cols = STAGED[table]
+    cur = db.execute(
+        f"INSERT INTO {table}({', '.join(cols)}) SELECT {', '.join('s.' + c for c in cols)} "
+        f"FROM temp.m_{table} s WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {_on(key)})"
+    )
+    return cur.rowcount
+
+
+def merge_statuses(db: Database) -> int:
+    """A turn marked done in either file is done. Returns rows added or turned to done."""
+    added = db.execute(
+        "INSERT INTO turn_status(coder, conversation_id, position, done, updated_at) "
+        "SELECT s.coder, s.conversation_id, s.position, s.done, s.updated_at "
+        "FROM temp.m_turn_status s WHERE s.done = 1 AND NOT EXISTS (SELECT 1 FROM turn_status t "
+        "WHERE t.coder = s.coder AND t.conversation_id = s.conversation_id "
+        "AND t.position = s.position)"
+    ).rowcount
+    updated = db.execute(
+        "UPDATE turn_status SET done = 1, updated_at = (SELECT s.updated_at "
+        "FROM temp.m_turn_status s WHERE s.coder = turn_status.coder "
+        "AND s.conversation_id = turn_status.conversation_id "
+        "AND s.position = turn_status.position) "
+        "WHERE done = 0 AND EXISTS (SELECT 1 FROM temp.m_turn_status s "
+        "WHERE s.coder = turn_status.coder AND s.conversation_id = turn_status.conversation_id "
+        "AND s.position = turn_status.position AND s.done = 1)"
+    ).rowcount
+    return int(added) + int(updated)

@@ -1,0 +1,153 @@
+"""The analysis commands as a researcher runs them: agreement, export, merge, consensus."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from analysis_support import code, make_project, state
+
+from sense7_coder.cli import main
+from sense7_coder.project import Project
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    project = make_project(tmp_path)
+    code(project, "alice", {("c1", 2, "overall"): 4, ("c1", 4, "overall"): 5,
+                            ("c2", 2, "overall"): 2, ("c2", 4, "overall"): 3,
+                            ("c3", 2, "overall"): 5, ("c4", 2, "overall"): 1})
+    code(project, "bashir", {("c1", 2, "overall"): 4, ("c1", 4, "overall"): 4,
+                             ("c2", 2, "overall"): 2, ("c2", 4, "overall"): 3,
+                             ("c3", 2, "overall"): 4, ("c4", 2, "overall"): 1})
+    project.close()
+    return tmp_path / "study.sense7"
+
+
+def test_agreement_json_lists_records(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "agreement", study, "--format", "json", "--bootstrap", "100",
+                           "--include-users")
+    assert status == 0, err
+    records = json.loads(out)
+    for r in records:
+        assert {"code", "measure", "level", "weights", "coders", "value", "n_units", "ci_low",
+                "ci_high"} <= set(r)
+    measures = {r["measure"] for r in records}
+    assert measures == {"krippendorff_alpha", "percent_agreement", "cohen_kappa",
+                        "fleiss_kappa", "spearman"}
+    alpha = next(r for r in records if r["measure"] == "krippendorff_alpha"
+                 and r["coders"] == ["alice", "bashir"])
+    assert alpha["level"] == "ordinal" and alpha["n_units"] == 6
+    assert alpha["ci_low"] <= alpha["value"] <= alpha["ci_high"]
+    assert {r["weights"] for r in records if r["measure"] == "cohen_kappa"} == {
+        "none", "linear", "quadratic"}
+    assert any(r["coders"] == ["alice", "users"] for r in records)
+
+
+def test_agreement_table_and_csv(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "agreement", study, "--bootstrap", "0", "--codes", "overall")
+    assert status == 0
+    lines = out.splitlines()
+    header = lines[0].split()
+    assert header[:4] == ["code", "measure", "level/weights", "raters"]
+    alpha_line = next(line for line in lines if "krippendorff_alpha" in line)
+    assert "alice, bashir" in alpha_line and alpha_line.split()[-1] in ("good", "tentative",
+                                                                         "low")
+    assert "good >= .800, tentative >= .667" in out
+    # every row of the table is aligned under the header
+    assert lines[2].index("krippendorff_alpha") == lines[0].index("measure")
+    status, out, _ = run(capsys, "agreement", study, "--bootstrap", "0", "--format", "csv")
+    assert status == 0 and out.splitlines()[0].startswith("code,measure,level,weights,coders")
+
+
+def test_agreement_errors_are_one_line(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "agreement", study, "--codes", "warmth")
+    assert status == 2 and out == ""
+    assert err.startswith("sense7-coder: error: no code 'warmth'") and err.count("\n") == 1
+    status, _, err = run(capsys, "agreement", study, "--coders", "alice,zoe")
+    assert status == 2 and "no coder 'zoe'" in err
+    status, _, err = run(capsys, "agreement", study.parent / "nothing.sense7")
+    assert status == 2 and "no such project file" in err
+    status, _, err = run(capsys, "agreement", study, "--attribute", "novalue")
+    assert status == 2 and "NAME=VALUE" in err
+
+
+def test_export_kinds_and_raw(study: Path, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    for kind in ("long", "wide", "consensus", "agreement", "codebook"):
+        out = tmp_path / f"{kind}.csv"
+        status, text, err = run(capsys, "export", study, out, "--kind", kind, "--bootstrap", "0")
+        assert status == 0, err
+        assert text.startswith(f"wrote {out}") and out.exists()
+    status, _, err = run(capsys, "export", study, tmp_path / "no" / "x.csv", "--kind", "long")
+    assert status == 2 and "does not exist" in err
+    with Project.open(study, backup=False) as project:
+        code(project, "@bob", {("c1", 2, "overall"): 3})
+    run(capsys, "export", study, tmp_path / "safe.csv", "--kind", "long")
+    run(capsys, "export", study, tmp_path / "raw.csv", "--kind", "long", "--raw")
+    assert "\n'@bob," in (tmp_path / "safe.csv").read_text(encoding="utf-8")
+    assert "\n@bob," in (tmp_path / "raw.csv").read_text(encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:  # argparse refuses an unknown kind
+        main(["export", str(study), str(tmp_path / "x.csv"), "--kind", "pretty"])
+    assert exit_.value.code == 2 and "invalid choice: 'pretty'" in capsys.readouterr().err
+
+
+def test_merge_statuses(study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "mine.sense7"
+    shutil.copy(study, mine)
+    with Project.open(mine, backup=False) as p:
+        code(p, "chen", {("c1", 2, "overall"): 3})
+    status, out, _ = run(capsys, "merge", study, mine, "--dry-run")
+    assert status == 0 and "would add 1 codings" in out and "dry run" in out
+    status, out, _ = run(capsys, "merge", study, mine)
+    assert status == 0 and "added 1 codings" in out and "new coders: chen" in out
+    status, out, _ = run(capsys, "merge", study, mine)
+    assert status == 0 and "nothing new" in out
+
+    theirs = tmp_path / "theirs.sense7"
+    shutil.copy(study, theirs)
+    with Project.open(theirs, backup=False) as p:
+        code(p, "chen", {("c1", 2, "overall"): 1})
+    with Project.open(study, backup=False) as p:
+        before = state(p)
+    status, out, err = run(capsys, "merge", study, theirs)
+    assert status == 3 and out == ""
+    assert "coder 'chen', code 'overall', conversation 'c1', turn 2: target has 3, source has 1" \
+        in err
+    assert err.splitlines()[-1].startswith("sense7-coder: error: merge refused")
+    with Project.open(study, backup=False) as p:
+        assert state(p) == before
+    status, out, _ = run(capsys, "merge", study, theirs, "--on-conflict", "keep-target")
+    assert status == 0 and "the target's values kept" in out
+
+    status, _, err = run(capsys, "merge", study, tmp_path / "missing.sense7")
+    assert status == 2 and "no such project file" in err
+
+
+def test_consensus_command(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "consensus", study, "--codes", "overall")
+    assert status == 0
+    assert out.splitlines()[0].split() == ["code", "compared", "disagreeing", "decided", "open",
+                                           "consensus"]
+    assert "overall" in out and "c1 turn 4" in out  # alice 5 vs bashir 4
+    status, _, err = run(capsys, "consensus", study, "--accept-majority")
+    assert status == 2 and "--coder" in err
+    status, _, err = run(capsys, "consensus", study, "--accept-majority", "--coder", "dana")
+    assert status == 2 and "only an adjudicator" in err
+    status, out, _ = run(capsys, "consensus", study, "--accept-majority", "--coder", "dana",
+                         "--role", "adjudicator", "--format", "json")
+    assert status == 0
+    result = json.loads(out)
+    assert result["accepted"] == 4  # the four units where alice and bashir agree
+    (progress,) = [p for p in result["progress"] if p["code"] == "overall"]
+    assert (progress["compared"], progress["disagreeing"], progress["consensus"]) == (6, 2, 4)
+    assert result["open_total"] == 2
+    assert {r["coders"][0] for r in result["coders_vs_consensus"]} == {"alice", "bashir"}
