@@ -1,0 +1,53 @@
+"""What the analysis windows (agreement, reconciliation) ask of a project, as plain functions.
+
+No Qt here. The agreement, reconciliation, export and merge work itself lives in
+:mod:`.agreement`, :mod:`.reconcile`, :mod:`.export` and :mod:`.merge`; these are the few
+look-ups the windows need besides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..domain.models import Conversation
+from ..store import conversations as store_conv
+from .project import Project
+from .undo import Command
+
+
+def conversation_with_sentences(
+    project: Project, conversation_id: str
+) -> tuple[Conversation | None, dict[int, list[tuple[int, int]]]]:
+    """A conversation and its stored sentence spans (position -> [(start, end)])."""
+    conversation = project.conversation(conversation_id)
+    if conversation is None:
+        return None, {}
+    return conversation, store_conv.sentences_of(project.db, conversation_id)
+
+
+def consensus_changes(cmd: Command, *, undone: bool) -> list[tuple[tuple[str, int, int, str],
+                                                                   dict[str, Any] | None]]:
+    """The consensus decisions a command left behind: [((cid, pos, sent, code), decision)].
+
+    After an undo each decision is what it was before the command, after a redo what the
+    command wrote (None = no decision).
+    """
+    out = []
+    for cell in cmd.cells:
+        if cell.kind == "consensus":
+            cid, pos, sent, code = cell.key
+            out.append(((str(cid), int(pos), int(sent), str(code)),
+                        cell.before if undone else cell.after))
+    return out
+
+
+def only_consensus(cmd: Command) -> bool:
+    """Does the command change nothing but consensus decisions?"""
+    return bool(cmd.cells) and all(c.kind == "consensus" for c in cmd.cells)
+
+
+def adjudicators(project: Project) -> list[str]:
+    """Names of the project's adjudicators, then its other coders (for choosing who decides)."""
+    people = project.coders()
+    first = [c["name"] for c in people if c["role"] == "adjudicator"]
+    return first + [c["name"] for c in people if c["role"] != "adjudicator"]

@@ -1,0 +1,69 @@
+"""Who decides: the current coder's role, and a way to work as an adjudicator."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
+
+from ...domain.errors import ProjectError
+from ...project import Project
+from ...project.analysis_view import adjudicators
+from .table_model import ERROR_STYLE
+
+
+def can_decide(project: Project) -> bool:
+    """Only an adjudicator sets the consensus."""
+    return bool(project.coder) and project.coder_role() == "adjudicator"
+
+
+class AdjudicatorBar(QWidget):
+    """'Adjudicating as dana', or a warning that a coder cannot decide, and a button to switch."""
+
+    switched = Signal()  # the project's current coder changed here
+    failed = Signal(str)
+
+    def __init__(self, project: Project, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.label = QLabel(self)
+        self.button = QPushButton("Adjudicate as…", self)
+        self.button.setAutoDefault(False)
+        self.button.clicked.connect(self.ask)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.button)
+        self.refresh()
+
+    def refresh(self) -> None:
+        coder = self.project.coder
+        if can_decide(self.project):
+            self.label.setText(f"Adjudicating as <b>{html.escape(coder or '')}</b>")
+            self.button.setText("Switch adjudicator…")
+        elif coder:
+            self.label.setText(
+                f"<span style='{ERROR_STYLE}'>Working as <b>{html.escape(coder)}</b> (a coder): "
+                "only an adjudicator can decide.</span>")
+            self.button.setText("Adjudicate as…")
+        else:
+            self.label.setText("Choose who adjudicates to decide.")
+            self.button.setText("Adjudicate as…")
+
+    def become(self, name: str) -> None:
+        """Work as ``name`` with the adjudicator role (created if new; a coder becomes one)."""
+        self.project.set_coder(name, role="adjudicator")
+        self.refresh()
+        self.switched.emit()
+
+    def ask(self) -> None:
+        name, ok = QInputDialog.getItem(
+            self, "Who adjudicates?",
+            "Decide as (a new name is added as adjudicator; choosing a coder makes them one):",
+            adjudicators(self.project), 0, True)
+        if ok and name.strip():
+            try:
+                self.become(name.strip())
+            except ProjectError as e:
+                self.failed.emit(str(e))

@@ -1,0 +1,132 @@
+"""The agreement panel's three tables: codes, coder pairs, and raters against the users."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from PySide6.QtGui import QColor
+
+from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwise_matrix
+from .report_rows import (
+    BAND_TEXT,
+    CodeRow,
+    RaterRow,
+    band_of,
+    ci_text,
+    explain,
+    fmt,
+)
+from .table_model import ALIGN_CENTER, ALIGN_RIGHT, Column, band_colour, shade
+
+CONSENSUS_LABEL = "consensus"
+
+
+def _pct(record: AgreementRecord | None) -> str:
+    return "—" if record is None or record.value is None else f"{100 * record.value:.1f} %"
+
+
+def _band_tip(band: str) -> str:
+    return ("Krippendorff's bands: ≥ .800 good enough to rely on; .667–.800 only tentative "
+            "conclusions; below .667 low") if band != "undefined" else "alpha is undefined"
+
+
+def code_columns() -> list[Column[CodeRow]]:
+    return [
+        Column("Code", lambda r: r.label,
+               tooltip=lambda r: f"{r.code}: coders {', '.join(r.coders) or 'none'}"),
+        Column("α", lambda r: fmt(r.alpha.value if r.alpha else None),
+               tooltip=lambda r: explain(r.alpha), background=lambda r: band_colour(r.band),
+               align=ALIGN_RIGHT, bold=lambda r: True,
+               header_tip="Krippendorff's alpha among the coders"),
+        Column("95% CI", lambda r: ci_text(r.alpha), tooltip=lambda r: explain(r.alpha),
+               align=ALIGN_CENTER, header_tip="percentile bootstrap interval over units"),
+        Column("Band", lambda r: BAND_TEXT[r.band], tooltip=lambda r: _band_tip(r.band),
+               background=lambda r: band_colour(r.band)),
+        Column("Units", lambda r: str(r.alpha.n_units if r.alpha else 0), align=ALIGN_RIGHT,
+               header_tip="units rated by at least two coders (those that entered alpha)"),
+        Column("Values", lambda r: str(r.alpha.n_values if r.alpha else 0), align=ALIGN_RIGHT,
+               header_tip="values in those units"),
+        Column("Agreement", lambda r: _pct(r.percent), tooltip=lambda r: explain(r.percent),
+               align=ALIGN_RIGHT, header_tip="raw percent agreement (exact match)"),
+        Column("Fleiss' κ", lambda r: fmt(r.fleiss.value if r.fleiss else None),
+               tooltip=lambda r: explain(r.fleiss), align=ALIGN_RIGHT),
+        Column("Level", lambda r: (r.alpha.level or "") if r.alpha else "",
+               header_tip="level of measurement alpha used"),
+    ]
+
+
+def rater_columns(weights: str) -> list[Column[RaterRow]]:
+    kappa = "κ" if weights == "none" else f"κ {weights}"
+    return [
+        Column("Code", lambda r: r.label if r.first else "", tooltip=lambda r: r.label,
+               bold=lambda r: r.first),
+        Column("Rater", lambda r: r.rater, bold=lambda r: r.rater == CONSENSUS_LABEL),
+        Column("α", lambda r: fmt(r.alpha.value if r.alpha else None),
+               tooltip=lambda r: explain(r.alpha), background=lambda r: band_colour(r.band),
+               align=ALIGN_RIGHT, bold=lambda r: True),
+        Column("95% CI", lambda r: ci_text(r.alpha), align=ALIGN_CENTER),
+        Column("Band", lambda r: BAND_TEXT[r.band], background=lambda r: band_colour(r.band)),
+        Column(kappa, lambda r: fmt(r.kappa.value if r.kappa else None),
+               tooltip=lambda r: explain(r.kappa, "no kappa with these weights"),
+               align=ALIGN_RIGHT,
+               header_tip="Cohen's kappa; ordinal codes weighted over the declared scale"),
+        Column("Spearman ρ", lambda r: fmt(r.spearman.value if r.spearman else None),
+               tooltip=lambda r: explain(r.spearman, "ordinal codes only"), align=ALIGN_RIGHT),
+        Column("Units", lambda r: str(r.n_units), align=ALIGN_RIGHT,
+               header_tip="units both rated"),
+    ]
+
+
+@dataclass
+class MatrixRow:
+    rater: str
+    values: dict[str, float | None]
+    records: dict[str, AgreementRecord] = field(default_factory=dict)
+
+
+def matrix_rows(report: AgreementReport, code: str, weights: str
+                ) -> tuple[list[str], list[MatrixRow], str]:
+    """Raters, one row per rater, and the weights actually used (for nominal codes: none)."""
+    pairs = [r for r in report.for_code(code) if r.measure == COHEN and len(r.coders) == 2]
+    have = {r.weights for r in pairs}
+    use = weights if weights in have else ("none" if "none" in have else weights)
+    table = pairwise_matrix(report, code, COHEN, use)
+    raters = [str(c) for c in table.columns]
+    lookup = {(a, b): r for r in pairs if r.weights == use for a, b in
+              (tuple(r.coders), tuple(reversed(r.coders)))}
+    rows = []
+    for a in raters:
+        values = {b: (None if pd.isna(table.loc[a, b]) else float(table.loc[a, b]))
+                  for b in raters}
+        rows.append(MatrixRow(a, values, {b: lookup[(a, b)] for b in raters if (a, b) in lookup}))
+    return raters, rows, use
+
+
+def _pair_column(b: str) -> Column[MatrixRow]:
+    def text(r: MatrixRow) -> str:
+        return "" if r.rater == b else fmt(r.values.get(b))
+
+    def tip(r: MatrixRow) -> str | None:
+        if r.rater == b:
+            return None
+        return explain(r.records.get(b), f"{r.rater} and {b} were not compared")
+
+    def background(r: MatrixRow) -> QColor | None:
+        return None if r.rater == b else shade(r.values.get(b))
+
+    return Column(b, text, tooltip=tip, background=background, align=ALIGN_RIGHT)
+
+
+def matrix_columns(raters: list[str]) -> list[Column[MatrixRow]]:
+    first: Column[MatrixRow] = Column("", lambda r: r.rater, bold=lambda r: True)
+    return [first, *(_pair_column(b) for b in raters)]
+
+
+def band_summary(rows: list[CodeRow]) -> str:
+    """'5 good, 2 tentative, 1 low' over the codes shown."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[band_of(r.alpha)] = counts.get(band_of(r.alpha), 0) + 1
+    order = ("good", "tentative", "low", "undefined")
+    return ", ".join(f"{counts[b]} {b}" for b in order if counts.get(b))

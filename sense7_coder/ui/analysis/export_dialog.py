@@ -1,0 +1,187 @@
+"""Export the project as a tidy CSV: long, wide, consensus, agreement or codebook.
+
+The export (:func:`sense7_coder.project.export.export_project`) runs on the TaskRunner with
+its own project connection; the file appears only once complete.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...domain.export import EXPORT_KINDS
+from ...project import Project
+from ...project.agreement import AgreementOptions
+from ...project.export import ExportSummary, export_project
+from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
+from .table_model import ERROR_STYLE
+
+KIND_TEXT = {
+    "long": ("Long: one row per coder, unit and code",
+             "Columns coder, conversation_id, participant_id, model, turn, sentence, role, code, "
+             "value, level_label, user_rating. “NA” = not applicable. Reads back with "
+             "import-codings; the shape for R, pandas and mixed models."),
+    "wide": ("Wide: one row per unit, a column per code and coder",
+             "Columns named <code>__<coder>; an empty cell = that coder did not code it."),
+    "consensus": ("Consensus: the adjudicated values",
+                  "One row per decided unit and code, with the adjudicator, rationale and time."),
+    "agreement": ("Agreement: every agreement figure",
+                  "Alpha with its bootstrap interval, percent agreement, Cohen's and Fleiss' "
+                  "kappa, and every coder against the users and the consensus."),
+    "codebook": ("Codebook: one row per code and level",
+                 "Keys, labels, kinds, units and level descriptions, for a paper's appendix."),
+}
+
+
+class ExportDialog(QDialog):
+    def __init__(self, project: Project, parent: QWidget | None = None,
+                 kind: str = "long") -> None:
+        super().__init__(parent)
+        self.project = project
+        self.runner = TaskRunner(self)
+        self.task: Task | None = None
+        self.summary: ExportSummary | None = None
+        self.error: str | None = None
+        self._path_edited = False
+        self.setWindowTitle(f"Export — {project.path.name}")
+        self.setMinimumWidth(620)
+
+        self.kind = QComboBox(self)
+        for k in EXPORT_KINDS:
+            self.kind.addItem(KIND_TEXT.get(k, (k, ""))[0], k)
+        self.about = QLabel(self)
+        self.about.setWordWrap(True)
+        self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path = QLineEdit(self)
+        self.path.textEdited.connect(self._edited)
+        browse = QPushButton("Browse…", self)
+        browse.setAutoDefault(False)
+        browse.clicked.connect(self.browse)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.path, 1)
+        file_row.addWidget(browse)
+        self.neutralise = QCheckBox("Neutralise spreadsheet formulas", self)
+        self.neutralise.setChecked(True)
+        self.neutralise.setToolTip(
+            "Text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
+            "them as text instead of running them. Untick only when such a text must read back "
+            "exactly (e.g. a coder name that starts with -).")
+        self.include_users = QCheckBox("Compare with the users' own ratings", self)
+        self.include_users.setChecked(True)
+        self.bootstrap = QSpinBox(self)
+        self.bootstrap.setRange(0, 20000)
+        self.bootstrap.setSingleStep(200)
+        self.bootstrap.setValue(1000)
+        self.bootstrap.setSuffix(" bootstrap draws")
+        self.bootstrap.setSpecialValueText("no intervals")
+
+        form = QFormLayout()
+        form.addRow("What", self.kind)
+        form.addRow("", self.about)
+        form.addRow("File", file_row)
+        form.addRow("", self.neutralise)
+        form.addRow("Agreement", self.include_users)
+        form.addRow("", self.bootstrap)
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.buttons = QDialogButtonBox(self)
+        self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.export)
+        self.close_button.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self.set_kind(kind)
+        self._kind_changed()
+
+    def set_kind(self, kind: str) -> None:
+        index = self.kind.findData(kind)
+        if index >= 0:
+            self.kind.setCurrentIndex(index)
+
+    def _edited(self, _text: str) -> None:
+        self._path_edited = True
+
+    def _kind_changed(self, *_: object) -> None:
+        kind = self.kind.currentData()
+        self.about.setText(KIND_TEXT.get(kind, ("", ""))[1])
+        for w in (self.include_users, self.bootstrap):
+            w.setEnabled(kind == "agreement")
+        if not self._path_edited:
+            self.path.setText(str(self.project.path.with_name(f"{self.project.path.stem}-{kind}.csv")))
+
+    def browse(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
+                                              "CSV file (*.csv)")
+        if name:
+            self.path.setText(name if Path(name).suffix else name + ".csv")
+            self._path_edited = True
+
+    def export(self) -> Task | None:
+        """Start the export (on the TaskRunner); None when the file name is missing."""
+        if self.task is not None and not self.task.done:
+            return self.task
+        text = self.path.text().strip()
+        if not text:
+            self._error("Give the file to write.")
+            return None
+        out, kind, raw = Path(text), self.kind.currentData(), not self.neutralise.isChecked()
+        options = AgreementOptions(include_users=self.include_users.isChecked(),
+                                   bootstrap=self.bootstrap.value())
+
+        def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> ExportSummary:
+            return export_project(project, out, kind, options, raw=raw, progress=progress,
+                                  cancel=cancel)
+
+        self.error = None
+        self.status.setStyleSheet("")
+        self.status.setText(f"Writing {out.name}…")
+        self.export_button.setEnabled(False)
+        self.task = self.runner.start(
+            with_own_project(self.project.path, job), title="Export",
+            label=f"Exporting {kind} to {out.name}…", on_result=self._done,
+            on_error=self._failed, on_cancelled=self._cancelled,
+            on_finished=lambda: self.export_button.setEnabled(True))
+        return self.task
+
+    def wait(self, timeout_s: float = 60.0) -> bool:
+        return self.task is None or self.task.wait(timeout_s)
+
+    def _done(self, summary: ExportSummary) -> None:
+        self.summary = summary
+        self.status.setStyleSheet("")
+        self.status.setText(f"Wrote {summary.path}: {summary.rows} rows, {summary.columns} "
+                            "columns.")
+        self.close_button.setFocus()
+
+    def _failed(self, error: TaskError) -> None:
+        self._error(error.message)
+
+    def _cancelled(self) -> None:
+        self.status.setStyleSheet("")
+        self.status.setText("Cancelled; no file was written.")
+
+    def _error(self, text: str) -> None:
+        self.error = text
+        self.status.setStyleSheet(ERROR_STYLE)
+        self.status.setText(text)

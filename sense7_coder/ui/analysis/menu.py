@@ -1,0 +1,113 @@
+"""The Analysis menu of the main window: agreement, reconciliation, export, merge.
+
+The windows are imported when first opened. One agreement and one reconciliation window per
+main window; both close when their project closes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+
+class AnalysisMenu(QObject):
+    """Adds the analysis actions to ``window`` (through ``window.add_analysis_action``)."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panels: dict[str, QWidget] = {}
+        self.menu_actions: dict[str, QAction] = {}
+        for name, text, keys, tip, slot in (
+            ("agreement", "&Agreement…", "Ctrl+Shift+A",
+             "Krippendorff's alpha, kappa and the coders against the users", self.agreement),
+            ("reconcile", "&Reconcile disagreements…", "Ctrl+Shift+R",
+             "Decide the consensus where coders differ", self.reconcile),
+            ("export", "&Export as CSV…", "Ctrl+E",
+             "Long, wide, consensus, agreement or codebook tables", self.export),
+            ("merge", "&Merge coders' project files…", "",
+             "Bring the coders' copies of this project together", self.merge),
+        ):
+            action = QAction(text, window)
+            if keys:
+                action.setShortcut(QKeySequence(keys))
+            action.setStatusTip(tip)
+            action.setToolTip(tip)
+            action.triggered.connect(slot)
+            window.add_analysis_action(action)
+            self.menu_actions[name] = action
+        window.stack.currentChanged.connect(lambda _i: QTimer.singleShot(0, self.close_stale))
+
+    def _project(self) -> Any:
+        project = self.window.project
+        if project is None:
+            QMessageBox.information(self.window, "Analysis", "Open a project first.")
+        return project
+
+    def close_stale(self) -> None:
+        """Close windows whose project is no longer the window's open project."""
+        for name, panel in list(self.panels.items()):
+            if getattr(panel, "project", None) is not self.window.project:
+                panel.close()
+                panel.deleteLater()
+                del self.panels[name]
+
+    def _show(self, panel: QWidget) -> None:
+        panel.show()
+        panel.raise_()
+        panel.activateWindow()
+
+    def agreement(self) -> QWidget | None:
+        project = self._project()
+        if project is None:
+            return None
+        from .agreement_panel import AgreementPanel
+
+        panel = self.panels.get("agreement")
+        if isinstance(panel, AgreementPanel):
+            panel.load_choices()  # coders or conversations may have come in since
+        else:
+            panel = self.panels["agreement"] = AgreementPanel(project, self.window)
+        self._show(panel)
+        return panel
+
+    def reconcile(self) -> QWidget | None:
+        project = self._project()
+        if project is None:
+            return None
+        from .reconcile_panel import ReconcilePanel
+
+        panel = self.panels.get("reconcile")
+        if isinstance(panel, ReconcilePanel):
+            panel.update_role()
+        else:
+            panel = ReconcilePanel(project, self.window)
+            panel.changed.connect(self.window.coder_changed)
+            panel.coderChanged.connect(self.window.coder_changed)
+            self.panels["reconcile"] = panel
+        self._show(panel)
+        return panel
+
+    def export(self) -> None:
+        project = self._project()
+        if project is None:
+            return
+        from .export_dialog import ExportDialog
+
+        ExportDialog(project, self.window).exec()
+
+    def merge(self) -> None:
+        project = self._project()
+        if project is None:
+            return
+        from .merge_dialog import MergeDialog
+
+        dialog = MergeDialog(project, self.window)
+        if dialog.exec() == QDialog.DialogCode.Accepted or dialog.merged:
+            self.window.check_elsewhere()  # the merge wrote through its own connection

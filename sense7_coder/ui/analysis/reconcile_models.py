@@ -1,0 +1,155 @@
+"""Tables of the reconciliation window: the queue, the coders' values, coders vs consensus."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtGui import QColor
+
+from ...domain.agreement import AgreementRecord, AgreementReport
+from ...domain.codebook import Code, Codebook
+from ...project.reconcile import Disagreement
+from ...project.workspace import value_text
+from .report_rows import alpha_pivot, band_of, explain, fmt
+from .table_model import ALIGN_CENTER, ALIGN_RIGHT, Column, band_colour
+
+
+def where_text(d: Disagreement) -> str:
+    """'turn 4', 'turn 4, sentence 2' or 'whole conversation'."""
+    u = d.unit
+    if u.position == 0:
+        return "whole conversation"
+    return f"turn {u.position}" + (f", sentence {u.sentence}" if u.sentence else "")
+
+
+def short_value(code: Code | None, value: Any) -> str:
+    if code is None:
+        return "n/a" if value is None else str(value)
+    return value_text(code, value)
+
+
+def long_value(code: Code | None, value: Any) -> str:
+    """'4 good', 'advice', 'not applicable'."""
+    if value is None:
+        return "not applicable"
+    if code is None:
+        return str(value)
+    label = code.level_label(value)
+    return f"{value} {label}" if code.kind == "ordinal" and label != str(value) else label
+
+
+def apart_text(d: Disagreement, code: Code | None) -> str:
+    if code is not None and code.kind == "ordinal":
+        steps = int(d.spread)
+        if steps == 0:
+            return "n/a vs a value"
+        return f"{steps} step{'s' if steps != 1 else ''}"
+    return f"{d.distinct} values"
+
+
+def decision_text(d: Disagreement, code: Code | None) -> str:
+    if d.consensus is not None:
+        return "✓ " + short_value(code, d.consensus.get("value"))
+    if d.has_majority:
+        return "open · majority " + short_value(code, d.majority)
+    return "open"
+
+
+def decision_tip(d: Disagreement, code: Code | None) -> str:
+    c = d.consensus
+    if c is None:
+        return "Not decided yet"
+    lines = [f"Decided {long_value(code, c.get('value'))} by {c.get('adjudicator') or '?'}"]
+    if c.get("rationale"):
+        lines.append(f"Rationale: {c['rationale']}")
+    if c.get("decided_at"):
+        lines.append(str(c["decided_at"]))
+    return "\n".join(lines)
+
+
+def _label(code: Code | None, key: str) -> str:
+    return code.label if code is not None else key
+
+
+def queue_columns(codebook: Codebook) -> list[Column[Disagreement]]:
+    def code_of(d: Disagreement) -> Code | None:
+        return codebook.get(d.code)
+
+    return [
+        Column("Code", lambda d: _label(code_of(d), d.code),
+               tooltip=lambda d: d.code),
+        Column("Conv.", lambda d: d.unit.conversation_id, header_tip="conversation id"),
+        Column("Where", where_text),
+        Column("Values", lambda d: "  ".join(short_value(code_of(d), v) for v in d.values.values()),
+               tooltip=lambda d: "\n".join(f"{c}: {long_value(code_of(d), v)}"
+                                           for c, v in d.values.items()),
+               header_tip="the coders' values, coders in name order (n/a = not applicable)"),
+        Column("Apart", lambda d: apart_text(d, code_of(d)), align=ALIGN_RIGHT,
+               header_tip="how far apart the coders are: scale steps between the lowest and "
+                          "highest value (ordinal codes), else the number of distinct values"),
+        Column("Decision", lambda d: decision_text(d, code_of(d)),
+               tooltip=lambda d: decision_tip(d, code_of(d)),
+               background=lambda d: band_colour("good", 0.14) if d.decided else None,
+               bold=lambda d: d.decided),
+    ]
+
+
+@dataclass
+class CoderValue:
+    coder: str
+    value: Any
+    text: str
+    memo: str
+    agrees: bool  # with the decision
+
+
+def coder_values(d: Disagreement, code: Code | None) -> list[CoderValue]:
+    decided = d.consensus.get("value") if d.consensus else object()
+    return [CoderValue(c, v, long_value(code, v), d.memos.get(c, ""), v == decided)
+            for c, v in d.values.items()]
+
+
+def coder_value_columns() -> list[Column[CoderValue]]:
+    return [
+        Column("Coder", lambda r: r.coder, bold=lambda r: True),
+        Column("Value", lambda r: r.text,
+               background=lambda r: band_colour("good", 0.14) if r.agrees else None),
+        Column("Memo", lambda r: r.memo.replace("\n", " ") or "—", tooltip=lambda r: r.memo or None),
+    ]
+
+
+@dataclass
+class PivotRow:
+    code: str
+    label: str
+    cells: dict[str, AgreementRecord]
+
+
+def consensus_pivot(report: AgreementReport, labels: dict[str, str]
+                    ) -> tuple[list[str], list[PivotRow]]:
+    """(coders, one row per code) of each coder's alpha with the consensus."""
+    codes, raters, cells = alpha_pivot(report)
+    rows = [PivotRow(c, labels.get(c, c), {r: cells[(c, r)] for r in raters if (c, r) in cells})
+            for c in codes]
+    return raters, rows
+
+
+def _coder_column(name: str) -> Column[PivotRow]:
+    def text(r: PivotRow) -> str:
+        rec = r.cells.get(name)
+        return "" if rec is None else f"{fmt(rec.value)}  ({rec.n_units})"
+
+    def tip(r: PivotRow) -> str:
+        return explain(r.cells.get(name), f"{name} rated none of the decided units")
+
+    def background(r: PivotRow) -> QColor | None:
+        rec = r.cells.get(name)
+        return None if rec is None else band_colour(band_of(rec))
+
+    return Column(name, text, tooltip=tip, background=background, align=ALIGN_CENTER)
+
+
+def pivot_columns(raters: list[str]) -> list[Column[PivotRow]]:
+    first: Column[PivotRow] = Column("Code", lambda r: r.label)
+    return [first, *(_coder_column(n) for n in raters)]

@@ -1,0 +1,183 @@
+"""An agreement report shaped for reading: one row per code, per rater, per cell.
+
+Pure Python (no Qt): the panels' table models and the plot show these rows. The figures
+come from :mod:`sense7_coder.domain.agreement`; nothing is computed here but look-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ...domain.agreement import (
+    ALPHA,
+    COHEN,
+    CONSENSUS_RATER,
+    FLEISS,
+    PERCENT,
+    SPEARMAN,
+    USERS_RATER,
+    AgreementRecord,
+    AgreementReport,
+)
+
+#: what an undefined figure shows
+UNDEFINED = "—"
+REFERENCES = (USERS_RATER, CONSENSUS_RATER)
+BAND_TEXT = {
+    "good": "good (≥ .800)",
+    "tentative": "tentative (≥ .667)",
+    "low": "low (< .667)",
+    "undefined": "undefined",
+}
+MEASURE_NAMES = {
+    ALPHA: "Krippendorff's α",
+    PERCENT: "percent agreement",
+    COHEN: "Cohen's κ",
+    FLEISS: "Fleiss' κ",
+    SPEARMAN: "Spearman's ρ",
+}
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A figure as text: three decimals, or an em dash when undefined."""
+    return UNDEFINED if value is None else f"{value:.{digits}f}"
+
+
+def ci_text(record: AgreementRecord | None) -> str:
+    """``[low, high]`` of a record's bootstrap interval, or empty without one."""
+    if record is None or record.ci_low is None or record.ci_high is None:
+        return ""
+    return f"[{record.ci_low:.3f}, {record.ci_high:.3f}]"
+
+
+def band_of(record: AgreementRecord | None) -> str:
+    """'good', 'tentative', 'low' or 'undefined' for an alpha (a missing one is undefined)."""
+    return "undefined" if record is None else record.band() or "undefined"
+
+
+def explain(record: AgreementRecord | None, missing: str = "not computed") -> str:
+    """A tooltip for a figure: what it is, over how many units, and its note."""
+    if record is None:
+        return missing
+    name = MEASURE_NAMES.get(record.measure, record.measure)
+    if record.weights and record.weights != "none":
+        name += f" ({record.weights} weights)"
+    head = f"{name}: {fmt(record.value)}"
+    if record.value is None:
+        head = f"{name} is undefined"
+    lines = [head, f"{record.n_units} units, {record.n_values} values"]
+    if record.note:
+        lines.append(record.note)
+    return "\n".join(lines)
+
+
+def _is_reference(record: AgreementRecord) -> bool:
+    return any(c in REFERENCES for c in record.coders)
+
+
+@dataclass
+class CodeRow:
+    """One code's figures among the coders (references left out)."""
+
+    code: str
+    label: str
+    alpha: AgreementRecord | None
+    percent: AgreementRecord | None = None
+    fleiss: AgreementRecord | None = None
+    coders: list[str] = field(default_factory=list)
+
+    @property
+    def band(self) -> str:
+        return band_of(self.alpha)
+
+
+def code_rows(report: AgreementReport, labels: dict[str, str] | None = None) -> list[CodeRow]:
+    """One row per code of the report, in report order."""
+    labels = labels or {}
+    rows = []
+    for code in report.codes:
+        mine = [r for r in report.for_code(code) if not _is_reference(r)]
+        pick = {m: next((r for r in mine if r.measure == m), None) for m in (ALPHA, PERCENT, FLEISS)}
+        alpha = pick[ALPHA]
+        coders = list(alpha.coders) if alpha is not None else []
+        rows.append(CodeRow(code, labels.get(code, code), alpha, pick[PERCENT], pick[FLEISS],
+                            coders))
+    return rows
+
+
+@dataclass
+class RaterRow:
+    """One rater (a coder or the consensus) against a reference, for one code."""
+
+    code: str
+    label: str
+    rater: str
+    alpha: AgreementRecord | None
+    kappa: AgreementRecord | None
+    spearman: AgreementRecord | None
+    #: the first row of its code (the tables name the code once per group)
+    first: bool = True
+
+    @property
+    def band(self) -> str:
+        return band_of(self.alpha)
+
+    @property
+    def n_units(self) -> int:
+        return self.alpha.n_units if self.alpha is not None else 0
+
+
+def kappa_weights_for(records: Sequence[AgreementRecord], wanted: str) -> str:
+    """``wanted`` if any kappa has those weights, else the weights there are ('none')."""
+    have = {r.weights for r in records if r.measure == COHEN}
+    if wanted in have or not have:
+        return wanted
+    return "none" if "none" in have else sorted(w for w in have if w)[0]
+
+
+def rater_rows(
+    report: AgreementReport,
+    reference: str = USERS_RATER,
+    weights: str = "quadratic",
+    labels: dict[str, str] | None = None,
+) -> list[RaterRow]:
+    """Every rater compared with ``reference`` (users or consensus), code by code.
+
+    Ordinal codes have linear and quadratic kappas against a reference; nominal and
+    binary codes only an unweighted one, which is shown whatever ``weights`` asks.
+    """
+    labels = labels or {}
+    rows = []
+    for code in report.codes:
+        pairs = [r for r in report.for_code(code)
+                 if len(r.coders) == 2 and r.coders[1] == reference]
+        use = kappa_weights_for(pairs, weights)
+        for i, rater in enumerate(dict.fromkeys(r.coders[0] for r in pairs)):
+            of = [r for r in pairs if r.coders[0] == rater]
+            rows.append(RaterRow(
+                code, labels.get(code, code), rater,
+                next((r for r in of if r.measure == ALPHA), None),
+                next((r for r in of if r.measure == COHEN and r.weights == use), None),
+                next((r for r in of if r.measure == SPEARMAN), None),
+                first=i == 0,
+            ))
+    return rows
+
+
+def alpha_pivot(
+    report: AgreementReport, reference: str = CONSENSUS_RATER
+) -> tuple[list[str], list[str], dict[tuple[str, str], AgreementRecord]]:
+    """(codes, raters, {(code, rater): alpha record}) of every rater against ``reference``."""
+    cells: dict[tuple[str, str], AgreementRecord] = {}
+    raters: list[str] = []
+    codes: list[str] = []
+    for r in report.records:
+        if r.measure != ALPHA or len(r.coders) != 2 or r.coders[1] != reference:
+            continue
+        cells[(r.code, r.coders[0])] = r
+        if r.code not in codes:
+            codes.append(r.code)
+        if r.coders[0] not in raters:
+            raters.append(r.coders[0])
+    return codes, raters, cells
