@@ -18,10 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = (
-    "thanks deadline manager feel stressed plan report email team help understand sorry "
-    "great question maybe could should would next week today tomorrow project meeting"
-).split()
+WORDS = ["thanks", "deadline", "manager", "feel", "stressed", "plan", "report", "email", "team", "help", "understand", "sorry", "great", "question", "maybe", "could", "should", "would", "next", "week", "today", "tomorrow", "project", "meeting"]
 
 
 def write_csv(path: Path, rows: int, per_conv: int = 10) -> None:

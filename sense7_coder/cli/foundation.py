@@ -11,8 +11,7 @@ from pathlib import Path
 from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
-from ..project import Project
-from ..project import codebook_ops
+from ..project import Project, codebook_ops
 from ..project.imports import import_codings, import_files
 from ..resources import resolve_codebook
 

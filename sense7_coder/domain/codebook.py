@@ -97,12 +97,8 @@ class Code:
 
         Raises ValueError with a readable reason when the value is not on the scale.
         """
-        if raw is None:
-            text = ""
-        elif isinstance(raw, float) and raw != raw:  # NaN from pandas
-            text = ""
-        else:
-            text = str(raw).strip()
+        is_nan = isinstance(raw, float) and raw != raw  # NaN from pandas
+        text = "" if raw is None or is_nan else str(raw).strip()
         if text == "" or text.upper() in {"NA", "N/A"} or text.lower() == "not applicable":
             if not self.allow_na:
                 raise ValueError(f"code '{self.key}' does not allow not-applicable")
@@ -243,7 +239,7 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
     values = [lv.value for lv in levels]
     if len(set(values)) != len(values):
         raise CodebookError(f"{where}: level values must be unique")
-    if kind == "binary" and sorted(values) != [0, 1]:  # type: ignore[type-var]
+    if kind == "binary" and set(values) != {0, 1}:
         raise CodebookError(f"{where}: a binary code has exactly the levels 0 and 1")
     color = data.get("color", "") or ""
     if color and not COLOR_RE.match(color):

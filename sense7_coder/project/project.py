@@ -289,7 +289,8 @@ class Project:
             coder, cid, pos, sent, code = key
             return store_codings.get_coding(db, coder, Unit(cid, pos, sent), code)
         if kind == "done":
-            return store_codings.get_done(db, *key)
+            coder, cid, pos = key
+            return store_codings.get_done(db, coder, cid, pos)
         if kind == "memo":
             coder, cid, pos, sent = key
             return store_codings.get_memo(db, coder, Unit(cid, pos, sent))
@@ -304,7 +305,8 @@ class Project:
             coder, cid, pos, sent, code = key
             store_codings.put_coding(db, coder, Unit(cid, pos, sent), code, value)
         elif kind == "done":
-            store_codings.put_done(db, *key, value)
+            coder, cid, pos = key
+            store_codings.put_done(db, coder, cid, pos, value)
         elif kind == "memo":
             coder, cid, pos, sent = key
             store_codings.put_memo(db, coder, Unit(cid, pos, sent), value)

@@ -53,8 +53,8 @@ class ProjectDB:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.execute("PRAGMA optimize")
+        # No "PRAGMA optimize" here: it may write (ANALYZE), which other windows on the file
+        # would see as a change made elsewhere.
         self.conn.close()
 
 
