@@ -52,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sense7-coder: interrupted; nothing was changed", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"sense7-coder: error: {where}{e.strerror or e}", file=sys.stderr)

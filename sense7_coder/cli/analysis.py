@@ -78,7 +78,7 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "agreement", help="inter-rater agreement per code",
-        description="Krippendorff's alpha (with a bootstrap 95%% interval), percent agreement, "
+        description="Krippendorff's alpha (with a bootstrap 95% interval), percent agreement, "
         "Cohen's kappa per pair (weighted over the declared scale for ordinal codes) and "
         "Fleiss' kappa among the coders; with --include-users every coder against the "
         "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
@@ -206,7 +206,14 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     rows = []
     footnotes = []
     for r in report.records:
-        scale = r.level or ("unweighted" if r.weights == "none" else f"{r.weights or ''} weights".strip())
+        if r.level:
+            scale = r.level
+        elif r.weights == "none":
+            scale = "unweighted"
+        elif r.weights:
+            scale = f"{r.weights} weights"
+        else:
+            scale = ""
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
         value = _fmt(r.value)
         if r.value is None:
