@@ -107,13 +107,16 @@ def test_blind_coding_hides_until_done(gui, qtbot, demo_project: Path) -> None:
     assert "Hidden while blind coding" in ws.ratings.shown_text()
     assert "very good" not in ws.ratings.shown_text()
 
-    gui.press(w, "4", "D")  # rate, then done (D) moves on to turn 4
+    gui.press(w, "4", "D")  # rate, then done (D): it stays to show what was hidden
+    assert ws.position == 2
+    assert "alice <b>5</b>" in row.others_label.text()
+    assert "overall: 5 very good" in ws.ratings.shown_text()
+    gui.press(w, "D")  # the second press goes on to turn 4
     assert ws.position == 4
     assert "hidden" in ws.coding.rows["overall"].others_label.text()
     gui.press(w, Qt.Key.Key_PageUp)
     assert ws.position == 2
     assert "alice <b>5</b>" in row.others_label.text()
-    assert "overall: 5 very good" in ws.ratings.shown_text()
     with Project.open(demo_project, backup=False) as p:
         assert p.blind_coding
 

@@ -10,6 +10,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from .. import APP_NAME, __version__
+from .palette import apply_env_palette
 from .settings import ORGANIZATION
 
 
@@ -31,6 +32,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     # every colour of the window is taken from palette roles.
     if sys.platform.startswith("linux"):
         app.setStyle("Fusion")
+    apply_env_palette(app)
     return app
 
 

@@ -37,6 +37,7 @@ class CoderDialog(QDialog):
             "Choose yourself from the list, or type a new name.", self)
         intro.setWordWrap(True)
         self.list = QListWidget(self)
+        self.list.setStyleSheet("QListWidget::item { padding: 3px 4px; }")
         for c in project.coders():
             item = QListWidgetItem(f"{c['name']}    ({c['role']})")
             item.setData(Qt.ItemDataRole.UserRole, c["name"])

@@ -12,6 +12,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from .. import __version__
+from .screen import fit_to_screen
 
 SHORTCUTS = """
 ### Coding the focused code
@@ -27,14 +28,24 @@ SHORTCUTS = """
 ### Moving
 | Key | Does |
 |---|---|
-| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn |
+| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn (with blind coding: the first press shows the users' ratings and others' values, the second goes on) |
 | Ctrl+Shift+Enter | mark the turn not done |
 | PgDown / PgUp, Ctrl+↓ / Ctrl+↑ | next / previous turn |
 | Ctrl+J | next unfinished turn |
 | Alt+↓ / Alt+↑ | next / previous sentence (sentence-level codes) |
 | Ctrl+PgDown / Ctrl+PgUp | next / previous conversation |
-| Ctrl+F | search conversations |
+| Ctrl+F | search conversations (Enter opens the first match, Esc goes back to the codes) |
 | Ctrl+M, Esc | write a memo, back to the codes |
+
+### Windows
+| Key | Does |
+|---|---|
+| Ctrl+I | import conversations |
+| Ctrl+Shift+B | edit the codebook |
+| Ctrl+Shift+K | switch coder |
+| Ctrl+L | show or hide the conversation list |
+| Ctrl+Shift+A, Ctrl+Shift+R | agreement, reconciliation (Ctrl+W closes them; Ctrl+Enter runs the agreement) |
+| Ctrl+E | export as CSV |
 
 ### Never lose work
 Every change is saved at once. Ctrl+Z undoes, Ctrl+Shift+Z redoes, and the view moves to
@@ -89,7 +100,7 @@ class MarkdownDialog(QDialog):
     def __init__(self, title: str, markdown: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.resize(760, 640)
+        fit_to_screen(self, 760, 640)
         self.browser = QTextBrowser(self)
         self.browser.setOpenExternalLinks(True)
         self.browser.setMarkdown(markdown)

@@ -25,7 +25,8 @@ from ..project import Project
 from ..project import workspace as ws
 from .coder_dialog import CoderDialog
 from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
-from .menus import build_menus
+from .menus import build_menus, keys_back_after_menus
+from .screen import fit_to_screen
 from .settings import Settings
 from .welcome import NewProjectDialog, WelcomePage
 from .workspace.view import Workspace
@@ -80,6 +81,7 @@ class MainWindow(QMainWindow):
         from .analysis.menu import AnalysisMenu  # agreement, reconcile, export, merge
 
         self.analysis = AnalysisMenu(self)
+        keys_back_after_menus(self, self.menus.values(), self.focus_main)
 
         bar = self.statusBar()
         self.project_label = QLabel(self)
@@ -93,7 +95,7 @@ class MainWindow(QMainWindow):
 
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self.check_elsewhere)
-        self.resize(1280, 800)
+        fit_to_screen(self, 1280, 800)
         geometry = self.settings.window_state("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -111,11 +113,22 @@ class MainWindow(QMainWindow):
         self.welcome.set_recent(self.settings.recent_files())
         self.stack.setCurrentWidget(self.welcome)
         self.setWindowTitle(APP_NAME)
-        for name in PROJECT_ACTIONS:
-            self.actions_.all[name].setEnabled(False)
+        self._enable_project_actions(False)
         for label in (self.project_label, self.coder_label, self.progress_label, self.saved_label):
             label.setText("")
-        if self.welcome.recent.isVisible() or self.welcome.recent.count():
+        self.focus_main()
+
+    def _enable_project_actions(self, on: bool) -> None:
+        for name in PROJECT_ACTIONS:
+            self.actions_.all[name].setEnabled(on)
+        for action in self.analysis.menu_actions.values():
+            action.setEnabled(on)
+
+    def focus_main(self) -> None:
+        """Put the keyboard where work happens: the codes, or the welcome screen's list."""
+        if self.workspace is not None and self.stack.currentWidget() is self.workspace:
+            self.workspace.coding.setFocus()
+        elif self.welcome.recent.count():
             self.welcome.recent.setFocus()
         else:
             self.welcome.demo_button.setFocus()
@@ -147,7 +160,7 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(project, self)
         self.workspace.saved.connect(self._saved)
         self.workspace.moved.connect(self._moved)
-        self.workspace.message.connect(lambda text: self.statusBar().showMessage(text, 4000))
+        self.workspace.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.workspace.failed.connect(self._failed)
         state = self.settings.window_state("split")
         if state is not None:
@@ -157,8 +170,7 @@ class MainWindow(QMainWindow):
             self.workspace.right_split.restoreState(right)
         self.stack.addWidget(self.workspace)
         self.stack.setCurrentWidget(self.workspace)
-        for name in PROJECT_ACTIONS:
-            self.actions_.all[name].setEnabled(True)
+        self._enable_project_actions(True)
         self.actions_.blind.setChecked(project.blind_coding)
         self.actions_.toggle_list.setChecked(True)
         self.actions_.toggle_side.setChecked(True)
@@ -318,15 +330,12 @@ class MainWindow(QMainWindow):
             self.workspace.list_panel.search.setFocus()
             self.workspace.list_panel.search.selectAll()
 
-    # -- other dialogs (built by others; imported when used) -----------------------------------
+    # -- other dialogs (imported when first used) -----------------------------------
     def import_conversations(self) -> None:
         if self.project is None or self.workspace is None:
             return
-        try:
-            from .dialogs.import_dialog import ImportDialog
-        except ImportError as e:
-            QMessageBox.information(self, "Import", f"The import dialog is not available ({e}).")
-            return
+        from .dialogs.import_dialog import ImportDialog
+
         dialog = ImportDialog(self.project, self)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         self._after_dialog(accepted)
@@ -334,11 +343,8 @@ class MainWindow(QMainWindow):
     def edit_codebook(self) -> None:
         if self.project is None or self.workspace is None:
             return
-        try:
-            from .dialogs.codebook_editor import CodebookEditorDialog
-        except ImportError as e:
-            QMessageBox.information(self, "Codebook", f"The codebook editor is not available ({e}).")
-            return
+        from .dialogs.codebook_editor import CodebookEditorDialog
+
         CodebookEditorDialog(self.project, self).exec()
         self._after_dialog(True)
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QMainWindow, QMenu
 
 Seq = QKeySequence.StandardKey | str
 
@@ -88,12 +89,12 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
         info.setEnabled(False)
         m.addAction(info)
     m.addSeparator()
-    act(m, "auto_advance", "Move to the next code after rating", checkable=True)
+    act(m, "auto_advance", "Move to the next code &after rating", checkable=True)
     act(m, "blind", "&Blind coding", checkable=True,
         tip="Hide other coders' values and the users' ratings of a turn until you mark it done")
     act(m, "coder", "Switch &coder…", ("Ctrl+Shift+K",))
     m.addSeparator()
-    act(m, "codebook", "Edit code&book…", ("Ctrl+Shift+B",))
+    act(m, "codebook", "&Edit codebook…", ("Ctrl+Shift+B",))
 
     m = menus["view"] = bar.addMenu("&View")
     act(m, "toggle_list", "Conversation &list", ("Ctrl+L",), checkable=True)
@@ -107,3 +108,20 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
     m.addSeparator()
     act(m, "about", "&About sense7-coder")
     return acts, menus
+
+
+def keys_back_after_menus(win: QMainWindow, menus: Iterable[QMenu],
+                          refocus: Callable[[], Any]) -> None:
+    """A menu closed with Esc leaves Qt's menu bar holding the keyboard, so the coder's digits
+    would do nothing, with no sign why: give the keys back to where they were."""
+    def leave() -> None:
+        bar = win.menuBar()
+        if QApplication.activePopupWidget() is not None or not bar.hasFocus():
+            return  # another menu opened, or the keys are elsewhere already
+        escape = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(bar, escape)  # leaves keyboard mode, restoring the old focus
+        if bar.hasFocus() or QApplication.focusWidget() is None:
+            refocus()
+
+    for menu in menus:
+        menu.aboutToHide.connect(lambda: QTimer.singleShot(0, win, leave))

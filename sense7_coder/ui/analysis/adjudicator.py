@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QPushButton, QW
 from ...domain.errors import ProjectError
 from ...project import Project
 from ...project.analysis_view import adjudicators
-from .table_model import ERROR_STYLE
+from ..palette import error_style
 
 
 def can_decide(project: Project) -> bool:
@@ -44,7 +44,7 @@ class AdjudicatorBar(QWidget):
             self.button.setText("Switch adjudicator…")
         elif coder:
             self.label.setText(
-                f"<span style='{ERROR_STYLE}'>Working as <b>{html.escape(coder)}</b> (a coder): "
+                f"<span style='{error_style(self)}'>Working as <b>{html.escape(coder)}</b> (a coder): "
                 "only an adjudicator can decide.</span>")
             self.button.setText("Adjudicate as…")
         else:

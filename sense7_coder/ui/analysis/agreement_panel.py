@@ -13,6 +13,7 @@ import datetime as dt
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,10 +34,11 @@ from ...domain.export import write_csv
 from ...project import Project
 from ...project.agreement import AgreementOptions, project_agreement
 from ...project.workspace import filter_choices
+from ..palette import error_style
+from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .agreement_results import AgreementResults
 from .filters import FilterTabs
-from .table_model import ERROR_STYLE
 
 
 class AgreementPanel(QWidget):
@@ -125,7 +127,12 @@ class AgreementPanel(QWidget):
             check.changed.connect(self._options_changed)
         self.load_choices()
         self._show_report(None)
-        self.resize(1280, 800)
+        fit_to_screen(self, 1280, 800)
+        close_keys(self, escape=True)
+        run_keys = QShortcut(QKeySequence("Ctrl+Return"), self)
+        run_keys.activated.connect(self.run_button.click)
+        self.run_button.setToolTip("Compute the figures (Ctrl+Enter; Enter when Run has the focus)")
+        self.run_button.setFocus()
 
     # -- choices ------------------------------------------------------------------------------
     def load_choices(self) -> None:
@@ -176,13 +183,19 @@ class AgreementPanel(QWidget):
         self.error = None
         self.status.setStyleSheet("")
         self.status.setText(f"Computing agreement for {what}{draws}…")
+        refocus = self.run_button.hasFocus()  # disabling it would send the keys elsewhere
         self.run_button.setEnabled(False)
         self.task = self.runner.start(
             with_own_project(self.project.path, job), title="Agreement",
             label=f"Computing agreement for {what}{draws}…",
             on_result=lambda report: self._done(report, options), on_error=self._failed,
-            on_cancelled=self._cancelled, on_finished=lambda: self.run_button.setEnabled(True))
+            on_cancelled=self._cancelled, on_finished=lambda: self._finished(refocus))
         return self.task
+
+    def _finished(self, refocus: bool) -> None:
+        self.run_button.setEnabled(True)
+        if refocus:
+            self.run_button.setFocus()
 
     def wait(self, timeout_s: float = 60.0) -> bool:
         """Wait for the running job's outcome (tests and scripts)."""
@@ -204,7 +217,7 @@ class AgreementPanel(QWidget):
 
     def _set_error(self, text: str) -> None:
         self.error = text
-        self.status.setStyleSheet(ERROR_STYLE)
+        self.status.setStyleSheet(error_style(self))
         self.status.setText(text)
 
     # -- showing ------------------------------------------------------------------------------

@@ -29,8 +29,8 @@ from ...domain.export import EXPORT_KINDS
 from ...project import Project
 from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
+from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
-from .table_model import ERROR_STYLE
 
 KIND_TEXT = {
     "long": ("Long: one row per coder, unit and code",
@@ -183,5 +183,5 @@ class ExportDialog(QDialog):
 
     def _error(self, text: str) -> None:
         self.error = text
-        self.status.setStyleSheet(ERROR_STYLE)
+        self.status.setStyleSheet(error_style(self))
         self.status.setText(text)

@@ -29,8 +29,10 @@ from ...domain.models import Unit
 from ...paths import PROJECT_SUFFIX
 from ...project import Project
 from ...project.merge import Conflict, MergeConflicts, MergeReport, merge
+from ..palette import error_style
+from ..screen import fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
-from .table_model import ERROR_STYLE, Column, RowsModel, table_view
+from .table_model import Column, RowsModel, table_view
 
 CONFLICT_CHOICES = (("refuse", "Refuse the merge if any value conflicts"),
                     ("keep-target", "Keep this project's values where they conflict"))
@@ -71,7 +73,7 @@ class MergeDialog(QDialog):
         self.error: str | None = None
         self._checked: tuple[list[str], str] | None = None
         self.setWindowTitle(f"Merge coders' files into {project.path.name}")
-        self.resize(860, 560)
+        fit_to_screen(self, 860, 560)
 
         intro = QLabel(
             "Each coder coded in a copy of this project. Add their files: the dry run shows "
@@ -247,7 +249,7 @@ class MergeDialog(QDialog):
 
     def _error(self, text: str) -> None:
         self.error = text
-        self.status.setStyleSheet(ERROR_STYLE)
+        self.status.setStyleSheet(error_style(self))
         self.status.setText(text)
 
     def _close(self) -> None:

@@ -41,6 +41,8 @@ from ...project.analysis_view import (
     only_consensus,
 )
 from ...project.reconcile import Disagreement, accept_majority, disagreements
+from ..palette import error_style
+from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskRunner, with_own_project
 from .adjudicator import AdjudicatorBar, can_decide
 from .consensus_view import ConsensusAgreement
@@ -50,7 +52,7 @@ from .reconcile_models import (
     queue_columns,
     where_text,
 )
-from .table_model import ERROR_STYLE, RowsModel, table_view
+from .table_model import RowsModel, table_view
 from .unit_view import UnitView
 
 SHOW_CHOICES = (("all", "All"), ("open", "Undecided"), ("decided", "Decided"))
@@ -145,7 +147,8 @@ class ReconcilePanel(QWidget):
         self._keys()
         self._seen = self._mark()
         self.update_role()
-        self.resize(1280, 800)
+        fit_to_screen(self, 1280, 800)
+        close_keys(self)
         self.reload()
 
     # -- staying in step with the main window ---------------------------------------------------
@@ -440,7 +443,7 @@ class ReconcilePanel(QWidget):
         self.status.setText(text)
 
     def _error(self, text: str) -> None:
-        self.status.setStyleSheet(ERROR_STYLE)
+        self.status.setStyleSheet(error_style(self))
         self.status.setText(text)
 
 

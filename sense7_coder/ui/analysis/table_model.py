@@ -30,8 +30,6 @@ BAND_HUES = {
 ALIGN_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 ALIGN_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 ALIGN_CENTER = int(Qt.AlignmentFlag.AlignCenter)
-#: style of a message that reports a problem
-ERROR_STYLE = "color: #b5483f;"
 #: item role holding the row object itself
 RowRole = int(Qt.ItemDataRole.UserRole) + 1
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -59,7 +60,7 @@ class CodeForm(QWidget):
         self.applies_combo = QComboBox()
         self.applies_combo.addItems(list(APPLIES_TO))
         self.kind_help = QLabel()
-        self.kind_help.setStyleSheet("color: palette(mid);")
+        self.kind_help.setForegroundRole(QPalette.ColorRole.PlaceholderText)
 
         self.levels = LevelsModel()
         self.levels_view = QTableView()
@@ -96,7 +97,7 @@ class CodeForm(QWidget):
         self.rating_combo.addItems([NO_RATING, *RATING_KEYS])
         self.rating_combo.setToolTip("The users' own rating this code is compared with in agreement reports")
         self.usage_label = QLabel()
-        self.usage_label.setStyleSheet("color: palette(mid);")
+        self.usage_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
 
         self._layout()
         self._connect()

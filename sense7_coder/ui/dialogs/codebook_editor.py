@@ -34,6 +34,7 @@ from ...domain.errors import CodebookError, ProjectError
 from ...project import Project
 from ...project import codebook_ops as ops
 from ...store import codes as store_codes
+from ..screen import fit_to_screen
 from .code_form import CodeForm
 from .code_list import CodeListModel
 from .form_widgets import MessageLabel
@@ -52,7 +53,7 @@ class CodebookEditorDialog(QDialog):
         self._reloading = False
         cb = project.codebook
         self.setWindowTitle(f"Codebook: {cb.title or cb.name}")
-        self.resize(1040, 760)
+        fit_to_screen(self, 1040, 760)
 
         self.model = CodeListModel(self._persist_order)
         self.list_view = QListView()

@@ -6,11 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFocusEvent
 from PySide6.QtWidgets import QColorDialog, QLabel, QPlainTextEdit, QPushButton, QWidget
 
-ERROR_STYLE = "QLabel { color: #a61b1b; background: #fdecea; border: 1px solid #f5c2c0; padding: 6px; }"
-WARNING_STYLE = "QLabel { color: #7a4d00; background: #fff4e0; border: 1px solid #f3d49b; padding: 6px; }"
-OK_STYLE = "QLabel { color: #1e5e2f; background: #e9f6ec; border: 1px solid #b9dfc2; padding: 6px; }"
-INFO_STYLE = "QLabel { color: palette(text); padding: 6px; }"
-STYLES = {"error": ERROR_STYLE, "warning": WARNING_STYLE, "ok": OK_STYLE, "info": INFO_STYLE}
+from ..palette import message_style
 
 
 class MessageLabel(QLabel):
@@ -26,7 +22,7 @@ class MessageLabel(QLabel):
     def show_message(self, text: str, kind: str = "info") -> None:
         self.kind = kind if text else ""
         self.setText(text)
-        self.setStyleSheet(STYLES.get(kind, INFO_STYLE))
+        self.setStyleSheet(message_style(kind, self))
         self.setVisible(bool(text))
 
     def clear_message(self) -> None:

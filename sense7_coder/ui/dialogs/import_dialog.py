@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -38,6 +39,7 @@ from ...domain.importers import FORMATS, MAP_FIELDS, ImportOptions
 from ...domain.models import ROLES
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
+from ..screen import fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .import_check import ImportCheck, Message, check_import, counted
 from .import_models import FIELD_TIPS, ChoiceDelegate, ChoiceTableModel
@@ -68,7 +70,7 @@ class ImportDialog(QDialog):
         self._import_task: Task | None = None
         self.runner = TaskRunner(self)
         self.setWindowTitle("Import conversations")
-        self.resize(1180, 820)
+        fit_to_screen(self, 1180, 820)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -99,7 +101,7 @@ class ImportDialog(QDialog):
         grid.addLayout(fmt_row, 3, 0, 1, 2)
         hint = QLabel("Several files are imported together, all or nothing. The SENSE-7 "
                       "Tasks and Messages CSV files form one pair.")
-        hint.setStyleSheet("color: palette(mid);")
+        hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         grid.addWidget(hint, 4, 0, 1, 2)
 
         self.preview = PreviewPanel()

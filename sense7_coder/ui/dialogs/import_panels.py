@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..palette import tone
 from .form_widgets import MessageLabel
 from .import_check import PREVIEW_ROWS, GroupCheck, Message, gui_wording
 from .import_models import DataFrameModel
 
-COLOURS = {"error": "#b3261e", "warning": "#8a5300", "info": "", "ok": "#1e6b34"}
 ICONS = {
     "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
     "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
@@ -124,8 +124,8 @@ class MessageList(QListWidget):
         for m in messages:
             item = QListWidgetItem(self.style().standardIcon(ICONS[m.kind]), m.text)
             item.setData(Qt.ItemDataRole.UserRole, m.kind)
-            if COLOURS[m.kind]:
-                item.setForeground(QBrush(QColor(COLOURS[m.kind])))
+            if m.kind in ("error", "warning", "ok"):
+                item.setForeground(QBrush(QColor(tone(self, m.kind))))
             item.setToolTip(m.text)
             self.addItem(item)
 

@@ -195,12 +195,13 @@ class CodeRow(QWidget):
             bar = f"rgba({faded.red()},{faded.green()},{faded.blue()},{faded.alpha()})"
             width = 3
         weight = 600 if self.focused else 500
+        ink = "#000000" if colour.lightness() > 165 else "#ffffff"  # readable on the code's colour
         self.setStyleSheet(
             f"CodeRow {{ background: {bg}; border-left: {width}px solid {bar}; border-radius: 3px; }}"
             f"QLabel#title {{ font-weight: {weight}; }}"
             "QToolButton { padding: 2px 6px; border-radius: 3px; "
             "border: 1px solid palette(mid); background: palette(button); }"
-            f"QToolButton:checked {{ background: {colour.name()}; color: white; "
+            f"QToolButton:checked {{ background: {colour.name()}; color: {ink}; "
             f"border: 1px solid {colour.darker(130).name()}; font-weight: 600; }}"
             "QToolButton:hover:!checked { border: 1px solid palette(highlight); }"
         )

@@ -159,11 +159,36 @@ class CodingActions:
         return True
 
     def mark_done_and_next(self) -> None:
+        """Mark the turn done and go on. With blind coding, when marking it done reveals the
+        users' ratings or others' values, stay so the coder sees them; the next press goes on."""
         self.memo.flush()
         undone = self.position in self.codable and self.position not in self.state.get("done", set())
-        if undone and not self.set_done(True):
-            return
+        if undone:
+            empty = self.empty_codes()
+            reveals = self.project.blind_coding and self.hidden_here()
+            if not self.set_done(True):
+                return
+            note = f" ({len(empty)} left empty: {', '.join(empty)})" if empty else ""
+            if reveals:
+                self.message.emit(f"Turn {self.position} done{note}: the users' ratings and "
+                                  "others' values are shown now. Ctrl+Enter goes on.")
+                return
+            self.message.emit(f"Turn {self.position} done{note}")
         self.next_unfinished()
+
+    def empty_codes(self) -> list[str]:
+        """Labels of the turn-level codes shown here that have no value yet."""
+        keys = self.coding.visible_keys()
+        codes = [self.coding.rows[k].code for k in keys]
+        return [c.label for c in codes if c.unit == "turn" and c.kind != "binary"
+                and self.coding.value_of(c.key) is NOT_SET]
+
+    def hidden_here(self) -> bool:
+        """Does blind coding hide anything about the current turn (ratings, others' values)?"""
+        turn = ws.turn_at(self.conversation, self.position) if self.conversation else None
+        if turn is not None and (turn.ratings or turn.comment):
+            return True
+        return any(r["position"] == self.position for r in self.state.get("others", []))
 
     def reopen(self) -> None:
         self.set_done(False)

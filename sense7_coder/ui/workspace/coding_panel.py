@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette
-from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ...domain.codebook import Code, Codebook
 from .code_row import NOT_SET, CodeRow
@@ -51,13 +51,22 @@ class CodingPanel(QScrollArea):
         self.layout_.setSpacing(4)
         self.setWidget(self.inner)
 
-        self.title = QLabel(self.inner)
+        # the turn's title and status stay in view above the scrolling codes (the workspace
+        # places ``header`` over the panel)
+        self.header = QWidget()
+        self.title = QLabel(self.header)
         font = QFont(self.title.font())
         font.setPointSizeF(font.pointSizeF() * 1.12)
         font.setWeight(QFont.Weight.DemiBold)
         self.title.setFont(font)
-        self.status = QLabel(self.inner)
+        self.status = QLabel(self.header)
         self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.setWordWrap(True)
+        head = QVBoxLayout(self.header)
+        head.setContentsMargins(10, 6, 10, 2)
+        head.setSpacing(1)
+        head.addWidget(self.title)
+        head.addWidget(self.status)
         self.empty = QLabel(self.inner)
         self.empty.setWordWrap(True)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
@@ -80,12 +89,10 @@ class CodingPanel(QScrollArea):
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             w = item.widget() if item is not None else None
-            if w is not None and w not in (self.title, self.status, self.empty, self.hint):
+            if w is not None and w not in (self.empty, self.hint):
                 w.deleteLater()
         self.rows.clear()
         self.section_labels.clear()
-        self.layout_.addWidget(self.title)
-        self.layout_.addWidget(self.status)
         self.layout_.addWidget(self.empty)
         for unit, text in SECTIONS:
             codes = [c for c in codebook.active if c.unit == unit]
@@ -152,8 +159,14 @@ class CodingPanel(QScrollArea):
         row = self.rows.get(key or "")
         if row is not None:
             row.set_focused(True)
-            self.ensureWidgetVisible(row, 0, 8)
+            self.reveal(row)
             self.focusedCodeChanged.emit(key)
+
+    def reveal(self, row: QWidget) -> None:
+        """Scroll so the whole row shows, its description (shown when focused) included."""
+        for w in (row, self.inner, self):  # lay out now, not on the next turn of the event loop
+            QApplication.sendPostedEvents(w, QEvent.Type.LayoutRequest)
+        self.ensureWidgetVisible(row, 0, 8)
 
     def focus_shortcut(self, letter: str) -> bool:
         for key in self.visible_keys():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QKeySequence, QPainter, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -59,11 +59,13 @@ class ConversationListPanel(QWidget):
     """Search box, filters and the conversation table. Emits the chosen conversation id."""
 
     conversationChosen = Signal(str)
+    searchDone = Signal()  # Enter or Esc in the search box: back to coding
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project = project
         self.model = ConversationListModel(project, self)
+        self.open_id: str | None = None
 
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search text or conversation id  (Ctrl+F)")
@@ -71,7 +73,10 @@ class ConversationListPanel(QWidget):
         self._search_timer = QTimer(self, singleShot=True, interval=250)
         self._search_timer.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
-        self.search.returnPressed.connect(self.apply_filter)
+        self.search.returnPressed.connect(self._search_entered)
+        leave = QShortcut(QKeySequence(Qt.Key.Key_Escape), self.search)
+        leave.setContext(Qt.ShortcutContext.WidgetShortcut)
+        leave.activated.connect(self.searchDone)
 
         self.model_box = QComboBox(self)
         self.participant_box = QComboBox(self)
@@ -163,10 +168,25 @@ class ConversationListPanel(QWidget):
             self.select(current, emit=False)
         self._update_count()
 
+    def _search_entered(self) -> None:
+        """Enter: filter now, open the first match unless the open conversation matches, and
+        go back to coding."""
+        self.apply_filter()
+        current = self.open_id
+        first = self.model.conversation_id(0) if self.model.rowCount() else None
+        if first is None:
+            return  # nothing matches: stay in the box to change the search
+        if current is None or self.model.row_of(current) is None:
+            self.select(first, emit=True)
+        self.searchDone.emit()
+
     def _update_count(self) -> None:
-        total = conversation_count(self.project) if self.model.filter != ConversationFilter() else None
+        f = self.model.filter
+        narrowed = bool(f.text or f.models or f.participants or f.attributes or f.status
+                        or f.conversation_ids)  # the coder alone narrows nothing
+        total = conversation_count(self.project) if narrowed else None
         shown = self.model.rowCount()
-        noun = "conversation" if shown == 1 else "conversations"
+        noun = "conversation" if (total if total is not None else shown) == 1 else "conversations"
         self.count_label.setText(f"{shown} of {total} {noun}" if total is not None else f"{shown} {noun}")
 
     # -- selection ----------------------------------------------------------------------------
@@ -180,6 +200,8 @@ class ConversationListPanel(QWidget):
         return self.model.conversation_id(index.row()) if index.isValid() else None
 
     def select(self, conversation_id: str, *, emit: bool = False) -> bool:
+        """Mark the open conversation in the list (False when the filter hides it)."""
+        self.open_id = conversation_id
         row = self.model.row_of(conversation_id)
         if row is None:
             self.table.clearSelection()

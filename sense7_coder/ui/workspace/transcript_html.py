@@ -19,6 +19,7 @@ CODE_HINT_RE = re.compile(
     r"^\s*(def |class |import |from \S+ import |for .+:$|if .+:$|return\b|print\(|"
     r"SELECT\b|\{|\}|</?[a-z]+>|#include|function\b|const |let |var )"
 )
+PROSE_FORMULA_RE = re.compile(r"=\s*[A-Z][A-Z0-9.]{1,15}\(")
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
@@ -65,18 +66,55 @@ def code_lines(text: str) -> list[bool]:
     return out
 
 
+def formula_spans(line: str) -> list[tuple[int, int]]:
+    """Where spreadsheet formulas (``=NAME(...)``, brackets balanced) sit in a line of prose."""
+    spans: list[tuple[int, int]] = []
+    for m in PROSE_FORMULA_RE.finditer(line):
+        if spans and m.start() < spans[-1][1]:
+            continue
+        depth, quoted, end = 0, False, len(line)
+        for j in range(m.end() - 1, len(line)):
+            ch = line[j]
+            if ch == '"':
+                quoted = not quoted
+            elif not quoted and ch in "()":
+                depth += 1 if ch == "(" else -1
+                if depth == 0:
+                    end = j + 1
+                    break
+        spans.append((m.start(), end))
+    return spans
+
+
+def _mono(text: str, colours: Colours) -> str:
+    escaped = html.escape(text, quote=False)
+    return (f'<span style="font-family: monospace; background-color: {colours.code_bg}">'
+            f"{escaped}</span>")
+
+
+def _line_html(line: str, mono: bool, colours: Colours) -> str:
+    """A code line wholly in monospace; in a line of prose only its formulas."""
+    if not mono or not line:
+        return html.escape(line, quote=False)
+    spans = formula_spans(line) if not line.lstrip().startswith("=") else []
+    prose = sum(b - a for a, b in spans) < len(line.strip()) * 0.6
+    if not spans or not prose or line != line.lstrip():
+        return _mono(line, colours)
+    out, at = [], 0
+    for a, b in spans:
+        out += [html.escape(line[at:a], quote=False), _mono(line[a:b], colours)]
+        at = b
+    out.append(html.escape(line[at:], quote=False))
+    return "".join(out)
+
+
 def body_html(text: str, colours: Colours) -> str:
-    """The escaped message, code-like lines in monospace; one document char per text char."""
+    """The escaped message, code-like lines in monospace (in prose, only the formulas); one
+    document character per character of the text."""
     flags = code_lines(text)
     parts = []
     for i, (line, mono) in enumerate(zip(text.split("\n"), flags, strict=True)):
-        escaped = html.escape(line, quote=False)
-        if mono and line:
-            escaped = (
-                f'<span style="font-family: monospace; background-color: {colours.code_bg}">'
-                f"{escaped}</span>"
-            )
-        parts.append(escaped)
+        parts.append(_line_html(line, mono, colours))
         if i < len(flags) - 1:
             parts.append("<br />")
     return "".join(parts)

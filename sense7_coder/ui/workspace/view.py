@@ -17,6 +17,7 @@ from ...project import Project
 from ...project import workspace as ws
 from ...project.imports import ensure_sentences
 from ...store import conversations as store_conv
+from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
 from .coding_panel import CodingPanel
@@ -64,7 +65,13 @@ class Workspace(CodingActions, QWidget):
         rl.setSpacing(0)
         self.right_split = QSplitter(Qt.Orientation.Vertical, right)
         self.right_split.setChildrenCollapsible(False)
-        self.right_split.addWidget(self.coding)
+        codes = QWidget(right)
+        cl = QVBoxLayout(codes)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.coding.header)
+        cl.addWidget(self.coding, 1)
+        self.right_split.addWidget(codes)
         lower = QWidget(right)
         ll = QVBoxLayout(lower)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -97,6 +104,7 @@ class Workspace(CodingActions, QWidget):
             lambda cur, _prev: self._list_chosen(self.list_panel.model.conversation_id(cur.row()) or "")
         )
         self.list_panel.table.activated.connect(lambda _i: self.coding.setFocus())
+        self.list_panel.searchDone.connect(self.coding.setFocus)
         self.transcript.turnClicked.connect(self._turn_clicked)
         self.coding.chosen.connect(self.choose)
         self.coding.cleared.connect(self.clear)
@@ -249,9 +257,12 @@ class Workspace(CodingActions, QWidget):
         if self.position not in self.codable:
             status = "<span>Context only: no turn codes apply to this message.</span>"
         elif done:
-            status = "<span style='color:#2e9e6b'>✓ Done</span> &nbsp;(Ctrl+Shift+Enter reopens)"
+            status = (f"<span style='color:{tone(self, 'ok')}'>✓ Done</span> · <b>Ctrl+Enter</b> "
+                      "goes on · Ctrl+Shift+Enter reopens")
         else:
-            status = "Not done yet · <b>Ctrl+Enter</b> marks done and moves on"
+            then = ("shows the users' ratings" if self.project.blind_coding and self.hidden_here()
+                    else "moves on")
+            status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
         self.coding.show_codes(
             codes, title=title, status=status,
             sentence_label=f"Sentence {self.sentence} of {n}  (Alt+↑/↓)" if self.sentence else None,
