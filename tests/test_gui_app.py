@@ -89,3 +89,10 @@ def test_codebook_editor_menu_rebuilds_the_coding_panel(gui, demo_project: Path,
     assert "relational" not in w.workspace.coding.visible_keys()
     assert "overall" in w.workspace.coding.visible_keys()
 
+
+
+def test_application_has_its_icon(qapp) -> None:
+    from sense7_coder.ui.app import make_app
+
+    app = make_app()
+    assert not app.windowIcon().pixmap(64).isNull()

@@ -6,10 +6,11 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from .. import APP_NAME, __version__
+from ..resources import resources_dir
 from .palette import apply_env_palette
 from .settings import ORGANIZATION
 
@@ -18,6 +19,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication (created once): names for QSettings, high-DPI, the system palette."""
     existing = QApplication.instance()
     if isinstance(existing, QApplication):
+        _set_icon(existing)
         return existing
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
@@ -28,12 +30,19 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName(APP_NAME)
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_NAME)
+    _set_icon(app)
     # Fusion draws consistently everywhere and follows the platform's light or dark palette;
     # every colour of the window is taken from palette roles.
     if sys.platform.startswith("linux"):
         app.setStyle("Fusion")
     apply_env_palette(app)
     return app
+
+
+def _set_icon(app: QApplication) -> None:
+    icon = resources_dir() / "icons" / "sense7-coder.svg"
+    if icon.exists() and app.windowIcon().isNull():  # SVG needs Qt's svg image plugin
+        app.setWindowIcon(QIcon(str(icon)))
 
 
 def run_app(project_path: str | Path | None = None) -> int:
