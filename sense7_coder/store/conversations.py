@@ -157,6 +157,19 @@ class ConversationFilter:
     conversation_ids: Sequence[str] = ()
 
 
+def _as_truth(text: str) -> str:
+    word = text.strip().casefold()
+    return {"1": "true", "yes": "true", "0": "false", "no": "false"}.get(word, word)
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number == number and abs(number) != float("inf") else None
+
+
 def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
     where: list[str] = []
     params: list[Any] = []
@@ -177,8 +190,17 @@ def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
         where.append(f"c.conversation_id IN ({','.join('?' * len(f.conversation_ids))})")
         params += list(f.conversation_ids)
     for name, value in (f.attributes or {}).items():
-        where.append("CAST(json_extract(c.attributes, ?) AS TEXT) = ?")
-        params += ["$." + json.dumps(name), str(value)]
+        # compared as what the attribute holds: TRUE matches true, 4 matches 4.0
+        path = "$." + json.dumps(name)
+        where.append(
+            "(CASE json_type(c.attributes, ?) WHEN 'true' THEN ? = 'true' "
+            "WHEN 'false' THEN ? = 'false' "
+            "WHEN 'integer' THEN json_extract(c.attributes, ?) = ? "
+            "WHEN 'real' THEN json_extract(c.attributes, ?) = ? "
+            "ELSE CAST(json_extract(c.attributes, ?) AS TEXT) = ? END)"
+        )
+        truth, number = _as_truth(str(value)), _as_number(str(value))
+        params += [path, truth, truth, path, number, path, number, path, str(value)]
     if f.status and f.coder:
         done = (
             "(SELECT COUNT(*) FROM turn_status s WHERE s.coder = ? AND s.done = 1 "
@@ -278,6 +300,14 @@ def turn_text(db: Database, conversation_id: str, position: int) -> str | None:
     return row[0] if row else None
 
 
+def turn_role(db: Database, conversation_id: str, position: int) -> str | None:
+    row = db.execute(
+        "SELECT role FROM turns WHERE conversation_id = ? AND position = ?",
+        [conversation_id, position],
+    ).fetchone()
+    return row[0] if row else None
+
+
 def turn_roles(db: Database, conversation_ids: Iterable[str] | None = None) -> dict[tuple[str, int], str]:
     """(conversation_id, position) -> role, for checking codings refer to real turns."""
     rows = db.execute("SELECT conversation_id, position, role FROM turns")
@@ -294,6 +324,38 @@ def sentences_of(db: Database, conversation_id: str) -> dict[int, list[tuple[int
     ):
         out.setdefault(pos, []).append((start, end))
     return out
+
+
+def attribute_values(db: Database, name: str, limit: int = 20) -> list[str]:
+    """Distinct values (as text) of one conversation attribute, for messages."""
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT CASE json_type(attributes, ?) WHEN 'true' THEN 'true' "
+            "WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ?) AS TEXT) END AS v "
+            "FROM conversations WHERE v IS NOT NULL ORDER BY v LIMIT ?",
+            ["$." + json.dumps(name), "$." + json.dumps(name), limit],
+        )
+    ]
+
+
+def sentence_counts(db: Database) -> dict[tuple[str, int], int]:
+    """(conversation_id, position) -> number of stored sentences, for segmented turns."""
+    return {
+        (r[0], r[1]): int(r[2])
+        for r in db.execute(
+            "SELECT conversation_id, position, COUNT(*) FROM sentences GROUP BY 1, 2"
+        )
+    }
+
+
+def turn_sentence_count(db: Database, conversation_id: str, position: int) -> int:
+    """How many sentences are stored for one turn (0: not segmented yet, or no text)."""
+    row = db.execute(
+        "SELECT COUNT(*) FROM sentences WHERE conversation_id = ? AND position = ?",
+        [conversation_id, position],
+    ).fetchone()
+    return int(row[0])
 
 
 def distinct_values(db: Database, column: str) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -45,7 +46,11 @@ class ProjectDB:
         try:
             with self.db.atomic() as db:
                 yield db
-        except sqlite3.OperationalError as e:
+        except sqlite3.ProgrammingError:
+            raise  # a mistake in the code, not something the researcher can act on
+        except sqlite3.DatabaseError as e:
+            # any failure of the file (disk full, locked, read-only, damaged, a constraint
+            # another window broke meanwhile) has rolled the transaction back: say so
             raise _friendly(self.path, e) from e
 
     def data_version(self) -> int:
@@ -66,9 +71,23 @@ def _friendly(path: Path, e: sqlite3.Error) -> ProjectError:
         return ProjectError(
             f"{path}: the project is busy in another window or program; try again ({msg})"
         )
-    if "readonly" in msg:
-        return ProjectError(f"{path}: the project file is read-only ({msg})")
-    return ProjectError(f"{path}: {msg}")
+    if "readonly" in msg or "unable to open" in msg:
+        return ProjectError(read_only_message(path, msg))
+    return ProjectError(f"{path}: nothing was changed ({msg})")
+
+
+def read_only_message(path: Path, detail: str) -> str:
+    name = path.name
+    return (
+        f"{path}: the project file or its folder is read-only; sense7-coder writes the file "
+        f"and, beside it, {name}-wal and {name}-shm. Copy the project to a folder you can "
+        f"write to, or make it writable ({detail})"
+    )
+
+
+def _is_read_only(e: sqlite3.Error) -> bool:
+    msg = str(e)
+    return "readonly" in msg or "unable to open" in msg
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -92,19 +111,44 @@ def _check_header(path: Path) -> None:
 def create_project_db(path: str | Path) -> ProjectDB:
     """Create a new, empty project file at the latest schema. Refuses to overwrite."""
     path = Path(path)
+    if path.is_dir():
+        raise ProjectError(f"{path}: is a folder; give a file name for the new project")
     if path.exists() and path.stat().st_size > 0:
         raise ProjectError(f"{path}: a file of that name already exists; choose another name")
     if not path.parent.exists():
         raise ProjectError(f"{path}: the folder {path.parent} does not exist")
+    existed = path.exists()
     try:
         conn = _connect(path)
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        except sqlite3.Error:
+            conn.close()
+            raise
     except sqlite3.Error as e:
+        if not existed:
+            _remove_project_files(path)
+        if _is_read_only(e):
+            raise ProjectError(
+                f"{path}: cannot create the project file: the folder {path.parent} is "
+                f"read-only ({e})"
+            ) from None
         raise ProjectError(f"{path}: cannot create the project file ({e})") from None
     pdb = ProjectDB(path, Database(conn, execute_plugins=False))
-    _migrate(pdb)
+    try:
+        _migrate(pdb)
+    except ProjectError:
+        if not existed:  # a half-made file would only block the next try
+            _remove_project_files(path)
+        raise
     return pdb
+
+
+def _remove_project_files(path: Path) -> None:
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        with contextlib.suppress(OSError):
+            path.with_name(name).unlink()
 
 
 def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = True) -> ProjectDB:
@@ -117,6 +161,11 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
     _check_header(path)
     try:
         conn = _connect(path)
+    except sqlite3.Error as e:
+        if _is_read_only(e):
+            raise ProjectError(read_only_message(path, str(e))) from None
+        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if app_id != APPLICATION_ID:
@@ -133,6 +182,11 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
                 "restore it from the backups folder beside it"
             )
     except sqlite3.DatabaseError as e:
+        conn.close()
+        if _is_read_only(e):
+            raise ProjectError(read_only_message(path, str(e))) from None
+        if "locked" in str(e) or "busy" in str(e):
+            raise _friendly(path, e) from None
         raise ProjectError(f"{path}: the project file is damaged or not a project ({e})") from None
     if version > SCHEMA_VERSION:
         conn.close()
@@ -159,7 +213,15 @@ def _migrate(pdb: ProjectDB) -> None:
         applied = len(migrations.applied(pdb.db))
         pdb.conn.execute(f"PRAGMA user_version = {applied}")
     except sqlite3.Error as e:
-        raise ProjectError(f"{pdb.path}: could not upgrade the project file ({e})") from None
+        pdb.close()
+        if _is_read_only(e):
+            raise ProjectError(read_only_message(pdb.path, str(e))) from None
+        busy = "locked" in str(e) or "busy" in str(e)
+        why = "it is busy in another window or program; try again " if busy else ""
+        raise ProjectError(
+            f"{pdb.path}: could not upgrade the project file to this version of "
+            f"sense7-coder; {why}({e})"
+        ) from None
 
 
 def backups_dir(path: Path) -> Path:
@@ -177,16 +239,24 @@ def backup_project(pdb: ProjectDB) -> Path | None:
     mtime = max(pdb.path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
     if existing and existing[-1].stat().st_mtime >= mtime:
         return None
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    target = folder / f"{pdb.path.stem}-{stamp}.sqlite"
+    partial = folder / f".{target.name}.part"
     try:
         folder.mkdir(exist_ok=True)
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        target = folder / f"{pdb.path.stem}-{stamp}.sqlite"
-        dest = sqlite3.connect(str(target))
-        with dest:
-            pdb.conn.backup(dest)
-        dest.close()
+        dest = sqlite3.connect(str(partial))
+        try:
+            with dest:
+                pdb.conn.backup(dest)
+        finally:
+            dest.close()
+        # only a complete copy gets a backup's name (a half-written one, say on a full
+        # disk, would otherwise pass for the newest backup and stop the next ones)
+        os.replace(partial, target)
     except (OSError, sqlite3.Error):
         # A backup that cannot be written must not stop the researcher from working.
+        with contextlib.suppress(OSError):
+            partial.unlink()
         return None
     for old in sorted(folder.glob("*.sqlite"))[:-BACKUPS_KEPT]:
         with contextlib.suppress(OSError):

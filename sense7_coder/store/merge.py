@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from ..domain.errors import ProjectError
 from .db import SQLITE_HEADER
 from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
 STAGED: dict[str, tuple[str, ...]] = {
@@ -66,11 +67,7 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         raise ProjectError(f"{path}: cannot read the project file ({e.strerror})") from None
     if head != SQLITE_HEADER:
         raise ProjectError(f"{path}: not a sense7-coder project (this is not an SQLite file)")
-    uri = path.resolve().as_uri() + "?mode=ro"
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=10.0)
-    except sqlite3.Error as e:
-        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    conn = _connect_read_only(path)
     try:
         conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA busy_timeout = 10000")
@@ -100,6 +97,37 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; also for a file in a read-only folder (a shared drive).
+
+    Reading a WAL-mode file normally needs its ``-shm`` file beside it, which a read-only
+    folder cannot hold. Such a file is then opened as immutable -- complete as long as no
+    ``-wal`` file holds changes not yet written into it, which is checked first.
+    """
+    base = path.resolve().as_uri()
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = sqlite3.connect(base + "?mode=ro", uri=True, timeout=10.0)
+        conn.execute("PRAGMA application_id").fetchone()
+        return conn
+    except sqlite3.Error as e:
+        if conn is not None:
+            conn.close()
+        if "readonly" not in str(e) and "unable to open" not in str(e):
+            raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise ProjectError(
+            f"{path}: the file is in a read-only folder and its latest changes are still in "
+            f"{wal.name} beside it, which cannot be read from there; copy both files to a "
+            "folder you can write to and merge from there"
+        )
+    try:
+        return sqlite3.connect(base + "?immutable=1", uri=True, timeout=10.0)
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
 
 
 def source_tables(conn: sqlite3.Connection) -> set[str]:
@@ -136,6 +164,19 @@ def values_in_use(conn: sqlite3.Connection, code: str) -> set[Any]:
     return {r[0] for r in rows}
 
 
+def coded_roles(conn: sqlite3.Connection, code: str) -> set[str]:
+    """Roles of the turns the source's codings and decisions of ``code`` are on."""
+    roles: set[str] = set()
+    for table in ("codings", "consensus"):
+        if table not in source_tables(conn):
+            continue
+        roles.update(r[0] for r in conn.execute(
+            f"SELECT DISTINCT t.role FROM {table} k JOIN turns t "
+            "ON t.conversation_id = k.conversation_id AND t.position = k.position "
+            "WHERE k.code = ? AND k.position > 0", [code]))
+    return roles
+
+
 # -- staging ---------------------------------------------------------------------------------
 
 def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
@@ -146,18 +187,28 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
     """
     present = source_tables(source)
     counts: dict[str, int] = {}
-    for table, cols in STAGED.items():
-        db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
-        db.execute(f"CREATE TEMP TABLE m_{table} ({', '.join(cols)})")
-        if table not in present:
-            counts[table] = 0
-            continue
-        names = ", ".join(f'"{c}"' for c in cols)
-        cursor = source.execute(f"SELECT {names} FROM {table}")
-        marks = ",".join("?" * len(cols))
-        db.conn.executemany(f"INSERT INTO temp.m_{table} VALUES ({marks})", cursor)
-        counts[table] = int(db.execute(f"SELECT COUNT(*) FROM temp.m_{table}").fetchone()[0])
+    # one read transaction: every table from the same snapshot, even while a coder's
+    # window is still writing to the source
+    source.execute("BEGIN")
+    try:
+        for table, cols in STAGED.items():
+            db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
+            db.execute(f"CREATE TEMP TABLE m_{table} ({', '.join(cols)})")
+            if table not in present:
+                counts[table] = 0
+                continue
+            names = ", ".join(f'"{c}"' for c in cols)
+            cursor = source.execute(f"SELECT {names} FROM {table}")
+            marks = ",".join("?" * len(cols))
+            db.conn.executemany(f"INSERT INTO temp.m_{table} VALUES ({marks})", cursor)
+            counts[table] = int(
+                db.execute(f"SELECT COUNT(*) FROM temp.m_{table}").fetchone()[0]
+            )
+    finally:
+        source.execute("ROLLBACK")
     db.execute("CREATE INDEX temp.m_turns_key ON m_turns(conversation_id, position)")
+    # a source written before schema 4 may hold nominal levels such as "1" as numbers
+    restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus"])
     return counts
 
 

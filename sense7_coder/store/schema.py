@@ -10,6 +10,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from .values import restore_nominal_values
+
 #: PRAGMA application_id of every sense7-coder project file ("S7CP").
 APPLICATION_ID = 0x53374350
 
@@ -165,6 +167,60 @@ def m003_predictions(db: Database) -> None:
         );
         """
     )
+
+
+@migrations()
+def m004_untyped_values(db: Database) -> None:
+    """Coded values keep the type they were written with.
+
+    ``value ANY`` had NUMERIC affinity, which turned nominal levels such as "1" or "007"
+    into numbers; the columns are now declared without a type (rebuilt, as SQLite cannot
+    change a column's type) and the numbers that stood for nominal levels become text
+    again (see :mod:`.values`).
+    """
+    db.executescript(
+        """
+        CREATE TABLE codings_v4 (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key),
+            value,
+            updated_at TEXT,
+            PRIMARY KEY (coder, conversation_id, position, sentence, code)
+        );
+        INSERT INTO codings_v4 (coder, conversation_id, position, sentence, code, value,
+                                updated_at)
+            SELECT coder, conversation_id, position, sentence, code, value, updated_at
+            FROM codings;
+        DROP TABLE codings;
+        ALTER TABLE codings_v4 RENAME TO codings;
+        CREATE INDEX codings_unit ON codings(conversation_id, position);
+        CREATE INDEX codings_code ON codings(code);
+        CREATE TABLE consensus_v4 (
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key),
+            value,
+            adjudicator TEXT REFERENCES coders(name),
+            rationale TEXT NOT NULL DEFAULT '',
+            decided_at TEXT,
+            PRIMARY KEY (conversation_id, position, sentence, code)
+        );
+        INSERT INTO consensus_v4 (conversation_id, position, sentence, code, value,
+                                  adjudicator, rationale, decided_at)
+            SELECT conversation_id, position, sentence, code, value, adjudicator, rationale,
+                   decided_at
+            FROM consensus;
+        DROP TABLE consensus;
+        ALTER TABLE consensus_v4 RENAME TO consensus;
+        """
+    )
+    restore_nominal_values(db, ["codings", "consensus"])
 
 
 SCHEMA_VERSION = len(migrations._migrations)
