@@ -7,6 +7,7 @@ input or 1 for anything else; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -58,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"sense7-coder: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as e:  # a project file that fails while being read
+        print(f"sense7-coder: error: the project file could not be read ({e})", file=sys.stderr)
         return 1
 
 

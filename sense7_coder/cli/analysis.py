@@ -277,6 +277,12 @@ def cmd_consensus(args: argparse.Namespace) -> int:
         if args.accept_majority:
             if not args.coder:
                 raise ProjectError("--accept-majority needs --coder NAME (an adjudicator)")
+            if args.role is None and project.coder_role(args.coder.strip()) != "adjudicator":
+                # refused before set_coder, which would add an unknown name as a coder
+                raise ProjectError(
+                    f"only an adjudicator can set the consensus; '{args.coder.strip()}' is "
+                    "not one (add --role adjudicator)"
+                )
             project.set_coder(args.coder, args.role)
             cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
                                     conversations=filt, overwrite=args.overwrite,

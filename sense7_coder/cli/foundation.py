@@ -129,8 +129,7 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
 
 def cmd_codebook_export(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
-        text = project.codebook.to_json()
-    args.file.write_text(text, encoding="utf-8")
+        codebook_ops.export_codebook(project, args.file)
     print(f"wrote {args.file}")
     return 0
 

@@ -9,7 +9,7 @@ File format (JSON, written by hand; documented in the README)::
       "description": "...",
       "codes": [
         {
-          "key": "affective",            # [a-z0-9_], unique; what exports and merges match on
+          "key": "affective",            # [a-z0-9_], no "__", unique; what exports and merges match on
           "label": "Affective understanding",
           "kind": "ordinal",             # ordinal | nominal | binary
           "unit": "turn",                # turn | sentence | conversation
@@ -43,9 +43,16 @@ FORMAT = "sense7-codebook/1"
 KINDS = ("ordinal", "nominal", "binary")
 UNITS = ("turn", "sentence", "conversation")
 APPLIES_TO = ("assistant", "user", "any")
-KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+#: no "__" in a key: the wide export names its columns <code>__<coder>
+KEY_RE = re.compile(r"^(?!.*__)[a-z][a-z0-9_]{0,39}$")
 COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 LEVEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def _reads_as_na(text: str) -> bool:
+    """Is this cell "not applicable" (empty, NA, N/A, not applicable; any case)?"""
+    text = text.strip()
+    return text == "" or text.upper() in {"NA", "N/A"} or text.lower() == "not applicable"
 
 
 @dataclass
@@ -99,7 +106,7 @@ class Code:
         """
         is_nan = isinstance(raw, float) and raw != raw  # NaN from pandas
         text = "" if raw is None or is_nan else str(raw).strip()
-        if text == "" or text.upper() in {"NA", "N/A"} or text.lower() == "not applicable":
+        if _reads_as_na(text):
             if not self.allow_na:
                 raise ValueError(f"code '{self.key}' does not allow not-applicable")
             return None
@@ -197,7 +204,7 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
     if not isinstance(key, str) or not KEY_RE.match(key):
         raise CodebookError(
             f"{where}: field 'key' must be lower-case letters, digits and _ "
-            f"(starting with a letter), got {key!r}"
+            f"(starting with a letter, at most 40, no '__'), got {key!r}"
         )
     where = f"{where} '{key}'"
     known = set(Code.__dataclass_fields__)
@@ -233,6 +240,12 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
                     )
             elif not isinstance(value, str) or not value.strip():
                 raise CodebookError(f"{where}: level {i} value must be a non-empty text for a nominal code")
+            elif _reads_as_na(value):
+                raise CodebookError(
+                    f"{where}: level {i} value {value!r} would read as 'not applicable' in "
+                    "files of codings; give the level another value (use allow_na for "
+                    "not applicable)"
+                )
             levels.append(Level(value, str(lv.get("label", value)), str(lv.get("description", ""))))
     if len(levels) < 2:
         raise CodebookError(f"{where}: a code needs at least two levels")
@@ -315,6 +328,10 @@ def load_codebook(path: str | Path) -> Codebook:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CodebookError(f"{path}: no such codebook file") from None
+    except IsADirectoryError:
+        raise CodebookError(f"{path}: is a folder, not a codebook file") from None
+    except OSError as e:
+        raise CodebookError(f"{path}: cannot be read ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
         raise CodebookError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:

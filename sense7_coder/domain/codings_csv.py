@@ -10,6 +10,9 @@
 * ``value``: a level value or label of that code (``Code.parse_value``); empty, ``NA`` or
   ``not applicable`` for not applicable where the code allows it.
 
+A cell that a long export wrote with a leading ``'`` to keep spreadsheets from running it
+as a formula (``'=x``) is read as it was (``=x``), so every long export reads back.
+
 Column names are matched ignoring case. A coding given twice (same coder, unit and code) is
 an error. Whether the conversations and turns exist (and, given the turns' roles, whether a
 code applies to that turn's role) is checked with what the caller, who knows the project,
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from .codebook import Code, Codebook
 from .errors import InputError
+from .export import unneutralise
 from .importers.tables import norm, read_csv_table
 from .models import Coding, Unit
 
@@ -155,7 +159,11 @@ def read_codings_csv(
         def bad(message: str, field: str, line: int = line) -> InputError:
             return InputError(str(path), message, location=f"line {line}", field=field)
 
-        coder, cid, turn, key, sentence = (s.strip() for s in (coder, cid, turn, key, sentence))
+        # a long export neutralises formula-like cells ('=x); read them back as written
+        coder, cid, turn, key, sentence = (
+            unneutralise(s.strip()) for s in (coder, cid, turn, key, sentence)
+        )
+        raw_value = unneutralise(raw_value)
         if not coder:
             raise bad("the coder is empty", names[0])
         if not cid:

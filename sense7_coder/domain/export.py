@@ -21,18 +21,16 @@ Files are UTF-8 with CRLF line ends (RFC 4180), so that a cell holding a line br
 carriage return is quoted and every reader sees one record per row. Spreadsheet formula injection: a text cell that
 starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain
 number is written with a leading ``'`` so that spreadsheet programs show it as text;
-``raw=True`` writes such cells unchanged (do that when a conversation id, coder name or
-level itself starts with one of those characters and the file must read back as is).
+``raw=True`` writes such cells unchanged. ``import-codings`` takes the ``'`` off again
+(:func:`unneutralise`), so a long export reads back either way.
 
-A file is written under a temporary name in the same folder and renamed when complete,
-so a failed or cancelled export never leaves a half-written CSV behind.
+A file is written under a temporary name in the same folder and renamed when complete
+(:mod:`.files`), so a failed or cancelled export never leaves a half-written CSV behind.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,7 +38,9 @@ import numpy as np
 import pandas as pd
 
 from .codebook import Code, Codebook
-from .errors import Cancelled, Sense7Error
+from .errors import Cancelled
+from .files import ExportError as ExportError  # re-exported: export errors live in .files
+from .files import atomic_text_file
 
 EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook")
 LONG_COLUMNS = (
@@ -67,10 +67,6 @@ LINE_END = "\r\n"
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
-
-
-class ExportError(Sense7Error):
-    """An export that cannot be written (bad destination, unknown kind)."""
 
 
 # -- building the tables ---------------------------------------------------------------------
@@ -200,12 +196,6 @@ def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
         return pd.DataFrame({"conversation_id": meta["conversation_id"], "participant_id": [],
                              "model": [], "turn": turn, "sentence": sentence, "role": []},
                             columns=list(UNIT_META))
-    value, _ = _values_and_labels(codings, codebook)
-    column = codings["code"].astype(str) + WIDE_SEPARATOR + codings["coder"].astype(str)
-    cells = pd.DataFrame({"column": column, "value": value})
-    for k in keys:
-        cells[k] = codings[k]
-    table = cells.pivot(index=keys, columns="column", values="value")
     rank = {c.key: i for i, c in enumerate(codebook.codes)}
     pairs = codings[["code", "coder"]].drop_duplicates()
     ordered = sorted(
@@ -213,6 +203,19 @@ def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
         key=lambda p: (rank.get(p[0], len(rank)), p[0], p[1]),
     )
     names = [wide_column(code, coder) for code, coder in ordered]
+    if len(set(names)) != len(names):  # codes made before keys could not hold "__"
+        clash = next(n for n in names if names.count(n) > 1)
+        pairs_of = [f"code '{c}' of coder '{k}'" for c, k in ordered if wide_column(c, k) == clash]
+        raise ExportError(
+            f"the wide export would name two columns '{clash}' ({' and '.join(pairs_of)}); "
+            "use the long export, or rename the coder"
+        )
+    value, _ = _values_and_labels(codings, codebook)
+    column = codings["code"].astype(str) + WIDE_SEPARATOR + codings["coder"].astype(str)
+    cells = pd.DataFrame({"column": column, "value": value})
+    for k in keys:
+        cells[k] = codings[k]
+    table = cells.pivot(index=keys, columns="column", values="value")
     table = meta.merge(table[names], left_on=keys, right_index=True, how="left")
     turn, sentence = _turn_columns(table)
     out = table[["conversation_id", "participant_id", "model"]].copy()
@@ -245,6 +248,15 @@ def _code_row(code: Code, value: int | str, label: str, description: str) -> dic
 def is_formula(text: str) -> bool:
     """Would a spreadsheet read this cell as a formula? (plain numbers are fine)."""
     return text[:1] in FORMULA_START and not _NUMBER.match(text)
+
+
+def unneutralise(text: str) -> str:
+    """A cell as it was before :func:`neutralise`: the leading ``'`` it adds is removed.
+
+    Only a ``'`` followed by formula-like text is taken off, so what a researcher wrote
+    with a leading quote of their own stays as it is.
+    """
+    return text[1:] if text[:1] == "'" and is_formula(text[1:]) else text
 
 
 def _formulas(values: np.ndarray) -> list[str]:
@@ -292,13 +304,6 @@ def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
 
 # -- writing ---------------------------------------------------------------------------------
 
-def _check_destination(path: Path) -> None:
-    if path.is_dir():
-        raise ExportError(f"{path}: is a folder; give a file name for the export")
-    if not path.parent.is_dir():
-        raise ExportError(f"{path}: the folder {path.parent} does not exist")
-
-
 def write_csv(
     frame: pd.DataFrame,
     path: str | Path,
@@ -314,27 +319,16 @@ def write_csv(
     called after each chunk; ``cancel()`` is asked before each chunk and raises
     :class:`Cancelled` (the destination is then untouched).
     """
-    path = Path(path)
-    _check_destination(path)
     data = frame if raw else neutralise(frame)
     total = len(data)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
-    try:
-        with open(tmp, "x", encoding="utf-8", newline="") as fh:
-            if total == 0:
-                data.to_csv(fh, index=False, lineterminator=LINE_END)
-            for start in range(0, total, max(chunk_rows, 1)):
-                if cancel and cancel():
-                    raise Cancelled()
-                part = data.iloc[start : start + chunk_rows]
-                part.to_csv(fh, index=False, header=start == 0, lineterminator=LINE_END)
-                if progress:
-                    progress(min(start + chunk_rows, total), total)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_text_file(path) as fh:
+        if total == 0:
+            data.to_csv(fh, index=False, lineterminator=LINE_END)
+        for start in range(0, total, max(chunk_rows, 1)):
+            if cancel and cancel():
+                raise Cancelled()
+            part = data.iloc[start : start + chunk_rows]
+            part.to_csv(fh, index=False, header=start == 0, lineterminator=LINE_END)
+            if progress:
+                progress(min(start + chunk_rows, total), total)
     return total
-

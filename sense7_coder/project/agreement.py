@@ -37,7 +37,12 @@ from ..domain.agreement import (
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..store import frames
-from ..store.conversations import ConversationFilter, distinct_values
+from ..store.conversations import (
+    ConversationFilter,
+    attribute_values,
+    conversation_rowids,
+    distinct_values,
+)
 from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None
@@ -98,6 +103,8 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
     if options.bootstrap < 0:
         raise ProjectError("the number of bootstrap draws cannot be negative")
+    if options.seed is not None and options.seed < 0:
+        raise ProjectError(f"the bootstrap seed must be 0 or more, got {options.seed}")
     book = project.codebook
     if options.codes:
         if any(book.get(k) is None for k in options.codes):
@@ -115,6 +122,16 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         known = distinct_values(project.db, column)
         if any(a not in known for a in asked):
             raise _unknown(kind, asked, known)
+    for name, value in options.attributes.items():
+        one = ConversationFilter(attributes={name: value})
+        if not conversation_rowids(project.db, one):
+            known = attribute_values(project.db, name)
+            listed = ", ".join(known) if known else "no conversation has that attribute"
+            raise ProjectError(f"no conversation has the attribute {name} = {value!r} "
+                               f"(values: {listed})")
+    if options.attributes and not conversation_rowids(project.db, options.conversation_filter()):
+        raise ProjectError("no conversation has the attribute values asked for together "
+                           "with the other filters; nothing to compare")
     if not codes:
         raise ProjectError("the project's codebook has no codes to compare")
     return codes

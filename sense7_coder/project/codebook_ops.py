@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..domain.codebook import Code, Codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
+from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
 from .project import Project
 
@@ -133,3 +135,10 @@ def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
             store_codes.set_meta(db, "codebook_title", codebook.title)
     project.invalidate_codebook()
     return {"added": added, "updated": updated}
+
+
+def export_codebook(project: Project, path: str | Path) -> Path:
+    """Write the project's codebook as a JSON codebook file (whole or not at all)."""
+    with atomic_text_file(path) as fh:
+        fh.write(project.codebook.to_json())
+    return Path(path)

@@ -23,6 +23,7 @@ from ..domain.export import (
     wide_table,
     write_csv,
 )
+from ..domain.files import destination
 from ..store import frames
 from .agreement import AgreementOptions, check_request, project_agreement
 from .project import Project
@@ -96,6 +97,7 @@ def export_project(
         if progress:
             progress(max(total, 1) + done, 2 * max(total, 1))
 
+    destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel)

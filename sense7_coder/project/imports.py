@@ -8,19 +8,21 @@ silently shadowed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from ..domain.codings_csv import read_codings_csv
 from ..domain.errors import Cancelled, InputError
 from ..domain.importers import ImportOptions, read_files
-from ..domain.models import Conversation, ImportBatch
+from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from .project import Project
 
+T = TypeVar("T")
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
@@ -164,17 +166,25 @@ def import_files(
                 roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
                 store_conv.insert_sentences(
                     db,
-                    segment_turns(
+                    _checked(segment_turns(
                         (c.conversation_id, t.position, t.text)
                         for c in batch.conversations
                         for t in c.turns
                         if t.role in roles
-                    ),
+                    ), check),
                 )
         check()
     if progress:
         progress(total * 2, total * 2)
     return summary
+
+
+def _checked(items: Iterable[T], check: Callable[[], None], every: int = 5000) -> Iterator[T]:
+    """``items``, calling ``check`` (which raises on Cancel) every few thousand."""
+    for i, item in enumerate(items):
+        if i % every == 0:
+            check()
+        yield item
 
 
 def ensure_sentences(project: Project, conversation_id: str) -> None:
@@ -187,6 +197,38 @@ def ensure_sentences(project: Project, conversation_id: str) -> None:
     if todo:
         with project.pdb.atomic() as db:
             store_conv.insert_sentences(db, segment_turns(todo))
+
+
+def _check_sentences(project: Project, path: Path, rows: Sequence[tuple[int, Coding]]
+                     ) -> list[Sentence]:
+    """Refuse a coding of a sentence its turn does not have (naming the line).
+
+    Turns not segmented yet are segmented here; their sentences are returned to be stored
+    with the codings (so both land, or neither does).
+    """
+    wanted = {(c.unit.conversation_id, c.unit.position) for _, c in rows if c.unit.sentence}
+    if not wanted:
+        return []
+    counts = store_conv.sentence_counts(project.db)
+    todo = []
+    for cid, pos in sorted(wanted - set(counts)):
+        text = store_conv.turn_text(project.db, cid, pos)
+        if text is not None:
+            todo.append((cid, pos, text))
+    new = list(segment_turns(todo))
+    for s in new:
+        key = (s.conversation_id, s.position)
+        counts[key] = max(counts.get(key, 0), s.sentence)
+    for line, c in rows:
+        n = counts.get((c.unit.conversation_id, c.unit.position), 0)
+        if c.unit.sentence > n:
+            raise InputError(
+                str(path),
+                f"turn {c.unit.position} of '{c.unit.conversation_id}' has {n} sentences; "
+                f"there is no sentence {c.unit.sentence}",
+                location=f"line {line}", field="sentence",
+            )
+    return new
 
 
 @dataclass
@@ -213,6 +255,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
     keys = [
         (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code) for _, c in rows
     ]
+    sentences = _check_sentences(project, path, rows)
     existing = store_codings.existing_codings(project.db, keys)
     summary.unchanged = sum(
         1 for k, (_, c) in zip(keys, rows, strict=True) if k in existing and existing[k] == c.value
@@ -221,6 +264,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
     if dry_run:
         return summary
     with project.pdb.atomic() as db:
+        store_conv.insert_sentences(db, sentences)
         for name in summary.new_coders:
             store_codings.ensure_coder(db, name)
         store_codings.insert_codings(

@@ -37,6 +37,8 @@ from typing import Any
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit
 from ..store import merge as store_merge
+from ..store.values import restored
+from .agreement import ROLES_OF
 from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None
@@ -200,8 +202,16 @@ def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
                 f"{name}: code '{key}' is marked not applicable in this file, which the "
                 "target's codebook does not allow"
             )
+        allowed = set(ROLES_OF.get(mine.applies_to, ()))
+        wrong = ([] if mine.unit == "conversation"
+                 else sorted(store_merge.coded_roles(conn, key) - allowed))
+        if wrong:
+            raise ProjectError(
+                f"{name}: code '{key}' is coded on {' and '.join(wrong)} turns in this file, "
+                f"but applies to {mine.applies_to} turns in the target"
+            )
         off = sorted(str(v) for v in store_merge.values_in_use(conn, key)
-                     if v not in set(mine.values))
+                     if restored(v, mine.values) not in set(mine.values))
         if off:
             raise ProjectError(
                 f"{name}: code '{key}' has values {', '.join(off)} that are not levels in the "

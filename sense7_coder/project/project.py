@@ -18,7 +18,7 @@ from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.db import ProjectDB, create_project_db, open_project_db
-from .undo import Cell, Command, UndoStack
+from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
 ROLES = ("coder", "adjudicator")
@@ -170,10 +170,24 @@ class Project:
             raise ProjectError(f"code '{code.key}' applies to whole turns, not sentences")
         if code.unit == "sentence" and unit.sentence < 1:
             raise ProjectError(f"code '{code.key}' applies to sentences; give a sentence")
-        if store_conv.turn_text(self.db, unit.conversation_id, unit.position) is None:
+        role = store_conv.turn_role(self.db, unit.conversation_id, unit.position)
+        if role is None:
             raise ProjectError(
                 f"no turn {unit.position} in conversation '{unit.conversation_id}'"
             )
+        if code.applies_to not in ("any", role):
+            raise ProjectError(
+                f"code '{code.key}' applies to {code.applies_to} turns; turn {unit.position} "
+                f"of '{unit.conversation_id}' is a {role} turn"
+            )
+        if unit.sentence:
+            # checked where the turn is segmented (the workspace segments it before showing)
+            n = store_conv.turn_sentence_count(self.db, unit.conversation_id, unit.position)
+            if n and unit.sentence > n:
+                raise ProjectError(
+                    f"turn {unit.position} of '{unit.conversation_id}' has {n} sentences; "
+                    f"there is no sentence {unit.sentence}"
+                )
 
     def _check_value(self, code: Code, value: Value) -> Value:
         if value is None:
@@ -218,31 +232,55 @@ class Project:
 
     def set_memo(self, unit: Unit, text: str) -> Command:
         coder = self._require_coder()
+        if unit.position == 0:
+            if store_conv.conversation_index(self.db, unit.conversation_id) is None:
+                raise ProjectError(f"no conversation '{unit.conversation_id}' in this project")
+        elif store_conv.turn_text(self.db, unit.conversation_id, unit.position) is None:
+            raise ProjectError(f"no turn {unit.position} in conversation '{unit.conversation_id}'")
         return self._apply_new(
             "edit memo",
             [Cell("memo", (coder, unit.conversation_id, unit.position, unit.sentence), None,
                   text.strip())],
         )
 
-    def set_consensus(
-        self, unit: Unit, code_key: str, value: Value, rationale: str = ""
-    ) -> Command:
-        """Record the adjudicated value of a unit. Coders' own codings never change."""
+    def _require_adjudicator(self) -> str:
         coder = self._require_coder()
         if self.coder_role(coder) != "adjudicator":
             raise ProjectError(
                 f"only an adjudicator can set the consensus; '{coder}' is a coder "
                 "(make them adjudicator in the coder dialog or with --role adjudicator)"
             )
-        code = self.code(code_key)
+        return coder
+
+    def _consensus_cell(self, coder: str, unit: Unit, code: Code, value: Value,
+                        rationale: str) -> Cell:
         self._check_unit(code, unit)
         value = self._check_value(code, value)
         decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip()}
+        return Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
+                    None, decision)
+
+    def set_consensus(
+        self, unit: Unit, code_key: str, value: Value, rationale: str = ""
+    ) -> Command:
+        """Record the adjudicated value of a unit. Coders' own codings never change."""
+        coder = self._require_adjudicator()
+        code = self.code(code_key)
+        cell = self._consensus_cell(coder, unit, code, value, rationale)
         return self._apply_new(
-            f"consensus {code.label} = {code.level_label(value)}",
-            [Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
-                  None, decision)],
+            f"consensus {code.label} = {code.level_label(cell.after['value'])}", [cell]
         )
+
+    def set_consensus_many(
+        self, decisions: Sequence[tuple[Unit, str, Value]], rationale: str = "",
+        label: str | None = None,
+    ) -> Command:
+        """Record many adjudicated values -- (unit, code key, value) -- as one transaction
+        and one undo step. Every decision is checked before anything is written."""
+        coder = self._require_adjudicator()
+        cells = [self._consensus_cell(coder, unit, self.code(key), value, rationale)
+                 for unit, key, value in decisions]
+        return self._apply_new(label or f"consensus on {len(cells)} units", cells)
 
     def clear_consensus(self, unit: Unit, code_key: str) -> Command:
         self._require_coder()
@@ -255,23 +293,24 @@ class Project:
 
     # -- undo ------------------------------------------------------------------------------
     def undo(self) -> Command | None:
-        cmd = self.undo_stack.pop_undo()
+        """Put back what the last command replaced, unless it was changed elsewhere since.
+
+        When another window (or program) has changed a value the command wrote, undoing
+        would silently throw that change away: the command is then dropped from the
+        history instead and a :class:`ProjectError` says what changed.
+        """
+        cmd = self.undo_stack.peek_undo()
         if cmd is not None:
-            try:
-                self._write(cmd, reverse=True)
-            except Exception:
-                self.undo_stack.pop_redo()
-                raise
+            self._replay(cmd, reverse=True)
+            self.undo_stack.pop_undo()
         return cmd
 
     def redo(self) -> Command | None:
-        cmd = self.undo_stack.pop_redo()
+        """Write again what the last undone command wrote (same check as :meth:`undo`)."""
+        cmd = self.undo_stack.peek_redo()
         if cmd is not None:
-            try:
-                self._write(cmd, reverse=False)
-            except Exception:
-                self.undo_stack.pop_undo()
-                raise
+            self._replay(cmd, reverse=False)
+            self.undo_stack.pop_redo()
         return cmd
 
     @property
@@ -326,8 +365,19 @@ class Project:
             self.undo_stack.push(cmd)
         return cmd
 
-    def _write(self, cmd: Command, *, reverse: bool) -> None:
+    def _replay(self, cmd: Command, *, reverse: bool) -> None:
+        """Undo (``reverse``) or redo a command in one transaction, after checking that
+        every cell still holds what the command left there."""
+        what = "undo" if reverse else "redo"
         with self.pdb.atomic():
+            changed = [
+                cell for cell in cmd.cells
+                if not same_value(cell.kind, self._read_cell(cell.kind, cell.key),
+                                  cell.after if reverse else cell.before)
+            ]
+            if changed:
+                self.undo_stack.drop(cmd)
+                raise ProjectError(changed_elsewhere(what, cmd, changed))
             for cell in reversed(cmd.cells) if reverse else cmd.cells:
                 self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after)
 
@@ -370,3 +420,4 @@ class Project:
 
     def user_rating_keys(self) -> Sequence[str]:
         return RATING_KEYS
+

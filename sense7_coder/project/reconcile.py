@@ -38,7 +38,7 @@ from .agreement import (
     unit_key,
 )
 from .project import Project
-from .undo import Cell, Command
+from .undo import Command
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
@@ -312,7 +312,7 @@ def accept_majorities(
     data = read_ratings(project, selected, coders=coders,
                         conversations=opts.conversation_filter())
     decisions = _consensus_lookup(data)
-    cells: list[Cell] = []
+    chosen: list[tuple[Unit, str, Value]] = []
     for i, code in enumerate(selected, 1):
         if cancel and cancel():
             raise Cancelled()
@@ -326,12 +326,13 @@ def accept_majorities(
             majority = strict_majority(list(g["value"]))
             if majority is NO_MAJORITY:
                 continue
-            decision = {"value": majority, "adjudicator": adjudicator,
-                        "rationale": rationale.strip()}
-            cells.append(Cell("consensus", (*unit_t, code.key), None, decision))
+            chosen.append((Unit(*unit_t), code.key, majority))
         if progress:
             progress(i, len(selected))
-    return project._apply_new(f"accept the majority on {len(cells)} units", cells)
+    if cancel and cancel():
+        raise Cancelled()
+    return project.set_consensus_many(chosen, rationale,
+                                      label=f"accept the majority on {len(chosen)} units")
 
 
 def coders_vs_consensus(

@@ -128,6 +128,10 @@ def read_csv_table(path: Path) -> Table:
         raise InputError(str(path), "the file is empty") from None
     except pd.errors.ParserError as e:
         raise malformed_csv(path, data, sep, str(e)) from None
+    if not isinstance(raw.index, pd.RangeIndex):
+        # pandas takes the first column(s) as the index when the first data row has more
+        # cells than the header: that row is malformed, not a table with an index.
+        raise malformed_csv(path, data, sep, "a row has more cells than the header")
     raw.columns = [str(c).strip() for c in raw.columns]
     header_lines = 1 + sum(c.count("\n") for c in raw.columns)
     if raw.empty:
