@@ -184,3 +184,23 @@ def test_two_connections_write_safely(project: Project) -> None:
         assert second.turn_state("c1", "alice")["codings"] == {(2, 0, "affective"): 2}
     finally:
         second.close()
+
+
+def test_search_finds_ids_topics_and_message_text(tmp_path: Path) -> None:
+    from sense7_coder.store.conversations import ConversationFilter, conversation_rowids
+
+    with Project.create(tmp_path / "s.sense7", BOOK) as p:
+        a = _conv("alpha", 2)
+        a.topic = "Fixing a spreadsheet formula"
+        b = _conv("beta_1", 2)
+        b.turns[0].text = "My manager gave 100% vague feedback"
+        with p.pdb.atomic() as db:
+            store_conv.insert_conversations(db, [a, b])
+
+        def found(text: str) -> int:
+            return len(conversation_rowids(p.db, ConversationFilter(text=text)))
+
+        assert found("spreadsheet") == 1  # topic
+        assert found("100%") == 1  # message text, % taken literally
+        assert found("a_1") == 1  # id, _ taken literally
+        assert found("nothing like this") == 0

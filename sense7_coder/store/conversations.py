@@ -175,11 +175,12 @@ def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
     params: list[Any] = []
     if f.text:
         where.append(
-            "(c.conversation_id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM turns t "
+            "(c.conversation_id LIKE ? ESCAPE '\\' OR c.topic LIKE ? ESCAPE '\\' "
+            "OR EXISTS (SELECT 1 FROM turns t "
             "WHERE t.conversation_id = c.conversation_id AND t.text LIKE ? ESCAPE '\\'))"
         )
         pat = "%" + f.text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        params += [pat, pat]
+        params += [pat, pat, pat]
     if f.models:
         where.append(f"c.model IN ({','.join('?' * len(f.models))})")
         params += list(f.models)

@@ -77,7 +77,8 @@ class NewCodeDialog(QDialog):
         if not KEY_RE.match(key):
             raise CodebookError(
                 "the key must start with a lower-case letter and hold only lower-case letters, "
-                f"digits and _ (at most 40), got {key!r}"
+                f"digits and single _ (at most 40; '__' separates code and coder in exports), "
+                f"got {key!r}"
             )
         if key in self._taken:
             raise CodebookError(f"a code with key '{key}' already exists; choose another key")
