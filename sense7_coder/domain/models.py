@@ -39,9 +39,9 @@ NA_LABELS = {"unknown", "n/a", "na", "not applicable", ""}
 Value = int | str | None  # a coded value; None = not applicable
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
-    """One message of a conversation."""
+    """One message of a conversation (slots: an import may hold a million of them)."""
 
     position: int
     role: str
