@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFocusEvent
-from PySide6.QtWidgets import QColorDialog, QLabel, QPlainTextEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QColorDialog,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from ..palette import message_style
 
@@ -37,8 +44,9 @@ class CommitTextEdit(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None, *, lines: int = 3) -> None:
         super().__init__(parent)
         self.setTabChangesFocus(True)
-        height = self.fontMetrics().lineSpacing() * lines + 14
-        self.setFixedHeight(height)
+        # at least `lines` lines; boxes share any spare height of the form between them
+        self.setMinimumHeight(self.fontMetrics().lineSpacing() * lines + 14)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._dirty = False
         self.textChanged.connect(self._mark)
 
