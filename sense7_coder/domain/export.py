@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -143,44 +144,39 @@ def _user_rating(frame: pd.DataFrame) -> pd.Categorical:
     return categorical(frame["user_rating"])
 
 
-def long_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
-    """The ``long`` export from the store's codings frame (see the module notes)."""
-    turn, sentence = _turn_columns(codings)
-    value, label = _values_and_labels(codings, codebook)
-    return pd.DataFrame({
-        "coder": categorical(codings["coder"]),
-        "conversation_id": categorical(codings["conversation_id"]),
-        "participant_id": categorical(codings["participant_id"]),
-        "model": categorical(codings["model"]),
+def _coded_units(frame: pd.DataFrame, codebook: Codebook) -> dict[str, Any]:
+    """The columns a coding and a consensus decision share: the unit, the code, the value."""
+    turn, sentence = _turn_columns(frame)
+    value, label = _values_and_labels(frame, codebook)
+    return {
+        "conversation_id": categorical(frame["conversation_id"]),
+        "participant_id": categorical(frame["participant_id"]),
+        "model": categorical(frame["model"]),
         "turn": turn,
         "sentence": sentence,
-        "role": categorical(codings["role"]),
-        "code": categorical(codings["code"]),
+        "role": categorical(frame["role"]),
+        "code": categorical(frame["code"]),
         "value": value,
         "level_label": label,
-        "user_rating": _user_rating(codings),
-    }, columns=list(LONG_COLUMNS))
+        "user_rating": _user_rating(frame),
+    }
+
+
+def long_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
+    """The ``long`` export from the store's codings frame (see the module notes)."""
+    columns = {"coder": categorical(codings["coder"]), **_coded_units(codings, codebook)}
+    return pd.DataFrame(columns, columns=list(LONG_COLUMNS))
 
 
 def consensus_table(consensus: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
     """The ``consensus`` export from the store's consensus frame."""
-    turn, sentence = _turn_columns(consensus)
-    value, label = _values_and_labels(consensus, codebook)
-    return pd.DataFrame({
-        "conversation_id": categorical(consensus["conversation_id"]),
-        "participant_id": categorical(consensus["participant_id"]),
-        "model": categorical(consensus["model"]),
-        "turn": turn,
-        "sentence": sentence,
-        "role": categorical(consensus["role"]),
-        "code": categorical(consensus["code"]),
-        "value": value,
-        "level_label": label,
+    columns = {
+        **_coded_units(consensus, codebook),
         "adjudicator": consensus["adjudicator"],
         "rationale": consensus["rationale"],
         "decided_at": consensus["decided_at"],
-        "user_rating": _user_rating(consensus),
-    }, columns=list(CONSENSUS_COLUMNS))
+    }
+    return pd.DataFrame(columns, columns=list(CONSENSUS_COLUMNS))
 
 
 def wide_column(code: str, coder: str) -> str:
