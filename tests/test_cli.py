@@ -147,3 +147,14 @@ def test_console_script_runs_as_a_module(tmp_path: Path) -> None:
     )
     data = json.loads(proc.stdout)
     assert data["conversations"] >= 12 and data["coders"] >= 2 and data["codings"] > 50
+
+
+def test_gui_without_a_display_says_so(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    if sys.platform in ("win32", "darwin"):
+        pytest.skip("a display is always there")
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    for args in ([], ["gui"]):
+        code, _, err = run(capsys, *args)
+        assert code == 2
+        assert "no display" in err and "Traceback" not in err

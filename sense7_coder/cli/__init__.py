@@ -41,11 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        from .foundation import launch_gui
-
-        return launch_gui(None)
     try:
+        if args.command is None:  # no command: the welcome screen
+            return foundation.launch_gui(None)
         return int(args.func(args) or 0)
     except Sense7Error as e:
         print(f"sense7-coder: error: {e}", file=sys.stderr)

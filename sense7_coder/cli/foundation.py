@@ -197,6 +197,11 @@ def _display_available() -> bool:
 
 
 def launch_gui(project: Path | None) -> int:
+    if not _display_available():
+        raise Sense7Error(
+            "no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot "
+            "open; the command line works without one (sense7-coder --help)"
+        )
     try:
         from ..ui.app import run_app
     except ImportError as e:  # PySide6 missing or broken
