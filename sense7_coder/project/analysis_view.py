@@ -51,3 +51,20 @@ def adjudicators(project: Project) -> list[str]:
     people = project.coders()
     first = [c["name"] for c in people if c["role"] == "adjudicator"]
     return first + [c["name"] for c in people if c["role"] != "adjudicator"]
+
+
+def attribute_names(project: Project) -> list[str]:
+    """The conversation attributes a filter can ask for (PreTaskDesiredEmpathy, ...)."""
+    return store_conv.attribute_names(project.db)
+
+
+def attribute_choices(project: Project, name: str, limit: int = 500) -> list[str]:
+    """Values one conversation attribute takes, as text; numbers in numeric order."""
+
+    def order(text: str) -> tuple[int, float, str]:
+        try:
+            return 0, float(text), text
+        except ValueError:
+            return 1, 0.0, text
+
+    return sorted(store_conv.attribute_values(project.db, name, limit=limit), key=order)

@@ -327,6 +327,17 @@ def sentences_of(db: Database, conversation_id: str) -> dict[int, list[tuple[int
     return out
 
 
+def attribute_names(db: Database) -> list[str]:
+    """Names of the attributes conversations carry (from their sources), sorted."""
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT j.key FROM conversations c, json_each(c.attributes) j "
+            "WHERE json_valid(c.attributes) AND json_type(c.attributes) = 'object' ORDER BY 1"
+        )
+    ]
+
+
 def attribute_values(db: Database, name: str, limit: int = 20) -> list[str]:
     """Distinct values (as text) of one conversation attribute, for messages."""
     return [

@@ -33,12 +33,11 @@ from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
 from ...project import Project
 from ...project.agreement import AgreementOptions, project_agreement
-from ...project.workspace import filter_choices
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .agreement_results import AgreementResults
-from .filters import FilterTabs
+from .filters import AnalysisFilters
 
 
 class AgreementPanel(QWidget):
@@ -55,7 +54,7 @@ class AgreementPanel(QWidget):
         self.setWindowTitle(f"Agreement — {project.path.name}")
         self.labels = {c.key: c.label for c in project.codebook.codes}
 
-        self.filters = FilterTabs(self)
+        self.filters = AnalysisFilters(self)
         self.level = QComboBox(self)
         self.level.addItem("as the codebook says", None)
         for level in LEVELS:
@@ -123,8 +122,7 @@ class AgreementPanel(QWidget):
                        self.seed.valueChanged, self.include_users.toggled,
                        self.include_consensus.toggled):
             signal.connect(self._options_changed)
-        for check in self.filters.lists.values():
-            check.changed.connect(self._options_changed)
+        self.filters.changed.connect(self._options_changed)
         self.load_choices()
         self._show_report(None)
         fit_to_screen(self, 1280, 800)
@@ -136,27 +134,17 @@ class AgreementPanel(QWidget):
 
     # -- choices ------------------------------------------------------------------------------
     def load_choices(self) -> None:
-        """Fill the filter lists from the project (codes, coders, assistants, participants)."""
-        book = self.project.codebook
-        self.labels = {c.key: c.label for c in book.codes}
-        lists = self.filters.lists
-        lists["codes"].set_items([(c.key, c.label) for c in book.active],
-                                 {c.key: f"{c.key}: {c.kind}, {c.unit} level" for c in book.active})
-        lists["coders"].set_items([(c["name"], f"{c['name']} ({c['role']})")
-                                   for c in self.project.coders()])
-        choices = filter_choices(self.project)
-        lists["models"].set_items([(m, m) for m in choices.models])
-        lists["participants"].set_items([(p, p) for p in choices.participants])
+        """Fill the filters from the project (codes, coders, assistants, participants,
+        conversation attributes)."""
+        self.labels = {c.key: c.label for c in self.project.codebook.codes}
+        self.filters.load(self.project)
 
     def options(self) -> AgreementOptions:
-        lists = self.filters.lists
-        return AgreementOptions(
-            codes=lists["codes"].selection(), coders=lists["coders"].selection(),
-            models=lists["models"].selection(), participants=lists["participants"].selection(),
+        return self.filters.apply_to(AgreementOptions(
             level=self.level.currentData(), bootstrap=self.bootstrap.value(),
             seed=self.seed.value(), include_users=self.include_users.isChecked(),
             include_consensus=self.include_consensus.isChecked(),
-        )
+        ))
 
     def _options_changed(self, *_: object) -> None:
         if self.report is not None and self.ran_with != self.options():
@@ -241,6 +229,8 @@ class AgreementPanel(QWidget):
             scope.append("assistants " + ", ".join(o.models))
         if o.participants:
             scope.append("participants " + ", ".join(o.participants))
+        if o.attributes:
+            scope.append(", ".join(f"{k} = {v}" for k, v in o.attributes.items()))
         where = f"; {'; '.join(scope)}" if scope else ""
         return (f"{len(self.report.codes)} codes, {coders}{where}; {draws}; "
                 f"computed {dt.datetime.now():%H:%M}.")

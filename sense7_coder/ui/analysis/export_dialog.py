@@ -1,7 +1,9 @@
 """Export the project as a tidy CSV: long, wide, consensus, agreement or codebook.
 
 The export (:func:`sense7_coder.project.export.export_project`) runs on the TaskRunner with
-its own project connection; the file appears only once complete.
+its own project connection; the file appears only once complete. The filters are the
+agreement window's (codes, coders, assistants, participants, conversation attributes); those
+an export kind does not use are switched off.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
 from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
+from .filters import AnalysisFilters
 
 KIND_TEXT = {
     "long": ("Long: one row per coder, unit and code",
@@ -47,6 +50,15 @@ KIND_TEXT = {
     "codebook": ("Codebook: one row per code and level",
                  "Keys, labels, kinds, units and level descriptions, for a paper's appendix."),
 }
+#: the filters each kind uses (the others are switched off)
+CONVERSATIONS = ("models", "participants", "attributes")
+KIND_FILTERS = {
+    "long": ("codes", "coders", *CONVERSATIONS),
+    "wide": ("codes", "coders", *CONVERSATIONS),
+    "consensus": ("codes", *CONVERSATIONS),
+    "agreement": ("codes", "coders", *CONVERSATIONS),
+    "codebook": ("codes",),
+}
 
 
 class ExportDialog(QDialog):
@@ -60,7 +72,7 @@ class ExportDialog(QDialog):
         self.error: str | None = None
         self._path_edited = False
         self.setWindowTitle(f"Export — {project.path.name}")
-        self.setMinimumWidth(620)
+        self.setMinimumWidth(760)
 
         self.kind = QComboBox(self)
         for k in EXPORT_KINDS:
@@ -90,6 +102,9 @@ class ExportDialog(QDialog):
         self.bootstrap.setValue(1000)
         self.bootstrap.setSuffix(" bootstrap draws")
         self.bootstrap.setSpecialValueText("no intervals")
+        self.filters = AnalysisFilters(self, horizontal=True)
+        self.filters.setMinimumHeight(230)
+        self.filters.load(project)
 
         form = QFormLayout()
         form.addRow("What", self.kind)
@@ -98,6 +113,7 @@ class ExportDialog(QDialog):
         form.addRow("", self.neutralise)
         form.addRow("Agreement", self.include_users)
         form.addRow("", self.bootstrap)
+        form.addRow("Filters", self.filters)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.buttons = QDialogButtonBox(self)
@@ -127,6 +143,7 @@ class ExportDialog(QDialog):
         self.about.setText(KIND_TEXT.get(kind, ("", ""))[1])
         for w in (self.include_users, self.bootstrap):
             w.setEnabled(kind == "agreement")
+        self.filters.set_enabled_filters(KIND_FILTERS.get(kind, ()))
         if not self._path_edited:
             self.path.setText(str(self.project.path.with_name(f"{self.project.path.stem}-{kind}.csv")))
 
@@ -145,9 +162,13 @@ class ExportDialog(QDialog):
         if not text:
             self._error("Give the file to write.")
             return None
+        empty = self.filters.empty_choice()
+        if empty:
+            self._error(f"No {empty} ticked: tick at least one.")
+            return None
         out, kind, raw = Path(text), self.kind.currentData(), not self.neutralise.isChecked()
-        options = AgreementOptions(include_users=self.include_users.isChecked(),
-                                   bootstrap=self.bootstrap.value())
+        options = self.filters.apply_to(AgreementOptions(
+            include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> ExportSummary:
             return export_project(project, out, kind, options, raw=raw, progress=progress,

@@ -1,11 +1,15 @@
-"""Check lists for choosing codes, coders, assistants and participants (all ticked = all)."""
+"""Choosing what to analyse: codes, coders, assistants, participants (check lists, all
+ticked = all) and conversation attributes -- the command line's ``--codes --coders --model
+--participant --attribute``, shared by the agreement window and the export dialog."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
@@ -14,6 +18,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from ...project import Project
+from ...project.agreement import AgreementOptions
+from ...project.analysis_view import attribute_choices, attribute_names
+from ...project.workspace import filter_choices
+from .attribute_filter import AttributeFilter
 
 KeyRole = int(Qt.ItemDataRole.UserRole)
 
@@ -112,10 +122,76 @@ class FilterTabs(QTabWidget):
             summary = self.lists[key].summary()
             self.setTabText(i, title if summary == "all" else f"{title} ({summary})")
 
+    def set_enabled_lists(self, keys: Sequence[str]) -> None:
+        """Enable only the tabs of ``keys`` (the others do not apply)."""
+        for i, (key, _title) in enumerate(self.NAMES):
+            self.setTabEnabled(i, key in keys)
+        if not self.isTabEnabled(self.currentIndex()):
+            usable = [i for i in range(self.count()) if self.isTabEnabled(i)]
+            if usable:
+                self.setCurrentIndex(usable[0])
+
+
+class AnalysisFilters(QWidget):
+    """The check-list tabs and the attribute filters, read into :class:`AgreementOptions`.
+
+    ``horizontal`` puts the attribute filters beside the tabs instead of below them.
+    """
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, horizontal: bool = False) -> None:
+        super().__init__(parent)
+        self.tabs = FilterTabs(self)
+        self.attributes = AttributeFilter(self)
+        self.lists = self.tabs.lists
+        direction = (QBoxLayout.Direction.LeftToRight if horizontal
+                     else QBoxLayout.Direction.TopToBottom)
+        layout = QBoxLayout(direction, self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.attributes, 0 if not horizontal else 1)
+        self.enabled: set[str] = {*self.lists, "attributes"}
+        for check in self.lists.values():
+            check.changed.connect(self.changed)
+        self.attributes.changed.connect(self.changed)
+
+    def load(self, project: Project) -> None:
+        """Fill the choices from the project; what was unticked or asked for stays so."""
+        book = project.codebook
+        self.lists["codes"].set_items(
+            [(c.key, c.label) for c in book.active],
+            {c.key: f"{c.key}: {c.kind}, {c.unit} level" for c in book.active})
+        self.lists["coders"].set_items([(c["name"], f"{c['name']} ({c['role']})")
+                                        for c in project.coders()])
+        choices = filter_choices(project)
+        self.lists["models"].set_items([(m, m) for m in choices.models])
+        self.lists["participants"].set_items([(p, p) for p in choices.participants])
+        self.attributes.set_names(attribute_names(project),
+                                  lambda name: attribute_choices(project, name))
+
+    def _selection(self, key: str) -> list[str]:
+        return self.lists[key].selection() if key in self.enabled else []
+
+    def apply_to(self, options: AgreementOptions) -> AgreementOptions:
+        """``options`` with the codes, coders and conversations chosen here (filters that
+        are switched off count as "all")."""
+        return replace(
+            options, codes=self._selection("codes"), coders=self._selection("coders"),
+            models=self._selection("models"), participants=self._selection("participants"),
+            attributes=self.attributes.filters() if "attributes" in self.enabled else {},
+        )
+
     def empty_choice(self) -> str | None:
-        """The name of a list with nothing ticked (nothing to compute), if any."""
-        for key, title in self.NAMES:
+        """The name of a list in use with nothing ticked (nothing to compute), if any."""
+        for key, title in self.tabs.NAMES:
             check = self.lists[key]
-            if check.list.count() and not check.checked():
+            if key in self.enabled and check.list.count() and not check.checked():
                 return title.lower()
         return None
+
+    def set_enabled_filters(self, keys: Sequence[str]) -> None:
+        """Use only some filters: list keys, and ``attributes`` for the attribute box."""
+        self.enabled = set(keys)
+        self.tabs.set_enabled_lists(keys)
+        self.attributes.setEnabled("attributes" in self.enabled)

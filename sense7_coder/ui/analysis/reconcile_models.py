@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,29 @@ from ...project.reconcile import Disagreement
 from ...project.workspace import value_text
 from .report_rows import alpha_pivot, band_of, explain, fmt
 from .table_model import ALIGN_CENTER, ALIGN_RIGHT, Column, band_colour
+
+
+def queue_key(d: Disagreement) -> tuple[str, int, int, str]:
+    """(conversation, turn, sentence, code): what a decision is stored under."""
+    return (d.unit.conversation_id, d.unit.position, d.unit.sentence, d.code)
+
+
+def apply_decisions(queue: Sequence[Disagreement],
+                    changes: Sequence[tuple[tuple[str, int, int, str], Any]]
+                    ) -> tuple[list[Disagreement], int]:
+    """Set the decisions of ``changes`` ((key, decision or None)) on the queued units.
+
+    Returns the units changed and how many of them were open before and are decided now.
+    """
+    by_key = {queue_key(d): d for d in queue}
+    touched, newly = [], 0
+    for key, decision in changes:
+        d = by_key.get(key)
+        if d is not None:
+            newly += not d.decided and decision is not None
+            d.consensus = decision
+            touched.append(d)
+    return touched, newly
 
 
 def where_text(d: Disagreement) -> str:

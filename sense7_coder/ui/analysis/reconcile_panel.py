@@ -7,7 +7,8 @@ Only an adjudicator decides; the coders' own codings are never touched.
 
 Keys: 1-9 a level, 0 or N not applicable, M (or Enter in the queue) accept the majority,
 Del clear the decision, PgDown / PgUp next and previous unit, Ctrl+Z / Ctrl+Shift+Z undo
-and redo.
+and redo. "Accept every strict majority…" decides every open unit that has a majority in
+one undo step (:mod:`.majority_batch`).
 """
 
 from __future__ import annotations
@@ -18,14 +19,11 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -41,21 +39,24 @@ from ...project.analysis_view import (
     only_consensus,
 )
 from ...project.reconcile import Disagreement, accept_majority, disagreements
+from ...project.undo import Command
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskRunner, with_own_project
-from .adjudicator import AdjudicatorBar, can_decide
+from .adjudicator import can_decide
 from .consensus_view import ConsensusAgreement
 from .decision_box import LEVEL_KEYS
+from .majority_batch import MajorityBatch, open_counts, result_text
+from .reconcile_bar import ReconcileBar
 from .reconcile_models import (
+    apply_decisions,
     long_value,
     queue_columns,
+    queue_key,
     where_text,
 )
 from .table_model import RowsModel, table_view
 from .unit_view import UnitView
-
-SHOW_CHOICES = (("all", "All"), ("open", "Undecided"), ("decided", "Decided"))
 
 
 class ReconcilePanel(QWidget):
@@ -75,33 +76,22 @@ class ReconcilePanel(QWidget):
         self.setWindowTitle(f"Reconcile — {project.path.name}")
 
         # -- top bar ----------------------------------------------------------------------
-        self.role = AdjudicatorBar(project, self)
-        self.role_label = self.role.label
+        bar = self.bar = ReconcileBar(project, self)
+        self.role, self.role_label = bar.role, bar.role.label
+        self.code_filter, self.show_filter = bar.code_filter, bar.show_filter
+        self.progress, self.progress_label = bar.progress, bar.progress_label
+        self.reload_button = bar.reload_button
         self.role.switched.connect(self._switched)
         self.role.failed.connect(self._error)
-        self.code_filter = QComboBox(self)
-        self.code_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.show_filter = QComboBox(self)
-        for key, text in SHOW_CHOICES:
-            self.show_filter.addItem(text, key)
         self.code_filter.currentIndexChanged.connect(self.apply_filter)
         self.show_filter.currentIndexChanged.connect(self.apply_filter)
-        self.progress = QProgressBar(self)
-        self.progress.setFixedWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress_label = QLabel(self)
-        self.reload_button = QPushButton("Reload", self)
         self.reload_button.clicked.connect(self.reload)
-        top = QHBoxLayout()
-        top.addWidget(self.role)
-        top.addStretch(1)
-        top.addWidget(QLabel("Code", self))
-        top.addWidget(self.code_filter)
-        top.addWidget(QLabel("Show", self))
-        top.addWidget(self.show_filter)
-        top.addWidget(self.progress_label)
-        top.addWidget(self.progress)
-        top.addWidget(self.reload_button)
+        self.batch = MajorityBatch(project, self)
+        self.accept_all_button = self.batch.button
+        self.accept_all_button.clicked.connect(self.accept_every_majority)
+        self.batch.accepted.connect(self._batch_done)
+        self.batch.failed.connect(self._error)
+        self.batch.cancelled.connect(lambda: self._message("Cancelled; nothing was decided."))
 
         # -- left: queue and agreement with the consensus ---------------------------------
         self.queue_model: RowsModel[Disagreement] = RowsModel(
@@ -117,7 +107,10 @@ class ReconcilePanel(QWidget):
         left = QWidget(self)
         ll = QVBoxLayout(left)
         ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(QLabel("<b>Disagreements</b>, furthest apart first", self))
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Disagreements</b>, furthest apart first", self), 1)
+        head.addWidget(self.accept_all_button)
+        ll.addLayout(head)
         ll.addWidget(self.queue_view, 3)
         ll.addWidget(self.consensus, 2)
 
@@ -140,7 +133,7 @@ class ReconcilePanel(QWidget):
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
+        layout.addWidget(bar)
         layout.addWidget(split, 1)
         layout.addWidget(self.status)
 
@@ -204,6 +197,7 @@ class ReconcilePanel(QWidget):
 
     def update_role(self) -> None:
         self.role.refresh()
+        self.accept_all_button.setEnabled(self.can_decide() and not self.batch.running)
         self._show_current()
 
     def become_adjudicator(self, name: str) -> None:
@@ -212,7 +206,7 @@ class ReconcilePanel(QWidget):
 
     def _switched(self) -> None:
         self._seen = self._mark()
-        self._show_current()
+        self.update_role()
         self.coderChanged.emit()
 
     # -- loading ------------------------------------------------------------------------------
@@ -244,19 +238,7 @@ class ReconcilePanel(QWidget):
         book = self.project.codebook
         self.queue = queue
         self.queue_model.set_columns(queue_columns(book))
-        counts: dict[str, int] = {}
-        for d in queue:
-            counts[d.code] = counts.get(d.code, 0) + 1
-        wanted = self.code_filter.currentData()
-        self.code_filter.blockSignals(True)
-        self.code_filter.clear()
-        self.code_filter.addItem(f"all codes ({len(queue)})", None)
-        for code in book.codes:
-            if code.key in counts:
-                self.code_filter.addItem(f"{code.label} ({counts[code.key]})", code.key)
-        if wanted is not None and self.code_filter.findData(wanted) >= 0:
-            self.code_filter.setCurrentIndex(self.code_filter.findData(wanted))
-        self.code_filter.blockSignals(False)
+        self.bar.fill_codes(queue, book)
         self._message("" if queue else "The coders agree on every unit they rated in common: "
                       "nothing to reconcile.")
         self.apply_filter(keep=key)
@@ -269,7 +251,7 @@ class ReconcilePanel(QWidget):
         rows = [d for d in self.queue if (code is None or d.code == code)
                 and (show == "all" or (show == "decided") == d.decided)]
         self.queue_model.set_rows(rows)
-        index = next((i for i, d in enumerate(rows) if _key(d) == key), 0)
+        index = next((i for i, d in enumerate(rows) if queue_key(d) == key), 0)
         if rows:
             self.select_row(index)
         else:
@@ -283,7 +265,7 @@ class ReconcilePanel(QWidget):
 
     def _current_key(self) -> tuple[Any, ...] | None:
         d = self.current
-        return _key(d) if d is not None else None
+        return queue_key(d) if d is not None else None
 
     def select_row(self, row: int) -> None:
         if not 0 <= row < self.queue_model.rowCount():
@@ -327,22 +309,18 @@ class ReconcilePanel(QWidget):
     def _update_progress(self) -> None:
         code = self.code_filter.currentData()
         mine = [d for d in self.queue if code is None or d.code == code]
-        decided = sum(d.decided for d in mine)
-        self.progress.setRange(0, max(len(mine), 1))
-        self.progress.setValue(decided)
-        self.progress.setFormat(f"{decided} of {len(mine)} decided")
-        self.progress_label.setText(f"<b>{decided}</b> of {len(mine)} decided")
+        self.bar.show_progress(sum(d.decided for d in mine), len(mine))
 
     # -- deciding -----------------------------------------------------------------------------
     def _check(self) -> Disagreement | None:
         d = self.current
-        if d is None:
-            return None
+        return d if d is not None and self._may_decide() else None
+
+    def _may_decide(self) -> bool:
         if not self.can_decide():
             self._error(f"Only an adjudicator can decide; you are working as "
                         f"'{self.project.coder or 'nobody'}'. Use “Adjudicate as…”.")
-            return None
-        return d
+        return self.can_decide()
 
     def decide(self, value: Any) -> bool:
         """Set the consensus of the current unit to ``value`` (None = not applicable)."""
@@ -384,6 +362,26 @@ class ReconcilePanel(QWidget):
         self._refresh(d)
         self._message("Decision cleared (Ctrl+Z brings it back).")
         return True
+
+    def accept_every_majority(self, *, confirm: bool = True) -> Task | None:
+        """Accept the strict majority on every open unit of the code shown (all codes: every
+        code), after asking; one undo step. Returns the batch's task (None when not run)."""
+        if not self._may_decide():
+            return None
+        code = self.code_filter.currentData()
+        found = self.project.codebook.get(code) if code else None
+        scope = found.label if found is not None else "every code"
+        if confirm and not self.batch.ask(open_counts(self.queue, code), scope):
+            return None
+        self._message(f"Accepting the majority on {scope}…")
+        self.accept_all_button.setEnabled(False)
+        task = self.batch.start(code)
+        task.finished.connect(self.update_role)
+        return task
+
+    def _batch_done(self, cmd: Command) -> None:
+        opened = self._apply_changes(consensus_changes(cmd, undone=False), select=False)
+        self._message(result_text(len(cmd.cells), opened))
 
     def _after_write(self, decision: dict[str, Any] | None, d: Disagreement) -> bool:
         d.consensus = decision
@@ -427,15 +425,25 @@ class ReconcilePanel(QWidget):
             self.changed.emit()
             self.reload()
             return
-        by_key = {_key(d): d for d in self.queue}
-        for key, decision in consensus_changes(cmd, undone=undo):
-            d = by_key.get(key)
-            if d is None:
-                continue
-            d.consensus = decision
-            if d in self.queue_model.rows:
-                self.select_row(self.queue_model.rows.index(d))
-            self._refresh(d)
+        self._apply_changes(consensus_changes(cmd, undone=undo), select=True)
+
+    def _apply_changes(self, changes: list[tuple[tuple[str, int, int, str], Any]], *,
+                       select: bool) -> int:
+        """Show decisions written or taken back: one in place (going to it when ``select``),
+        many by showing the queue again. Returns how many open units got decided."""
+        touched, opened = apply_decisions(self.queue, changes)
+        if len(touched) == 1:
+            if select and touched[0] in self.queue_model.rows:
+                self.select_row(self.queue_model.rows.index(touched[0]))
+            self._refresh(touched[0])
+            return opened
+        if touched:
+            self.apply_filter()
+        self._seen = self._mark()
+        self._show_current()
+        self.consensus.schedule()
+        self.changed.emit()
+        return opened
 
     # -- messages -----------------------------------------------------------------------------
     def _message(self, text: str) -> None:
@@ -445,7 +453,3 @@ class ReconcilePanel(QWidget):
     def _error(self, text: str) -> None:
         self.status.setStyleSheet(error_style(self))
         self.status.setText(text)
-
-
-def _key(d: Disagreement) -> tuple[str, int, int, str]:
-    return (d.unit.conversation_id, d.unit.position, d.unit.sentence, d.code)
