@@ -66,7 +66,8 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    help="level of measurement for alpha (default: ordinal for ordinal codes, "
                    "nominal otherwise; interval/ratio apply to numeric codes only)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap draws for alpha's 95%% interval (0 = none; default 1000)")
+                   help="bootstrap draws for the 95%% intervals of alpha, kappa and rho "
+                   "(0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
     p.add_argument("--include-users", action="store_true",
                    help="compare every coder with the users' own ratings (codes with a "

@@ -11,6 +11,7 @@ import pandas as pd
 from .alpha import alpha_from_counts, pairable_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
 from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
+from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
 from .records import ALPHA, COHEN, FLEISS, PERCENT, AgreementRecord, undefined
@@ -60,26 +61,38 @@ def alpha_record(
 
 
 def kappa_records(
-    ratings: Ratings, a: str, b: str, weights: Sequence[str]
+    ratings: Ratings, a: str, b: str, weights: Sequence[str], *, bootstrap: int = 0,
+    seed: int | None = 0, steps: Steps | None = None,
 ) -> list[AgreementRecord]:
-    """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting."""
+    """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting,
+    each defined one with a bootstrap 95% interval over those units (``bootstrap``
+    draws, ``seed``; 0 draws = no interval). ``steps`` is asked for cancellation only."""
     x, y = ratings.pair(a, b)
     n = len(x)
     table = contingency(x, y, ratings.k)
+    values = {w: kappa_from_table(table, w) for w in weights}
+    defined = [w for w in weights if values[w] is not None]
+    intervals = (
+        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps)
+        if bootstrap > 0 and defined else {}
+    )
     records = []
     for w in weights:
         note = "units both raters rated"
         if w != "none":
             note += f"; {w} weights over declared scale {scale_text(ratings.scale)}"
-        value = kappa_from_table(table, w)
+        value = values[w]
         if value is None:
             why = "no unit rated by both" if n == 0 else (
                 "no chance disagreement: both raters used a single level"
             )
             note = f"{why}; {note}"
-        records.append(
-            AgreementRecord(ratings.code, COHEN, None, w, [a, b], value, n, 2 * n, note=note)
-        )
+        record = AgreementRecord(ratings.code, COHEN, None, w, [a, b], value, n, 2 * n, note=note)
+        if w in intervals:
+            interval = intervals[w]
+            record.ci_low, record.ci_high = interval.low, interval.high
+            record.note = f"{note}; {interval.describe(seed)}"
+        records.append(record)
     return records
 
 
@@ -129,7 +142,8 @@ def coder_records(
         percent_record(ratings, rows),
     ]
     for a, b in combinations(ratings.coders, 2):
-        records.extend(kappa_records(ratings, a, b, kappa_weights(kind)))
+        records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
+                                     seed=seed, steps=steps))
     records.append(fleiss_record(ratings, rows))
     steps.advance()
     return records
@@ -157,7 +171,8 @@ def code_agreement(
       0 draws = no interval);
     * percent agreement (see :func:`.kappa.percent_agreement`);
     * Cohen's kappa for every pair of raters: unweighted, plus linear and quadratic
-      weighted for ordinal codes, weights over the declared scale;
+      weighted for ordinal codes, weights over the declared scale, each with a bootstrap
+      95% interval over the units the pair both rated (same draws and seed);
     * Fleiss' kappa (undefined, with a note, unless every pairable unit has the same
       number of raters).
 
@@ -165,8 +180,9 @@ def code_agreement(
     and a Categorical coder column are several times faster to read than text (see
     ``benchmarks/bench_agreement.py``); the figures are the same.
 
-    ``progress(done, total)`` is called as work proceeds; ``cancel()`` is asked inside
-    the bootstrap loop and :class:`~sense7_coder.domain.errors.Cancelled` raised when
+    ``progress(done, total)`` is called as work proceeds (counted in alpha's draws; the
+    pairs' intervals are computed all draws at once and take a small fraction of that
+    time); ``cancel()`` is asked inside the bootstrap loops and :class:`~sense7_coder.domain.errors.Cancelled` raised when
     it answers True.
     """
     level = resolve_level(kind, level, code)

@@ -8,7 +8,8 @@ import pandas as pd
 
 from .alpha import pairable_counts, resolve_level
 from .engine import alpha_record, kappa_records, steps_for_code
-from .kappa import spearman
+from .kappa import contingency, spearman
+from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
 from .records import ALPHA, COHEN, SPEARMAN, USERS_RATER, AgreementRecord, undefined
@@ -23,15 +24,26 @@ def steps_for_reference(n_others: int, bootstrap: int) -> int:
     return n_others * steps_for_code(bootstrap)
 
 
-def spearman_record(ratings: Ratings, a: str, b: str) -> AgreementRecord:
-    """Spearman's rho of the scale positions of the units both raters rated."""
+def spearman_record(
+    ratings: Ratings, a: str, b: str, *, bootstrap: int = 0, seed: int | None = 0,
+    steps: Steps | None = None,
+) -> AgreementRecord:
+    """Spearman's rho of the scale positions of the units both raters rated, with a
+    bootstrap 95% interval over those units when defined (``bootstrap`` draws, ``seed``;
+    the same resamples as the pair's kappas)."""
     x, y = ratings.pair(a, b)
     value = spearman(x, y)
     note = "units both raters rated; ranks of the declared scale order"
     if value is None:
         note = f"undefined (fewer than two units or no variation); {note}"
-    return AgreementRecord(ratings.code, SPEARMAN, None, None, [a, b], value, len(x), 2 * len(x),
-                           note=note)
+    record = AgreementRecord(ratings.code, SPEARMAN, None, None, [a, b], value, len(x),
+                             2 * len(x), note=note)
+    if value is not None and bootstrap > 0:
+        interval = pair_intervals(contingency(x, y, ratings.k), [], spearman=True,
+                                  draws=bootstrap, seed=seed, steps=steps)["spearman"]
+        record.ci_low, record.ci_high = interval.low, interval.high
+        record.note = f"{note}; {interval.describe(seed)}"
+    return record
 
 
 def reference_records(
@@ -45,7 +57,7 @@ def reference_records(
     seed: int | None,
     steps: Steps,
 ) -> list[AgreementRecord]:
-    """Alpha (with interval), kappa and (ordinal codes) Spearman of each of ``others``
+    """Alpha, kappa and (ordinal codes) Spearman, with intervals, of each of ``others``
     against ``reference``; advances ``steps`` by steps_for_reference."""
     records: list[AgreementRecord] = []
     weights = reference_weights(kind)
@@ -65,9 +77,11 @@ def reference_records(
             alpha_record(both, pairable_counts(both.value_counts()), level=level, bootstrap=bootstrap, seed=seed,
                          steps=steps)
         )
-        records.extend(kappa_records(both, other, reference, weights))
+        records.extend(kappa_records(both, other, reference, weights, bootstrap=bootstrap,
+                                     seed=seed, steps=steps))
         if kind == "ordinal":
-            records.append(spearman_record(both, other, reference))
+            records.append(spearman_record(both, other, reference, bootstrap=bootstrap,
+                                           seed=seed, steps=steps))
         steps.advance()
     return records
 
@@ -89,10 +103,10 @@ def rater_vs_reference(
 
     ``frame`` is the long table of :func:`.engine.code_agreement` in which the
     reference (``'users'`` for the users' own ratings, or ``'consensus'``) is one more
-    coder. For each other rater: alpha of that rater and the reference only (with
-    bootstrap interval), Cohen's kappa (linear and quadratic weighted over the declared
-    scale for ordinal codes, unweighted otherwise) and, for ordinal codes, Spearman's
-    rho. When the reference has no ratings the figures are undefined, with a note.
+    coder. For each other rater: alpha of that rater and the reference only, Cohen's
+    kappa (linear and quadratic weighted over the declared scale for ordinal codes,
+    unweighted otherwise) and, for ordinal codes, Spearman's rho -- each with a
+    bootstrap 95% interval over the units both rated (``bootstrap`` draws, ``seed``). When the reference has no ratings the figures are undefined, with a note.
     """
     level = resolve_level(kind, level, code)
     ratings = prepare_ratings(frame, code=code, scale=scale)

@@ -57,7 +57,7 @@ def band_of(record: AgreementRecord | None) -> str:
 
 
 def explain(record: AgreementRecord | None, missing: str = "not computed") -> str:
-    """A tooltip for a figure: what it is, over how many units, and its note."""
+    """A tooltip for a figure: what it is, over how many units, its interval, its note."""
     if record is None:
         return missing
     name = MEASURE_NAMES.get(record.measure, record.measure)
@@ -67,6 +67,8 @@ def explain(record: AgreementRecord | None, missing: str = "not computed") -> st
     if record.value is None:
         head = f"{name} is undefined"
     lines = [head, f"{record.n_units} units, {record.n_values} values"]
+    if ci_text(record):
+        lines.append(f"95% CI {ci_text(record)}")
     if record.note:
         lines.append(record.note)
     return "\n".join(lines)
