@@ -353,9 +353,14 @@ class MainWindow(QMainWindow):
             return
         self.project.changed_elsewhere()  # a dialog's own connection may have written
         if changed:
-            self.workspace.refresh_all()
-            self._codable_total = ws.codable_total(self.project)
-            self._update_status()
+            self._refresh_everything()
+
+    def _refresh_everything(self) -> None:
+        """Redraw list, transcript, coding panel and status after the file changed."""
+        assert self.project is not None and self.workspace is not None
+        self.workspace.refresh_all()
+        self._codable_total = ws.codable_total(self.project)
+        self._update_status()
 
     # -- status -------------------------------------------------------------------------------
     def check_elsewhere(self) -> None:
@@ -366,9 +371,7 @@ class MainWindow(QMainWindow):
         except Exception:  # noqa: BLE001 - a failing poll must never break the window
             return
         if changed:
-            self.workspace.refresh_all()
-            self._codable_total = ws.codable_total(self.project)
-            self._update_status()
+            self._refresh_everything()
             self.statusBar().showMessage("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:
