@@ -13,21 +13,19 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..domain.agreement import ALPHA, AgreementReport
 from ..domain.errors import ProjectError
-from ..domain.export import EXPORT_KINDS, neutralise
+from ..domain.models import EXPORT_KINDS
 from ..project import Project
-from ..project.agreement import AgreementOptions, project_agreement
-from ..project.export import export_project
-from ..project.merge import ON_CONFLICT, MergeConflicts, merge
-from ..project.reconcile import (
-    accept_majorities,
-    coders_vs_consensus,
-    disagreements,
-    reconcile_progress,
-)
+from ..project.merge import ON_CONFLICT
+
+# Only light modules at the top (every command builds this parser, `--help` included):
+# agreement, export and reconciliation need pandas and scipy, so each command imports
+# what it needs inside its function.
+if TYPE_CHECKING:
+    from ..domain.agreement import AgreementReport
+    from ..project.agreement import AgreementOptions
 
 EXIT_CONFLICTS = 3
 LEVEL_CHOICES = ("nominal", "ordinal", "interval", "ratio")
@@ -161,6 +159,8 @@ def _attributes(items: Sequence[str]) -> dict[str, str]:
 
 
 def _options(args: argparse.Namespace) -> AgreementOptions:
+    from ..project.agreement import AgreementOptions
+
     return AgreementOptions(
         codes=args.codes, coders=getattr(args, "coders", []), models=args.model,
         participants=args.participant, attributes=_attributes(args.attribute),
@@ -204,6 +204,8 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
+    from ..domain.agreement import ALPHA
+
     rows = []
     footnotes = []
     for r in report.records:
@@ -237,6 +239,9 @@ def agreement_lines(report: AgreementReport) -> list[str]:
 # -- commands --------------------------------------------------------------------------------
 
 def cmd_agreement(args: argparse.Namespace) -> int:
+    from ..domain.export import neutralise
+    from ..project.agreement import project_agreement
+
     with _open(args.project) as project:
         report = project_agreement(project, _options(args), progress=_progress("agreement"))
     if args.format == "json":
@@ -249,6 +254,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from ..project.export import export_project
+
     with _open(args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  progress=_progress("export"))
@@ -257,6 +264,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from ..project.merge import MergeConflicts, merge
+
     with _open(args.target, backup=not args.dry_run) as project:
         try:
             report = merge(project, args.sources, dry_run=args.dry_run,
@@ -272,6 +281,14 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_consensus(args: argparse.Namespace) -> int:
+    from ..domain.agreement import ALPHA
+    from ..project.reconcile import (
+        accept_majorities,
+        coders_vs_consensus,
+        disagreements,
+        reconcile_progress,
+    )
+
     filt = _options(args).conversation_filter()
     with _open(args.project) as project:
         accepted = None

@@ -12,8 +12,10 @@ from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
 from ..project import Project, codebook_ops
-from ..project.imports import import_codings, import_files
 from ..resources import resolve_codebook
+
+# Only light modules at the top: `--help`, `info` and `codebook list` build the whole
+# parser. A command that needs pandas, spaCy, Qt... imports it inside its function.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -135,6 +137,8 @@ def cmd_codebook_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from ..project.imports import import_files
+
     try:
         options = ImportOptions(
             format=args.format, roles=parse_roles(args.roles), mapping=parse_mapping(args.mapping)
@@ -151,6 +155,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_import_codings(args: argparse.Namespace) -> int:
+    from ..project.imports import import_codings
+
     with _open(args.project) as project:
         s = import_codings(project, args.file, dry_run=args.dry_run)
     verb = "would import" if args.dry_run else "imported"

@@ -42,8 +42,8 @@ from .codebook import Code, Codebook
 from .errors import Cancelled
 from .files import ExportError as ExportError  # re-exported: export errors live in .files
 from .files import atomic_text_file
+from .models import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without pandas
 
-EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook")
 LONG_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
     "value", "level_label", "user_rating",

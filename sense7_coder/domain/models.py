@@ -20,6 +20,17 @@ from typing import Any
 #: Roles a message can have. Importers map speaker names onto these.
 ROLES = ("user", "assistant", "system")
 
+#: turn roles a code's ``applies_to`` covers
+ROLES_OF = {
+    "assistant": ("assistant",),
+    "user": ("user",),
+    "any": ("user", "assistant", "system"),
+}
+
+#: the tidy tables an export writes (see :mod:`sense7_coder.domain.export`); kept here, in a
+#: module without heavy imports, so that the command line can offer them at once
+EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook")
+
 #: Keys of the users' own per-turn ratings (SENSE-7): overall plus the seven dimensions.
 DIMENSIONS = (
     "affective",

@@ -36,6 +36,7 @@ from ..domain.agreement import (
 )
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
+from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..store import frames
 from ..store.conversations import (
     ConversationFilter,
@@ -48,12 +49,6 @@ from .project import Project
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
-#: turn roles a code's ``applies_to`` covers
-ROLES_OF = {
-    "assistant": ("assistant",),
-    "user": ("user",),
-    "any": ("user", "assistant", "system"),
-}
 UNIT_COLUMNS = ("conversation_id", "position", "sentence")
 RESERVED = (USERS_RATER, CONSENSUS_RATER)
 

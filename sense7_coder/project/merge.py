@@ -35,10 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
-from ..domain.models import Unit
+from ..domain.models import ROLES_OF, Unit
 from ..store import merge as store_merge
 from ..store.values import restored
-from .agreement import ROLES_OF
 from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None

@@ -26,6 +26,9 @@ Usage::
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .common import (
     DEFAULT_ROLE_NAMES,
     FORMATS,
@@ -35,9 +38,33 @@ from .common import (
     parse_rating,
     parse_roles,
 )
-from .detect import detect_format
-from .preview import PreviewResult, preview, turns_frame
-from .reading import read_files
+
+if TYPE_CHECKING:
+    from .detect import detect_format
+    from .preview import PreviewResult, preview, turns_frame
+    from .reading import read_files
+
+#: names whose modules need pandas: imported on first use (PEP 562), so that the command
+#: line can offer ``FORMATS`` without loading pandas
+_LATER = {
+    "detect_format": ".detect",
+    "PreviewResult": ".preview",
+    "preview": ".preview",
+    "turns_frame": ".preview",
+    "read_files": ".reading",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(_LATER[name], __name__)
+    # bind every name of that module at once: importing ``.preview`` has just set the
+    # package attribute ``preview`` to the submodule, and the function must win
+    for other, where in _LATER.items():
+        if where == _LATER[name]:
+            globals()[other] = getattr(module, other)
+    return globals()[name]
 
 __all__ = [
     "DEFAULT_ROLE_NAMES",
