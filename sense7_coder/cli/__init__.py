@@ -7,12 +7,12 @@ input or 1 for anything else; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
 from ..domain.errors import Sense7Error
+from ..project import StorageError
 from . import foundation
 
 #: modules that add subcommands: each has ``register(subparsers)``
@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         print(f"sense7-coder: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
-    except sqlite3.Error as e:  # a project file that fails while being read
+    except StorageError as e:  # a project file that fails while being read
         print(f"sense7-coder: error: the project file could not be read ({e})", file=sys.stderr)
         return 1
 

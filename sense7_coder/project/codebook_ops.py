@@ -142,3 +142,8 @@ def export_codebook(project: Project, path: str | Path) -> Path:
     with atomic_text_file(path) as fh:
         fh.write(project.codebook.to_json())
     return Path(path)
+
+
+def code_usage(project: Project, key: str) -> int:
+    """How many codings and consensus decisions use the code ``key``."""
+    return store_codes.code_usage(project.db, key)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import ROLES_OF, Unit
+from ..store import StorageError
 from ..store import merge as store_merge
 from ..store.values import restored
 from .project import Project
@@ -350,5 +350,5 @@ def merge(
 
 def _drop_quietly(project: Project) -> None:
     # after a failure the connection may be unusable; there is nothing to clean up then
-    with contextlib.suppress(sqlite3.Error):
+    with contextlib.suppress(StorageError):
         store_merge.drop_stage(project.db)

@@ -15,6 +15,7 @@ from ..domain.codebook import Code, Codebook
 from ..domain.models import Conversation, Turn
 from ..store import conversations as store_conv
 from ..store import views as store_views
+from ..store.conversations import ConversationFilter as ConversationFilter  # re-exported
 from .project import Project
 from .undo import Command
 
@@ -145,3 +146,25 @@ def value_text(code: Code, value: Any) -> str:
     if code.kind == "ordinal":
         return str(value)
     return code.level_label(value)
+
+
+# -- the conversation list and sentences (the window reads the store only through these) ----
+
+def conversation_rowids(project: Project, f: ConversationFilter | None = None) -> list[int]:
+    """Row ids of the conversations that pass ``f``, in import order (ids only: cheap)."""
+    return store_conv.conversation_rowids(project.db, f)
+
+
+def conversation_rows(project: Project, rowids: Sequence[int]) -> list[dict[str, Any]]:
+    """Summary rows for the conversation list, with the current coder's progress."""
+    return store_conv.conversation_rows(project.db, rowids, project.coder)
+
+
+def conversation_index(project: Project, conversation_id: str) -> int | None:
+    """The row id of a conversation (None if the project has no such conversation)."""
+    return store_conv.conversation_index(project.db, conversation_id)
+
+
+def sentences_of(project: Project, conversation_id: str) -> dict[int, list[tuple[int, int]]]:
+    """Stored sentence spans of a conversation: position -> [(start, end), ...]."""
+    return store_conv.sentences_of(project.db, conversation_id)

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
+
+#: what SQLite raises when a project file fails below the store's own checks (a damaged or
+#: unreadable file); the layers above catch this name and never import sqlite3 themselves
+StorageError = sqlite3.Error
+
+
+def sqlite_version() -> str:
+    """The version of the SQLite library the store runs on (for the About box)."""
+    return sqlite3.sqlite_version
+
 
 #: imported by sqlite-utils when present, only to map their scalar types to column types
 _OPTIONAL_OF_SQLITE_UTILS = ("pandas", "numpy")

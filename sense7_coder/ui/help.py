@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from .. import __version__
+from ..project import sqlite_version
 from .screen import fit_to_screen
 
 SHORTCUTS = """
@@ -59,7 +59,7 @@ def versions() -> dict[str, str]:
         "Qt": qVersion(),
         "PySide6": PySide6.__version__,
         "Python": sys.version.split()[0],
-        "SQLite": sqlite3.sqlite_version,
+        "SQLite": sqlite_version(),
     }
 
 

@@ -6,20 +6,36 @@ main window; both close when their project closes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QMessageBox, QStackedWidget, QWidget
 
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
+from ...project import Project
+
+
+@runtime_checkable
+class AnalysisHost(Protocol):
+    """What the menu needs of the window it serves (the main window provides it; the menu
+    does not import the main window, which imports the menu)."""
+
+    project: Project | None
+    stack: QStackedWidget
+
+    def add_analysis_action(self, action: QAction) -> None: ...
+
+    def coder_changed(self) -> None: ...
+
+    def check_elsewhere(self) -> None: ...
 
 
 class AnalysisMenu(QObject):
     """Adds the analysis actions to ``window`` (through ``window.add_analysis_action``)."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: QWidget) -> None:
+        if not isinstance(window, AnalysisHost):
+            raise TypeError(f"{type(window).__name__} cannot hold the Analysis menu")
         super().__init__(window)
         self.window = window
         self.panels: dict[str, QWidget] = {}

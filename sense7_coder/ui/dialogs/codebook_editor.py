@@ -33,7 +33,6 @@ from ...domain.codebook import Code, load_codebook
 from ...domain.errors import CodebookError, ProjectError
 from ...project import Project
 from ...project import codebook_ops as ops
-from ...store import codes as store_codes
 from ..screen import fit_to_screen
 from .code_form import CodeForm
 from .code_list import CodeListModel
@@ -142,7 +141,7 @@ class CodebookEditorDialog(QDialog):
                 self.model.index(row), QItemSelectionModel.SelectionFlag.ClearAndSelect)
 
     def _usage(self, key: str) -> int:
-        return store_codes.code_usage(self.project.db, key)
+        return ops.code_usage(self.project, key)
 
     def _reload(self, select: str | None = None) -> None:
         select = select or self.current_key()

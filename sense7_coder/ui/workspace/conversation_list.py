@@ -20,8 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
-from ...project.workspace import STATUSES, conversation_count, filter_choices
-from ...store.conversations import ConversationFilter
+from ...project.workspace import (
+    STATUSES,
+    ConversationFilter,
+    conversation_count,
+    filter_choices,
+)
 from .conversation_model import ConversationListModel, ProgressRole
 
 ANY = "All"

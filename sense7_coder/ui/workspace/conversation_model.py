@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from ...project import Project
-from ...store import conversations as store_conv
-from ...store.conversations import ConversationFilter
+from ...project import workspace as ws
+from ...project.workspace import ConversationFilter
 
 PAGE = 200
 PAGES_KEPT = 50
@@ -45,7 +45,7 @@ class ConversationListModel(QAbstractTableModel):
     def reload(self) -> None:
         """Re-run the filter (new or removed conversations) and forget cached rows."""
         self.beginResetModel()
-        self._rowids = store_conv.conversation_rowids(self.project.db, self.filter)
+        self._rowids = ws.conversation_rowids(self.project, self.filter)
         self._pages.clear()
         self.endResetModel()
 
@@ -71,7 +71,7 @@ class ConversationListModel(QAbstractTableModel):
         rows = self._pages.get(page)
         if rows is None:
             ids = self._rowids[page * PAGE : (page + 1) * PAGE]
-            fetched = store_conv.conversation_rows(self.project.db, ids, self.project.coder)
+            fetched = ws.conversation_rows(self.project, ids)
             by_id = {r["rowid"]: r for r in fetched}
             rows = [by_id.get(i, {"rowid": i, "conversation_id": ""}) for i in ids]
             self._pages[page] = rows
@@ -88,7 +88,7 @@ class ConversationListModel(QAbstractTableModel):
         return data["conversation_id"] if data else None
 
     def row_of(self, conversation_id: str) -> int | None:
-        rowid = store_conv.conversation_index(self.project.db, conversation_id)
+        rowid = ws.conversation_index(self.project, conversation_id)
         if rowid is None:
             return None
         # row ids are sorted (import order), so bisect

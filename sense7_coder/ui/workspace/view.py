@@ -15,8 +15,6 @@ from ...domain.codebook import Code
 from ...domain.models import Conversation, Unit
 from ...project import Project
 from ...project import workspace as ws
-from ...project.imports import ensure_sentences
-from ...store import conversations as store_conv
 from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
@@ -159,8 +157,10 @@ class Workspace(CodingActions, QWidget):
             self.state = self.project.turn_state(cid)
             self.sentences = {}
             if any(c.unit == "sentence" for c in self.project.codebook.active):
+                from ...project.imports import ensure_sentences  # spaCy, on first need
+
                 ensure_sentences(self.project, cid)
-                self.sentences = store_conv.sentences_of(self.project.db, cid)
+                self.sentences = ws.sentences_of(self.project, cid)
         positions = [t.position for t in self.conversation.turns] if self.conversation else []
         if position is None or position not in positions:
             done = self.state.get("done", set())
