@@ -1,0 +1,136 @@
+"""How fast sense7-coder starts (run by hand; not a test).
+
+    python benchmarks/bench_startup.py [--runs 20] [--no-gui]
+
+Runs each command line in a fresh interpreter ``--runs`` times (after two warm-up runs,
+so the disk cache is warm) and prints the median and the fastest wall time beside the
+baseline measured in the same run, ``python -c pass``:
+
+* ``--help``, ``--version``, ``info`` and ``codebook list`` on a new project: target
+  under 0.3 s;
+* the window on screen (the welcome screen, and the workspace on the demo project): from
+  the start of the interpreter to the first paint of the main window, reported by the
+  window itself; target under 1.5 s. Uses ``$DISPLAY`` where set, else Qt's offscreen
+  platform (which skips the display server's share of the work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI_TARGET = 0.3
+GUI_TARGET = 1.5
+
+#: started in a fresh interpreter: opens the window, prints the seconds from the start of
+#: the process to its first paint, and quits
+GUI_PROBE = r"""
+import sys, time
+from sense7_coder.ui.app import make_app
+from sense7_coder.ui.main_window import MainWindow
+from PySide6.QtCore import QEvent, QObject, QTimer
+
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint:
+            print(f"PAINTED {time.monotonic() - float(sys.argv[1]):.4f}", flush=True)
+            QTimer.singleShot(0, app.quit)
+            self.deleteLater()
+        return False
+
+app = make_app()
+window = MainWindow()
+probe = FirstPaint()
+window.installEventFilter(probe)
+window.show()
+if len(sys.argv) > 2:
+    window.open_project(__import__("pathlib").Path(sys.argv[2]), coder="bench")
+app.exec()
+"""
+
+
+def env() -> dict[str, str]:
+    out = dict(os.environ)
+    out["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), out.get("PYTHONPATH")]))
+    out.setdefault("SENSE7_CODER_SETTINGS", str(Path(tempfile.gettempdir()) / "bench-startup.ini"))
+    if not out.get("DISPLAY") and not out.get("WAYLAND_DISPLAY"):
+        out.setdefault("QT_QPA_PLATFORM", "offscreen")
+    return out
+
+
+def wall(cmd: list[str], runs: int) -> list[float]:
+    times = []
+    for i in range(runs + 2):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env(),
+                       check=True)
+        if i >= 2:  # two warm-up runs
+            times.append(time.perf_counter() - t0)
+    return times
+
+
+def window_times(runs: int, project: Path | None) -> list[float]:
+    times = []
+    for i in range(runs + 1):
+        extra = [str(project)] if project else []
+        # the probe measures from this monotonic instant, taken just before the process starts
+        t0 = time.monotonic()
+        proc = subprocess.run([sys.executable, "-c", GUI_PROBE, f"{t0:.6f}", *extra],
+                              capture_output=True, text=True, env=env(), timeout=120)
+        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("PAINTED ")]
+        if not line:
+            raise SystemExit(f"the window did not paint:\n{proc.stderr[-2000:]}")
+        if i >= 1:
+            times.append(float(line[-1].split()[1]))
+    return times
+
+
+def row(name: str, times: list[float], base: float, target: float | None) -> None:
+    med = statistics.median(times)
+    verdict = "" if target is None else ("ok" if med < target else "OVER")
+    tgt = "" if target is None else f"< {target:.1f} s"
+    print(f"{name:<28} {med:7.3f} {min(times):7.3f} {med / base:7.1f}x  {tgt:<8} {verdict}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--no-gui", action="store_true")
+    args = ap.parse_args()
+
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "bench.sense7"
+        subprocess.run([py, "-m", "sense7_coder", "init", str(project)], env=env(), check=True,
+                       stdout=subprocess.DEVNULL)
+        base_times = wall([py, "-c", "pass"], args.runs)
+        base = statistics.median(base_times)
+        print(f"{'command':<28} {'median':>7} {'min':>7} {'ratio':>8}  target")
+        row("python -c pass (baseline)", base_times, base, None)
+        for name, extra in (
+            ("--help", ["--help"]),
+            ("--version", ["--version"]),
+            ("info", ["info", str(project)]),
+            ("codebook list", ["codebook", str(project), "list"]),
+        ):
+            row(name, wall([py, "-m", "sense7_coder", *extra], args.runs), base, CLI_TARGET)
+        if not args.no_gui:
+            demo = Path(tmp) / "demo"
+            subprocess.run([py, "-m", "sense7_coder", "demo", str(demo), "--no-gui"], env=env(),
+                           check=True, stdout=subprocess.DEVNULL)
+            demo_file = next(demo.glob("*.sense7"))
+            runs = max(3, args.runs // 4)
+            row("window (welcome screen)", window_times(runs, None), base, GUI_TARGET)
+            row("window (demo workspace)", window_times(runs, demo_file), base, GUI_TARGET)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
