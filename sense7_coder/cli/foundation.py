@@ -208,8 +208,6 @@ def launch_gui(project: Path | None) -> int:
             "no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot "
             "open; the command line works without one (sense7-coder --help)"
         )
-    try:
-        from ..ui.app import run_app
-    except ImportError as e:  # PySide6 missing or broken
-        raise Sense7Error(f"the desktop window cannot start: {e}") from None
-    return run_app(project)
+    from ..ui.launch import launch  # imports Qt only after checking what it needs
+
+    return launch(project)
