@@ -101,3 +101,30 @@ def test_the_store_hides_pandas_from_sqlite_utils_only_while_importing_it() -> N
                           cwd=ROOT, env=_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "pandas"
+
+
+@pytest.mark.parametrize("first", [
+    "import sense7_coder.domain.importers.preview",
+    "from sense7_coder.domain.importers.reading import plan",
+    "from sense7_coder.domain.importers import read_files",
+    "from sense7_coder.domain.importers import PreviewResult",
+    "from sense7_coder.domain.importers import FORMATS",
+])
+def test_the_importers_package_names_its_functions_whatever_loads_first(first: str) -> None:
+    """The package loads its pandas-based modules on first use; ``preview`` stays the
+    function even when the submodule of the same name was loaded some other way."""
+    script = (
+        f"{first}\n"
+        "from sense7_coder.domain.importers import preview\n"
+        "assert callable(preview) and preview.__name__ == 'preview', preview\n"
+        "from sense7_coder.domain.importers import detect_format, PreviewResult, "
+        "read_files, turns_frame\n"
+        "assert [f.__module__.rsplit('.', 1)[1] for f in "
+        "(detect_format, preview, PreviewResult, read_files, turns_frame)] == "
+        "['detect', 'preview', 'preview', 'reading', 'preview']\n"
+        "import sense7_coder.domain.importers as package\n"
+        "assert package.preview is preview and callable(package.preview)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, env=_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr

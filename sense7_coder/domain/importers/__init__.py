@@ -27,6 +27,8 @@ Usage::
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from .common import (
@@ -59,12 +61,23 @@ def __getattr__(name: str) -> Any:
     if name not in _LATER:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = importlib.import_module(_LATER[name], __name__)
-    # bind every name of that module at once: importing ``.preview`` has just set the
-    # package attribute ``preview`` to the submodule, and the function must win
     for other, where in _LATER.items():
         if where == _LATER[name]:
             globals()[other] = getattr(module, other)
     return globals()[name]
+
+
+class _Package(types.ModuleType):
+    """Keeps ``preview`` the function: loading the submodule ``.preview`` (from anywhere,
+    at any time) makes Python set the package attribute of that name to the submodule."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _LATER.get(name) == "." + name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "DEFAULT_ROLE_NAMES",
