@@ -33,6 +33,10 @@ GUI_TARGET = 1.5
 #: the process to its first paint, and quits
 GUI_PROBE = r"""
 import sys, time
+from sense7_coder.ui import system_libs
+problem = system_libs.check()  # as `sense7-coder gui` does before importing Qt
+if problem:
+    raise SystemExit(problem)
 from sense7_coder.ui.app import make_app
 from sense7_coder.ui.main_window import MainWindow
 from PySide6.QtCore import QEvent, QObject, QTimer

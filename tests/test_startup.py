@@ -67,7 +67,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("args", [("--help",), ("--version",), ("init", "--help"),
-                                  ("export", "--help")])
+                                  ("import", "--help"), ("agreement", "--help"),
+                                  ("export", "--help"), ("merge", "--help")])
 def test_help_and_version_import_nothing_heavy(args: tuple[str, ...]) -> None:
     code, loaded = loaded_by(*args)
     assert code == 0
