@@ -3,9 +3,10 @@
 * the import contracts in ``pyproject.toml`` (``[tool.importlinter]``): the layers cli ->
   ui -> project -> store -> domain, Qt only under ``ui/``, sqlite3 and sqlite-utils only
   under ``store/``, the window and the command line reach the store only through the
-  project facade, and the command line opens the window through one lazy door;
-* no import circles between modules (imports inside functions and under
-  ``TYPE_CHECKING`` count: a circle is a circle however it is spelled);
+  project facade, the command line opens the window through one lazy door, and no circles
+  between sibling packages;
+* no import circles between modules (imports inside functions and under ``TYPE_CHECKING``
+  count: a circle is a circle however it is spelled);
 * outside ``store/`` nothing connects to a database or runs SQL;
 * without Qt installed, the command line and the project layer do all their work.
 """
