@@ -10,6 +10,7 @@ import pandas as pd
 
 from .alpha import alpha_from_counts, pairable_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
+from .coefficients import chance_records, icc_records
 from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
@@ -29,7 +30,7 @@ def steps_for_code(bootstrap: int) -> int:
 
 def alpha_record(
     ratings: Ratings, rows: np.ndarray, *, level: str, bootstrap: int, seed: int | None,
-    steps: Steps,
+    steps: Steps, ci: str = "percentile",
 ) -> AgreementRecord:
     """Krippendorff's alpha of all raters in ``ratings`` with its bootstrap interval.
 
@@ -54,9 +55,11 @@ def alpha_record(
         )
     record = AgreementRecord(code, ALPHA, level, None, coders, value, n_units, n_values, note=basis)
     if bootstrap > 0:
-        interval = bootstrap_alpha(rows, domain, level, draws=bootstrap, seed=seed, steps=steps)
-        record.ci_low, record.ci_high = interval.low, interval.high
-        record.note = f"{basis}; {interval.describe(seed)}"
+        record.set_interval(
+            bootstrap_alpha(rows, domain, level, draws=bootstrap, seed=seed, steps=steps,
+                            method=ci, estimate=value),
+            seed,
+        )
     return record
 
 
@@ -89,9 +92,7 @@ def kappa_records(
             note = f"{why}; {note}"
         record = AgreementRecord(ratings.code, COHEN, None, w, [a, b], value, n, 2 * n, note=note)
         if w in intervals:
-            interval = intervals[w]
-            record.ci_low, record.ci_high = interval.low, interval.high
-            record.note = f"{note}; {interval.describe(seed)}"
+            record.set_interval(intervals[w], seed)
         records.append(record)
     return records
 
@@ -132,19 +133,30 @@ def fleiss_record(ratings: Ratings, rows: np.ndarray) -> AgreementRecord:
 
 
 def coder_records(
-    ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps
+    ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
-    """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code."""
+    """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code.
+
+    ``ci``: 'percentile' or 'bca' for alpha and the chance-corrected coefficients and ICC
+    (the pairs' kappas keep percentile intervals)."""
     steps.check()
     rows = pairable_counts(ratings.value_counts())
     records = [
-        alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps),
+        alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps,
+                     ci=ci),
         percent_record(ratings, rows),
     ]
     for a, b in combinations(ratings.coders, 2):
         records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
                                      seed=seed, steps=steps))
     records.append(fleiss_record(ratings, rows))
+    records.extend(chance_records(ratings, kind=kind, bootstrap=bootstrap, seed=seed, ci=ci,
+                                  steps=steps))
+    if kind == "ordinal" and level != "nominal" and all(
+        isinstance(v, int | float | np.integer | np.floating) for v in ratings.scale
+    ):
+        records.extend(icc_records(ratings, bootstrap=bootstrap, seed=seed, ci=ci, steps=steps))
     steps.advance()
     return records
 
@@ -160,6 +172,7 @@ def code_agreement(
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Agreement among all raters of one code.
 
@@ -174,7 +187,14 @@ def code_agreement(
       weighted for ordinal codes, weights over the declared scale, each with a bootstrap
       95% interval over the units the pair both rated (same draws and seed);
     * Fleiss' kappa (undefined, with a note, unless every pairable unit has the same
-      number of raters).
+      number of raters);
+    * Gwet's AC1 and Brennan-Prediger (any number of raters, missing ratings as Gwet
+      2014), plus Gwet's AC2 with linear and quadratic weights for ordinal codes;
+    * for ordinal codes with numeric levels (unless ``level`` is nominal), the six ICC
+      forms over the units every rater rated.
+
+    ``ci`` is the interval method ('percentile' or 'bca') of alpha, AC1/AC2,
+    Brennan-Prediger and ICC.
 
     Units and coders may be any hashable ids. For millions of rows, integer unit ids
     and a Categorical coder column are several times faster to read than text (see
@@ -189,7 +209,7 @@ def code_agreement(
     ratings = prepare_ratings(frame, code=code, scale=scale)
     steps = Steps(steps_for_code(bootstrap), progress, cancel)
     records = coder_records(
-        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps
+        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps, ci=ci
     )
     steps.finish()
     return records

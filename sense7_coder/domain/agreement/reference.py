@@ -41,8 +41,7 @@ def spearman_record(
     if value is not None and bootstrap > 0:
         interval = pair_intervals(contingency(x, y, ratings.k), [], spearman=True,
                                   draws=bootstrap, seed=seed, steps=steps)["spearman"]
-        record.ci_low, record.ci_high = interval.low, interval.high
-        record.note = f"{note}; {interval.describe(seed)}"
+        record.set_interval(interval, seed)
     return record
 
 

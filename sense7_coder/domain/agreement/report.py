@@ -18,7 +18,8 @@ from .reference import reference_records, steps_for_reference
 #: Columns of :meth:`AgreementReport.to_frame`, in order.
 FRAME_COLUMNS = (
     "code", "measure", "level", "weights", "coders", "value", "band",
-    "n_units", "n_values", "ci_low", "ci_high", "note",
+    "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
+    "undefined_draws", "q_below_667", "q_below_800", "min_units", "note",
 )
 #: How rater names are joined in the ``coders`` column of the table form.
 CODER_SEPARATOR = " | "
@@ -86,6 +87,8 @@ def agreement_report(
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    ci: str = "percentile",
+    min_units: int | None = None,
 ) -> AgreementReport:
     """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
 
@@ -113,7 +116,7 @@ def agreement_report(
         coders = ratings.subset([c for c in ratings.coders if c not in refs])
         report.records.extend(
             coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap, seed=seed,
-                          steps=steps)
+                          steps=steps, ci=ci)
         )
         for ref, others in plan:
             report.records.extend(
@@ -121,6 +124,9 @@ def agreement_report(
                                   level=level, bootstrap=bootstrap, seed=seed, steps=steps)
             )
     steps.finish()
+    if min_units is not None:
+        for record in report.records:
+            record.min_units = min_units
     return report
 
 
