@@ -17,16 +17,22 @@ Definitions used throughout:
 """
 
 from .alpha import LEVELS, resolve_level
-from .engine import code_agreement
+from .engine import applicability_record, code_agreement
 from .kappa import WEIGHTS
 from .records import (
     ALPHA,
+    APPLICABILITY,
+    BRENNAN_PREDIGER,
     COHEN,
     CONSENSUS_RATER,
     FLEISS,
+    GWET_AC1,
+    GWET_AC2,
+    ICC,
     MEASURES,
     PERCENT,
     SPEARMAN,
+    TOO_FEW,
     USERS_RATER,
     AgreementRecord,
 )
@@ -35,19 +41,26 @@ from .report import AgreementReport, CodeFrameSpec, agreement_report, pairwise_m
 
 __all__ = [
     "ALPHA",
+    "APPLICABILITY",
+    "BRENNAN_PREDIGER",
     "COHEN",
     "CONSENSUS_RATER",
     "FLEISS",
+    "GWET_AC1",
+    "GWET_AC2",
+    "ICC",
     "LEVELS",
     "MEASURES",
     "PERCENT",
     "SPEARMAN",
+    "TOO_FEW",
     "USERS_RATER",
     "WEIGHTS",
     "AgreementRecord",
     "AgreementReport",
     "CodeFrameSpec",
     "agreement_report",
+    "applicability_record",
     "code_agreement",
     "pairwise_matrix",
     "rater_vs_reference",

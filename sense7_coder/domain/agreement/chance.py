@@ -23,6 +23,7 @@ Every statistic is a sum over units, so a bootstrap over units is a set of weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ FLEISS_GWET = "fleiss"
 METHODS = (GWET, BRENNAN_PREDIGER, FLEISS_GWET)
 
 
-def weight_matrix(scale: Sequence[float] | int, weights: str) -> np.ndarray:
+def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:
     """Agreement weights over a scale (Gwet 2014, ch. 3): ``none`` (identity), ``linear``
     ``1 - |k-l| / (max-min)``, ``quadratic`` ``1 - (k-l)^2 / (max-min)^2`` over the level
     values, ``ordinal`` (by ranks, from the number of levels between), ``ratio``

@@ -15,7 +15,15 @@ from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreemen
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
-from .records import ALPHA, COHEN, FLEISS, PERCENT, AgreementRecord, undefined
+from .records import (
+    ALPHA,
+    APPLICABILITY,
+    COHEN,
+    FLEISS,
+    PERCENT,
+    AgreementRecord,
+    undefined,
+)
 
 
 def kappa_weights(kind: str) -> tuple[str, ...]:
@@ -213,3 +221,34 @@ def code_agreement(
     )
     steps.finish()
     return records
+
+
+def applicability_record(
+    frame: pd.DataFrame,
+    *,
+    code: str,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    ci: str = "percentile",
+    cancel: CancelFn | None = None,
+) -> AgreementRecord:
+    """Alpha on whether a code applies: ``frame`` holds every coding (unit, coder, value 1
+    = a level given, 0 = not applicable); nominal alpha over those two categories, with
+    ``level`` 'applicability'. Coders who disagree on whether a dimension applies show
+    here, while the figures on the code's values leave "not applicable" out."""
+    ratings = prepare_ratings(frame, code=code, scale=[0, 1])
+    steps = Steps(max(bootstrap, 0) + 1, None, cancel)
+    rows = pairable_counts(ratings.value_counts())
+    record = alpha_record(ratings, rows, level="nominal", bootstrap=bootstrap, seed=seed,
+                          steps=steps, ci=ci)
+    record.level = APPLICABILITY
+    basis = ("nominal alpha on applicable vs not applicable over every coding of the code "
+             "(a level given = applicable)")
+    rest = record.note.split("; ", 1)
+    record.note = basis if len(rest) == 1 else f"{basis}; {rest[1]}"
+    if record.value is None and rows.shape[0]:
+        record.note = f"no variation: every coding is {'not ' if rows[:, 1].sum() == 0 else ''}" \
+                      f"applicable; {basis}"
+    elif record.value is None:
+        record.note = f"no unit has codings from two coders; {basis}"
+    return record

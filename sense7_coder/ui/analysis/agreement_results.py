@@ -1,4 +1,5 @@
-"""The agreement window's results: the codes with their plot, coder pairs, coders vs users."""
+"""The agreement window's results: the codes with their plot, every coefficient, coder pairs,
+coders vs users."""
 
 from __future__ import annotations
 
@@ -19,11 +20,19 @@ from .agreement_plot import AlphaPlot
 from .agreement_tables import (
     band_summary,
     code_columns,
+    coefficient_columns,
     matrix_columns,
     matrix_rows,
     rater_columns,
 )
-from .report_rows import CodeRow, RaterRow, code_rows, rater_rows
+from .report_rows import (
+    CodeRow,
+    CoefficientRow,
+    RaterRow,
+    code_rows,
+    coefficient_rows,
+    rater_rows,
+)
 from .table_model import RowsModel, table_view
 
 WEIGHT_CHOICES = (("quadratic", "quadratic weights"), ("linear", "linear weights"),
@@ -55,6 +64,20 @@ class AgreementResults(QTabWidget):
         codes_tab.setStretchFactor(0, 2)
         codes_tab.setStretchFactor(1, 3)
         codes_tab.setSizes([300, 420])
+
+        # -- coefficients tab -------------------------------------------------------------
+        self.coef_model: RowsModel[CoefficientRow] = RowsModel(coefficient_columns(), self)
+        self.coef_view = table_view(self.coef_model, self)
+        coef_tab = QWidget(self)
+        cl = QVBoxLayout(coef_tab)
+        coef_note = QLabel(
+            "Every coefficient over all coders of each code: alpha on the values and on "
+            "whether the code applies, Gwet's AC1 (AC2 weighted for ordinal codes), "
+            "Brennan–Prediger and, for ordinal codes, the six ICC forms (units every coder "
+            "rated). Hover for the counts and how each was computed.", self)
+        coef_note.setWordWrap(True)
+        cl.addWidget(coef_note)
+        cl.addWidget(self.coef_view, 1)
 
         # -- pairs tab --------------------------------------------------------------------
         self.pair_code = QComboBox(self)
@@ -102,6 +125,7 @@ class AgreementResults(QTabWidget):
         ul.addWidget(self.users_stack, 1)
 
         self.addTab(codes_tab, "Codes")
+        self.addTab(coef_tab, "Coefficients")
         self.addTab(pairs_tab, "Coder pairs")
         self.addTab(users_tab, "Coders vs users")
         self.pair_code.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -112,6 +136,7 @@ class AgreementResults(QTabWidget):
         self.report, self.labels, self.with_users = report, labels, with_users
         rows = code_rows(report, labels) if report is not None else []
         self.code_model.set_rows(rows)
+        self.coef_model.set_rows(coefficient_rows(report, labels) if report is not None else [])
         self.plot.set_rows(rows)
         self.band_label.setText(f"Alpha among the coders: {band_summary(rows)}." if rows else "")
         current = self.pair_code.currentData()
