@@ -324,3 +324,56 @@ def test_methods_report_states_what_reproduces_the_numbers(
     assert "\\begin{tabular}" in latex and "$\\alpha$" in latex and "\\bibitem" in latex
     assert "No confidence intervals were computed." in latex
     assert latex.count("\\\\") >= 1 + 1 + 6  # header, alpha, six ICC rows at least
+
+
+# -- diagnostics ---------------------------------------------------------------------------
+
+def test_confusion_bias_and_drift() -> None:
+    from sense7_coder.domain.agreement import diagnostics
+    from sense7_coder.domain.agreement.ratings import prepare_ratings
+
+    # bob rates one level above ann, except on the first four units he coded
+    ann = [1, 2, 3, 4, 1, 2, 3, 4, 2, 3]
+    bob = [1, 2, 3, 4, 2, 3, 4, 5, 3, 4]
+    ratings = prepare_ratings(frame_of({"ann": ann, "bob": bob}), code="c",
+                              scale=[1, 2, 3, 4, 5])
+    table = diagnostics.confusion(ratings)
+    assert len(table) == 25 and table["n_units"].sum() == 10
+    cell = table[(table["value_a"] == 2) & (table["value_b"] == 3)]
+    assert int(cell["n_units"].iloc[0]) == 2  # ann 2 / bob 3 on units 6 and 9
+    bias = diagnostics.bias(ratings).set_index("coder")
+    assert bias.loc["bob", "mean_difference"] == pytest.approx(0.6)
+    assert bias.loc["ann", "mean_difference"] == pytest.approx(-0.6)
+    order = pd.DataFrame({"coder": ["bob"] * 10, "unit": [f"u{i}" for i in range(10)],
+                          "rank": range(10)})
+    drift = diagnostics.drift(ratings, order, blocks=2)
+    bob_blocks = drift[drift["coder"] == "bob"]
+    assert list(bob_blocks["n_units"]) == [5, 5]
+    assert list(bob_blocks["agreement"]) == [pytest.approx(0.8), pytest.approx(0.0)]
+    assert list(bob_blocks["mean_difference"]) == [pytest.approx(0.2), pytest.approx(1.0)]
+    assert (bob_blocks["first"].tolist(), bob_blocks["last"].tolist()) == ([1, 6], [5, 10])
+
+
+def test_diagnostics_through_the_command_line(sf_project: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    status, out, err = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "0",
+                           "--diagnostics", "confusion")
+    assert status == 0, err
+    table = pd.read_csv(io.StringIO(out))
+    assert list(table.columns) == ["code", "coder_a", "coder_b", "value_a", "value_b",
+                                   "n_units"]
+    # six pairs of judges, 10 x 10 levels each, six targets per pair
+    assert len(table) == 6 * 100 and table.groupby(["coder_a", "coder_b"])["n_units"].sum(
+    ).eq(6).all()
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "0",
+                         "--diagnostics", "bias")
+    bias = pd.read_csv(io.StringIO(out)).set_index("coder")["mean_difference"]
+    # judge 1 rates highest and judge 2 lowest in Shrout & Fleiss's data
+    assert bias.idxmax() == "judge1" and bias.idxmin() == "judge2"
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "0",
+                         "--diagnostics", "drift")
+    drift = pd.read_csv(io.StringIO(out))
+    assert set(drift["coder"]) == set(JUDGES)
+    assert drift.groupby("coder")["n_units"].sum().eq(6).all()

@@ -543,9 +543,24 @@ def test_coefficients_tab_and_methods_paragraph(qtbot: Any, project: Project, mo
     panel = run_panel(qtbot, project, models, bootstrap=60)
     rows = panel.results.coef_model.rows
     names = {r.name for r in rows if r.code == "overall"}
-    assert {"Gwet's AC1", "Brennan–Prediger", "Gwet's AC2 (quadratic)", "ICC ICC2",
-            "ICC ICC3k"} <= names
+    assert {"Gwet's AC1", "Brennan–Prediger", "Gwet's AC2 (quadratic)",
+            "ICC2 (absolute, single)", "ICC3k (consistency, mean)"} <= names
     assert any(r.record.level == "applicability" for r in rows)
+    # diagnostics: a pair's confusion matrix over the declared 1..5 scale, each coder's bias
+    res = panel.results
+    res.diag_code.setCurrentIndex(res.diag_code.findData("overall"))
+    assert res.diag_pair.count() >= 3  # three coders: at least three pairs
+    assert [r.level for r in res.confusion_model.rows] == ["1", "2", "3", "4", "5"]
+    a, b = res.diag_pair.currentData()
+    both = len(project.db.execute(
+        "SELECT 1 FROM codings x JOIN codings y USING (conversation_id, position, sentence, code)"
+        " WHERE x.code = 'overall' AND x.coder = ? AND y.coder = ? AND x.value IS NOT NULL"
+        " AND y.value IS NOT NULL", [a, b]).fetchall())
+    assert sum(sum(r.counts.values()) for r in res.confusion_model.rows) == both
+    assert {r.coder for r in res.coder_model.rows} == {"alice", "bashir", "chen"}
+    saved = res.save_diagnostics(tmp_path)
+    assert sorted(p.name for p in saved) == ["agreement-bias.csv", "agreement-confusion.csv",
+                                             "agreement-drift.csv"]
     assert panel.methods_button.isEnabled()
     dialog = panel.methods_dialog()
     assert dialog is not None

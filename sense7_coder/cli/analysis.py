@@ -101,6 +101,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
+    p.add_argument("--diagnostics", choices=("confusion", "bias", "drift"),
+                   help="instead of the figures, write a diagnostics table as CSV: confusion "
+                   "matrix per coder pair, each coder's mean difference from the others, or "
+                   "agreement over each coder's coding order")
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -275,7 +279,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         report = project_agreement(project, options, progress=_progress("agreement"))
         min_units = options.min_units or min_units_setting(project)
-    if args.format in ("report", "latex"):
+    if args.diagnostics:
+        table = report.diagnostics[args.diagnostics]
+        sys.stdout.write(neutralise(table).to_csv(index=False, lineterminator="\n"))
+    elif args.format in ("report", "latex"):
         from .. import APP_NAME, __version__
         from ..domain.agreement.methods import MethodsContext, methods_text
 

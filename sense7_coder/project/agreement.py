@@ -378,6 +378,43 @@ def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
     })
 
 
+def diagnostics_tables(
+    project: Project, codes: Sequence[Code], data: ProjectRatings, options: AgreementOptions,
+) -> dict[str, pd.DataFrame]:
+    """Confusion matrices per coder pair, bias and drift per coder, code by code (coders
+    only, no references). Drift follows the order in which each coder last saved each
+    coding (the project keeps no older history)."""
+    from ..domain.agreement import diagnostics as diag
+    from ..domain.agreement.ratings import prepare_ratings
+
+    keys = [c.key for c in codes]
+    times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
+                                      conversations=options.conversation_filter())
+    times = _rename_reserved(times)
+    times = times.assign(unit=unit_key(times) if len(times) else pd.Series([], dtype=object))
+    out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
+    for code in codes:
+        key = code.key
+        values = code_values(code, data)
+        frame = pd.DataFrame({
+            "unit": unit_key(values) if len(values) else pd.Series([], dtype=object),
+            "coder": values["coder"].astype(str), "value": values["value"].astype(object),
+        })
+        ratings = prepare_ratings(frame, code=key, scale=list(code.values))
+        out["confusion"].append(diag.confusion(ratings))
+        out["bias"].append(diag.bias(ratings))
+        mine = times[times["code"] == key]
+        rank = pd.to_datetime(mine["updated_at"], errors="coerce", utc=True, format="mixed")
+        order = pd.DataFrame({"coder": mine["coder"].astype(str), "unit": mine["unit"],
+                              "rank": rank})
+        out["drift"].append(diag.drift(ratings, order))
+    columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
+               "drift": diag.DRIFT_COLUMNS}
+    return {name: (pd.concat(parts, ignore_index=True) if parts
+                   else pd.DataFrame({c: [] for c in columns[name]}))
+            for name, parts in out.items()}
+
+
 def project_agreement(
     project: Project,
     options: AgreementOptions | None = None,
@@ -431,6 +468,8 @@ def project_agreement(
                 extra.append(record)
     except ValueError as e:
         raise ProjectError(str(e)) from None
+    report.diagnostics = diagnostics_tables(
+        project, [c for c in codes if c.key in specs], data, options)
     # each code's applicability alpha right after the code's alpha among the coders
     for record in extra:
         at = next((i for i, r in enumerate(report.records) if r.code == record.code), None)

@@ -80,7 +80,7 @@ def _ci(r: AgreementRecord) -> str:
 
 
 def _q(value: float | None) -> str:
-    return "" if value is None else f"{value:.3f}"
+    return "" if value is None else _fmt(value)
 
 
 def _what(r: AgreementRecord) -> str:

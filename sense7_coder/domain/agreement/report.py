@@ -46,6 +46,8 @@ class CodeFrameSpec:
 @dataclass
 class AgreementReport:
     records: list[AgreementRecord] = field(default_factory=list)
+    #: diagnostics tables by name ('confusion', 'bias', 'drift'; see :mod:`.diagnostics`)
+    diagnostics: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def codes(self) -> list[str]:

@@ -51,9 +51,9 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
                else None, align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
                align=ALIGN_CENTER),
-        Column("CI", lambda r: {"bca": "BCa", "percentile": "percentile"}.get(
-            r.record.ci_method, ""), header_tip="interval method"),
-        Column("Undefined draws", lambda r: (
+        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct."}.get(
+            r.record.ci_method, ""), header_tip="interval method: percentile or BCa"),
+        Column("Undef.", lambda r: (
             f"{100 * r.record.undefined_draws / r.record.draws:.1f} %"
             if r.record.draws else ""), align=ALIGN_RIGHT,
             header_tip="share of bootstrap draws in which the figure was undefined (left out)"),
@@ -174,3 +174,90 @@ def band_summary(rows: list[CodeRow]) -> str:
         counts[band_of(r.alpha)] = counts.get(band_of(r.alpha), 0) + 1
     order = ("good", "tentative", "low", "too few units", "undefined")
     return ", ".join(f"{counts[b]} {b}" for b in order if counts.get(b))
+
+
+# -- diagnostics ---------------------------------------------------------------------------
+
+@dataclass
+class ConfusionRow:
+    """One level of coder a: how many units b put at each level."""
+
+    level: str
+    counts: dict[str, int]
+    top: int
+
+
+def confusion_rows(frame: pd.DataFrame, code: str, a: str, b: str
+                   ) -> tuple[list[str], list[ConfusionRow]]:
+    """The levels and one row per level of ``a`` of the pair's confusion matrix."""
+    part = frame[(frame["code"] == code) & (frame["coder_a"] == a) & (frame["coder_b"] == b)]
+    levels = [str(v) for v in dict.fromkeys(part["value_a"])]
+    top = int(part["n_units"].max()) if len(part) else 0
+    rows = []
+    for level in levels:
+        cells = part[part["value_a"].astype(str) == level]
+        rows.append(ConfusionRow(level, dict(zip(cells["value_b"].astype(str),
+                                                 cells["n_units"].astype(int), strict=True)),
+                                 top))
+    return levels, rows
+
+
+def confusion_columns(a: str, b: str, levels: list[str]) -> list[Column[ConfusionRow]]:
+    def cell(level: str) -> Column[ConfusionRow]:
+        return Column(level, lambda r: str(r.counts.get(level, 0)),
+                      tooltip=lambda r: f"{r.counts.get(level, 0)} units: {a} gave {r.level}, "
+                                        f"{b} gave {level}",
+                      background=lambda r: shade(r.counts.get(level, 0) / r.top if r.top
+                                                 else None),
+                      align=ALIGN_RIGHT, bold=lambda r: r.level == level)
+
+    first: Column[ConfusionRow] = Column(f"{a} ↓  {b} →", lambda r: r.level,
+                                         bold=lambda r: True)
+    return [first, *(cell(level) for level in levels)]
+
+
+@dataclass
+class CoderDiagRow:
+    coder: str
+    n_units: int
+    bias: float | None
+    agreement: list[float | None]
+    difference: list[float | None]
+
+
+def coder_diag_rows(bias: pd.DataFrame, drift: pd.DataFrame, code: str) -> list[CoderDiagRow]:
+    rows = []
+    for rec in bias[bias["code"] == code].itertuples(index=False):
+        mine = drift[(drift["code"] == code) & (drift["coder"] == rec.coder)]
+        rows.append(CoderDiagRow(
+            str(rec.coder), int(rec.n_units),
+            None if pd.isna(rec.mean_difference) else float(rec.mean_difference),
+            [None if pd.isna(v) else float(v) for v in mine["agreement"]],
+            [None if pd.isna(v) else float(v) for v in mine["mean_difference"]],
+        ))
+    return rows
+
+
+def _series(values: list[float | None], signed: bool = False) -> str:
+    return " → ".join(UNDEFINED_DASH if v is None else (f"{v:+.2f}" if signed else f"{v:.2f}")
+                      for v in values)
+
+
+UNDEFINED_DASH = "—"
+
+
+def coder_diag_columns() -> list[Column[CoderDiagRow]]:
+    return [
+        Column("Coder", lambda r: r.coder, bold=lambda r: True),
+        Column("Units", lambda r: str(r.n_units), align=ALIGN_RIGHT,
+               header_tip="units the coder and at least one other coder rated"),
+        Column("Mean difference", lambda r: UNDEFINED_DASH if r.bias is None
+               else f"{r.bias:+.3f}", align=ALIGN_RIGHT,
+               header_tip="the coder's value minus the mean of the others' on the same unit "
+                          "(positive: rates higher); numeric scales only"),
+        Column("Agreement by coding order", lambda r: _series(r.agreement),
+               header_tip="share of agreeing pairs with the others, in up to five consecutive "
+                          "blocks of the coder's units in the order they were last saved"),
+        Column("Difference by coding order", lambda r: _series(r.difference, signed=True),
+               header_tip="mean difference from the others in the same blocks"),
+    ]

@@ -154,6 +154,11 @@ class RaterRow:
         return self.alpha.n_units if self.alpha is not None else 0
 
 
+#: the ICC forms in words (Shrout & Fleiss 1979; McGraw & Wong 1996)
+ICC_FORMS = {
+    "ICC1": "one-way, single", "ICC2": "absolute, single", "ICC3": "consistency, single",
+    "ICC1k": "one-way, mean", "ICC2k": "absolute, mean", "ICC3k": "consistency, mean",
+}
 #: order of the coefficients in the Coefficients tab
 COEFFICIENT_ORDER = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
 
@@ -171,7 +176,7 @@ class CoefficientRow:
     def name(self) -> str:
         r = self.record
         if r.measure == ICC:
-            return f"ICC {r.form}"
+            return f"{r.form} ({ICC_FORMS.get(r.form or '', '')})"
         name = MEASURE_NAMES.get(r.measure, r.measure)
         if r.measure == ALPHA:
             return f"{name} ({'applicability' if r.level == APPLICABILITY else r.level})"
