@@ -50,7 +50,7 @@ def chance_records(
     ]
     if kind == "ordinal":
         plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
-    patterns, freq = unique_rows(counts)
+    patterns, freq = unique_rows(counts) if bootstrap > 0 else (counts, np.ones(0))
     records = []
     for measure, weights, method in plan:
         if steps is not None:
@@ -98,10 +98,10 @@ def icc_records(
             f"{scale_text(ratings.scale)}; {dropped} units with a missing rating dropped")
     estimates = icc.icc(x) if n_units else dict.fromkeys(icc.FORMS)
     records = []
-    patterns, freq = unique_rows(x)
-    terms = icc.unit_terms(patterns) if n_units else None
     draws_values = None
-    if bootstrap > 0 and terms is not None and any(v is not None for v in estimates.values()):
+    if bootstrap > 0 and n_units and any(v is not None for v in estimates.values()):
+        patterns, freq = unique_rows(x)
+        terms = icc.unit_terms(patterns)
         if steps is not None:
             steps.check()
         weights = multinomial_draws(freq, draws=bootstrap, seed=seed)

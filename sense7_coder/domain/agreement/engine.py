@@ -244,8 +244,8 @@ def applicability_record(
     record.level = APPLICABILITY
     basis = ("nominal alpha on applicable vs not applicable over every coding of the code "
              "(a level given = applicable)")
-    rest = record.note.split("; ", 1)
-    record.note = basis if len(rest) == 1 else f"{basis}; {rest[1]}"
+    interval = record.note.split("; 95% CI", 1)
+    record.note = basis if len(interval) == 1 else f"{basis}; 95% CI{interval[1]}"
     if record.value is None and rows.shape[0]:
         record.note = f"no variation: every coding is {'not ' if rows[:, 1].sum() == 0 else ''}" \
                       f"applicable; {basis}"

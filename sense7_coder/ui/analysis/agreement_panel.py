@@ -255,7 +255,8 @@ class AgreementPanel(QWidget):
         if self.report is None or o is None:
             return ""
         coders = ", ".join(o.coders) if o.coders else "all coders"
-        draws = (f"95% intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
+        method = "BCa" if o.ci == "bca" else "percentile"
+        draws = (f"95% {method} intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
                  if o.bootstrap else "no intervals (bootstrap off)")
         scope = []
         if o.models:
