@@ -117,9 +117,19 @@ def summarise(
 
 
 def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a matrix (canonical order) and how often each occurs."""
+    """Distinct rows of a matrix (canonical order) and how often each occurs.
+
+    Rows of small non-negative integers (count matrices) are packed into one integer
+    each first, which is many times faster than comparing rows."""
     if rows.shape[0] == 0:
         return rows, np.zeros(0, dtype=np.int64)
+    if rows.ndim == 2 and rows.shape[1] and np.issubdtype(rows.dtype, np.integer):
+        base = int(rows.max()) + 1
+        if rows.min() >= 0 and rows.shape[1] * np.log2(max(base, 2)) < 62:
+            weights = base ** np.arange(rows.shape[1] - 1, -1, -1, dtype=np.int64)
+            keys = rows.astype(np.int64) @ weights
+            uniq, first, freq = np.unique(keys, return_index=True, return_counts=True)
+            return rows[first], freq
     patterns, freq = np.unique(rows, axis=0, return_counts=True)
     return patterns, freq
 

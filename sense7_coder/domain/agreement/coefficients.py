@@ -50,7 +50,8 @@ def chance_records(
     ]
     if kind == "ordinal":
         plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
-    patterns, freq = unique_rows(counts) if bootstrap > 0 else (counts, np.ones(0))
+    # units with the same counts contribute the same terms: work on the distinct rows
+    patterns, freq = unique_rows(counts)
     records = []
     for measure, weights, method in plan:
         if steps is not None:
@@ -60,7 +61,11 @@ def chance_records(
                 f"{int(counts.shape[0])} rated units (Gwet 2014)")
         if weights:
             note += f"; {weights} weights over declared scale {scale_text(ratings.scale)}"
-        value = chance.chance_corrected(counts, w, method) if n_units else None
+        terms = chance.unit_terms(patterns, w)
+        value = None
+        if n_units:
+            estimate = float(chance.from_sums(freq @ terms, w, method)[0])
+            value = estimate if np.isfinite(estimate) else None
         if value is None:
             why = ("no unit has values from two raters" if n_units == 0
                    else "undefined: chance agreement is 1")
@@ -68,7 +73,6 @@ def chance_records(
         record = AgreementRecord(ratings.code, measure, None, weights, coders, value, n_units,
                                  n_values, note=note)
         if value is not None and bootstrap > 0:
-            terms = chance.unit_terms(patterns, w)
 
             def fn(sums: np.ndarray, w: np.ndarray = w, method: str = method) -> np.ndarray:
                 return chance.from_sums(sums, w, method)
