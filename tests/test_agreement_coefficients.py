@@ -179,6 +179,30 @@ def test_bca_interval_and_hayes_krippendorff_q() -> None:
     assert (a_pct.value > 0.8) == (a_pct.q_below_800 < 0.5)
 
 
+def test_bca_for_kappa_and_against_a_reference() -> None:
+    rng = np.random.default_rng(9)
+    truth = rng.integers(1, 6, size=70)
+    data = {c: [int(np.clip(t + rng.integers(-1, 2), 1, 5)) for t in truth]
+            for c in ("ann", "bob", "users")}
+    from sense7_coder.domain.agreement import rater_vs_reference
+
+    for ci in ("percentile", "bca"):
+        records = code_agreement(frame_of(data), code="c", kind="ordinal",
+                                 scale=[1, 2, 3, 4, 5], bootstrap=300, seed=3, ci=ci)
+        vs = rater_vs_reference(frame_of(data), code="c", kind="ordinal",
+                                scale=[1, 2, 3, 4, 5], bootstrap=300, seed=3, ci=ci)
+        for r in records + vs:
+            if r.value is not None and r.measure != "percent_agreement" and r.measure != \
+                    "fleiss_kappa":
+                assert r.ci_method == ci, r
+                assert r.ci_low <= r.value <= r.ci_high, r
+        kappa = next(r for r in records if r.measure == "cohen_kappa" and r.weights == "linear")
+        if ci == "percentile":
+            pct = (kappa.ci_low, kappa.ci_high)
+        else:
+            assert (kappa.ci_low, kappa.ci_high) != pct and "BCa" in kappa.note
+
+
 def test_summarise_counts_undefined_draws_and_q() -> None:
     values = np.array([0.5, 0.7, np.nan, 0.9, np.nan, 0.85, 0.6, 0.75])
     interval = summarise(values, q_minimums=(0.667, 0.8))
@@ -299,6 +323,14 @@ def test_applicability_alpha_sees_disagreement_on_not_applicable(
     assert values["level"] == "ordinal" and values["value"] == pytest.approx(1.0)
     assert applies["level"] == "applicability"
     assert applies["n_units"] == 6 and applies["value"] < 0.3
+    # reconciliation sees the same three disagreements: a value against not applicable
+    from sense7_coder.project import Project
+    from sense7_coder.project.reconcile import disagreements
+
+    with Project.open(tmp_path / "study.sense7") as study:
+        queue = disagreements(study, codes=["affective"])
+    assert sorted((d.unit.conversation_id, d.unit.position) for d in queue) == [
+        ("c1", 4), ("c2", 4), ("c3", 4)]
 
 
 # -- methods paragraph ---------------------------------------------------------------------

@@ -70,8 +70,8 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    "(0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
     p.add_argument("--ci", choices=("percentile", "bca"), default="percentile",
-                   help="interval method of alpha, AC1/AC2, Brennan-Prediger and ICC: "
-                   "percentile (default) or bca (bias-corrected and accelerated)")
+                   help="interval method: percentile (default) or bca (bias-corrected and "
+                   "accelerated)")
     p.add_argument("--min-units", type=int, default=None, metavar="N",
                    help="figures from fewer units read 'too few units' instead of a band "
                    "(default: the project's setting, 10)")

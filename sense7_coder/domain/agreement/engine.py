@@ -73,7 +73,7 @@ def alpha_record(
 
 def kappa_records(
     ratings: Ratings, a: str, b: str, weights: Sequence[str], *, bootstrap: int = 0,
-    seed: int | None = 0, steps: Steps | None = None,
+    seed: int | None = 0, steps: Steps | None = None, ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting,
     each defined one with a bootstrap 95% interval over those units (``bootstrap``
@@ -84,7 +84,7 @@ def kappa_records(
     values = {w: kappa_from_table(table, w) for w in weights}
     defined = [w for w in weights if values[w] is not None]
     intervals = (
-        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps)
+        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps, method=ci)
         if bootstrap > 0 and defined else {}
     )
     records = []
@@ -146,8 +146,7 @@ def coder_records(
 ) -> list[AgreementRecord]:
     """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code.
 
-    ``ci``: 'percentile' or 'bca' for alpha and the chance-corrected coefficients and ICC
-    (the pairs' kappas keep percentile intervals)."""
+    ``ci``: 'percentile' or 'bca', for every interval."""
     steps.check()
     rows = pairable_counts(ratings.value_counts())
     records = [
@@ -157,7 +156,7 @@ def coder_records(
     ]
     for a, b in combinations(ratings.coders, 2):
         records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
-                                     seed=seed, steps=steps))
+                                     seed=seed, steps=steps, ci=ci))
     records.append(fleiss_record(ratings, rows))
     records.extend(chance_records(ratings, kind=kind, bootstrap=bootstrap, seed=seed, ci=ci,
                                   steps=steps))
@@ -201,8 +200,7 @@ def code_agreement(
     * for ordinal codes with numeric levels (unless ``level`` is nominal), the six ICC
       forms over the units every rater rated.
 
-    ``ci`` is the interval method ('percentile' or 'bca') of alpha, AC1/AC2,
-    Brennan-Prediger and ICC.
+    ``ci`` is the interval method ('percentile' or 'bca') of every interval.
 
     Units and coders may be any hashable ids. For millions of rows, integer unit ids
     and a Categorical coder column are several times faster to read than text (see

@@ -123,7 +123,8 @@ def agreement_report(
         for ref, others in plan:
             report.records.extend(
                 reference_records(ratings, reference=ref, others=others, kind=spec.kind,
-                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps)
+                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps,
+                                  ci=ci)
             )
     steps.finish()
     if min_units is not None:

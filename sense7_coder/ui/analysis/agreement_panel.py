@@ -79,8 +79,8 @@ class AgreementPanel(QWidget):
         self.ci = QComboBox(self)
         self.ci.addItem("percentile", "percentile")
         self.ci.addItem("BCa (bias-corrected)", "bca")
-        self.ci.setToolTip("Interval method of alpha, AC1/AC2, Brennan–Prediger and ICC "
-                           "(kappa and rho keep percentile intervals)")
+        self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
+                           "bias-corrected and accelerated (BCa)")
         self.min_units = QSpinBox(self)
         self.min_units.setRange(1, 100000)
         self.min_units.setValue(min_units_setting(project))
