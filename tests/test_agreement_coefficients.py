@@ -409,3 +409,65 @@ def test_diagnostics_through_the_command_line(sf_project: Path,
     drift = pd.read_csv(io.StringIO(out))
     assert set(drift["coder"]) == set(JUDGES)
     assert drift.groupby("coder")["n_units"].sum().eq(6).all()
+
+
+# -- published Gwet and Brennan-Prediger values through the command line ---------------------
+
+REFERENCES = Path(__file__).resolve().parents[2] / "shared" / "data" / "agreement-references.json"
+CLI_METRICS = ("gwet_ac1", "gwet_ac2", "brennan_prediger")
+
+
+def _cli_datasets() -> list[Any]:
+    if not REFERENCES.is_file():
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{REFERENCES} not present"))]
+    cases = json.loads(REFERENCES.read_text(encoding="utf-8"))["cases"]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for c in cases:
+        level = c.get("level") or ""
+        weights = level.split(":", 1)[1] if level.startswith("gwet_weights:") else None
+        if c["metric"] in CLI_METRICS and weights in (None, "linear", "quadratic"):
+            groups.setdefault(json.dumps(c["data"]), []).append(c)
+    return [pytest.param(g, id=g[0]["id"]) for g in groups.values()]
+
+
+@pytest.mark.parametrize("group", _cli_datasets())
+def test_published_gwet_and_brennan_prediger_through_the_command_line(
+    group: list[dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each data set becomes a project (two assistant turns per conversation, one coder per
+    column), its codings go in with import-codings and the figures come from agreement."""
+    from analysis_support import conversation_lines
+
+    case = group[0]
+    data = case["data"]
+    n_conv = (len(data) + 1) // 2
+    convs = [(f"k{i}", "P1", "M", 1, 1) for i in range(n_conv)]
+    make_project(tmp_path, conversations=conversation_lines(convs)).close()
+    path = tmp_path / "study.sense7"
+    labels = case.get("labels") or case.get("categories") or sorted(
+        {v for row in data for v in row if v is not None})
+    numeric = all(isinstance(v, int) for v in labels)
+    ordinal = numeric and labels == list(range(labels[0], labels[-1] + 1))
+    levels = f"{labels[0]}..{labels[-1]}" if ordinal else ",".join(map(str, labels))
+    status, _, err = run(capsys, "codebook", path, "add", "ref", "--kind",
+                         "ordinal" if ordinal else "nominal", "--levels", levels)
+    assert status == 0, err
+    lines = ["coder,conversation_id,turn,code,value"]
+    for i, row in enumerate(data):
+        for j, value in enumerate(row):
+            if value is not None:
+                lines.append(f"coder{j},k{i // 2},{2 if i % 2 == 0 else 4},ref,{value}")
+    codings = tmp_path / "codings.csv"
+    codings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, _, err = run(capsys, "import-codings", path, codings)
+    assert status == 0, err
+    status, out, err = run(capsys, "agreement", path, "--codes", "ref", "--format", "json",
+                           "--bootstrap", "0", "--no-consensus")
+    assert status == 0, err
+    records = json.loads(out)
+    for c in group:
+        level = c.get("level") or ""
+        weights = level.split(":", 1)[1] if level.startswith("gwet_weights:") else None
+        (record,) = [r for r in records if r["measure"] == c["metric"]
+                     and r["weights"] == weights]
+        assert record["value"] == pytest.approx(c["expected"], abs=c["tolerance"] + 1e-12), c["id"]
