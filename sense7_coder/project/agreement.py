@@ -44,7 +44,6 @@ from ..domain.agreement.records import MIN_UNITS
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..store import frames
-from ..store.codes import get_meta, set_meta
 from ..store.conversations import (
     ConversationFilter,
     attribute_values,
@@ -350,7 +349,7 @@ MIN_UNITS_KEY = "agreement_min_units"
 
 def min_units_setting(project: Project) -> int:
     """The project's minimum number of units for a band (default 10)."""
-    raw = get_meta(project.db, MIN_UNITS_KEY)
+    raw = project.setting(MIN_UNITS_KEY)
     try:
         value = int(raw) if raw is not None else MIN_UNITS
     except ValueError:
@@ -362,8 +361,7 @@ def set_min_units_setting(project: Project, value: int) -> None:
     """Store the project's minimum number of units for a band."""
     if value < 1:
         raise ProjectError(f"the minimum number of units must be 1 or more, got {value}")
-    with project.db.atomic():
-        set_meta(project.db, MIN_UNITS_KEY, str(int(value)))
+    project.set_setting(MIN_UNITS_KEY, str(int(value)))
 
 
 def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:

@@ -14,6 +14,12 @@ Definitions used throughout:
   never 1.0;
 * category sets, kappa weights and alpha's value domain come from the code's
   *declared* scale, not from the levels that happened to be used.
+
+Modules: :mod:`.alpha`, :mod:`.kappa` (with :mod:`.pairs_bootstrap`), :mod:`.chance`
+(Gwet's AC1/AC2, Brennan-Prediger, Fleiss in Gwet's form, weighted alpha), :mod:`.icc`,
+:mod:`.sets` (MASI and Jaccard distances), :mod:`.bootstrap` (percentile and BCa
+intervals, Hayes & Krippendorff's q), :mod:`.diagnostics` (confusion, bias, drift),
+:mod:`.methods` (the methods paragraph).
 """
 
 from .alpha import LEVELS, resolve_level

@@ -58,7 +58,8 @@ class AgreementReport:
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per figure (JSON-ready): code, measure, level, weights, coders (list),
-        value, band, n_units, n_values, ci_low, ci_high, note."""
+        value, band, n_units, n_values, ci_low, ci_high, form, ci_method, draws,
+        undefined_draws, q_below_667, q_below_800, min_units, note."""
         return [r.to_dict() for r in self.records]
 
     def to_frame(self) -> pd.DataFrame:
@@ -99,6 +100,8 @@ def agreement_report(
     (references left out), then each reference against the other raters as in
     :func:`.reference.rater_vs_reference`. Each code's bootstrap uses ``seed``, so a
     code's interval does not depend on which other codes are in the job.
+    ``ci`` is the interval method ('percentile' or 'bca'); ``min_units`` (None: the
+    default of 10) the number of units below which a figure reads "too few units".
     ``progress(done, total)`` runs over the whole job.
     """
     prepared = []
