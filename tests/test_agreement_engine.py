@@ -83,6 +83,9 @@ def test_identical_coders_with_variation_agree_perfectly() -> None:
     for r in records:
         assert r.value == pytest.approx(1.0), r
     alpha = pick(records, "krippendorff_alpha")
+    # seven units are below the default minimum of ten: no band is claimed from them
+    assert alpha.band() == "too few units"
+    alpha.min_units = 5
     assert alpha.band() == "good"
     assert (alpha.n_units, alpha.n_values) == (7, 21)
     assert len([r for r in records if r.measure == "cohen_kappa"]) == 3 * 3  # pairs x weights

@@ -3,6 +3,9 @@
 Cases come from ``shared/data/agreement-references.json`` (63 published examples with
 their sources, expected values and tolerances). Every case whose metric the engine
 computes is checked within the case's tolerance; the others are skipped with a reason.
+Gwet's AC1/AC2 and Brennan-Prediger go through the engine as the window and command
+line report them; Scott's pi, Fleiss' kappa with missing ratings, alpha with Gwet's
+weights and the set distances (MASI, Jaccard) through the domain functions behind them.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from sense7_coder.domain.agreement import code_agreement
+from sense7_coder.domain.agreement import chance, code_agreement, sets
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 REFERENCES = SHARED_DATA / "agreement-references.json"
@@ -27,6 +31,15 @@ IMPLEMENTED = {
     "weighted_kappa": "cohen_kappa",
     "fleiss_kappa": "fleiss_kappa",
     "percent_agreement": "percent_agreement",
+    "gwet_ac1": "gwet_ac1",
+    "gwet_ac2": "gwet_ac2",
+    "brennan_prediger": "brennan_prediger",
+    "scott_pi": "domain",
+    "fleiss_kappa_gwet_missing": "domain",
+    "krippendorff_alpha_weighted": "domain",
+    "masi_distance": "domain",
+    "jaccard_distance": "domain",
+    "krippendorff_alpha_distance": "domain",
 }
 
 
@@ -57,8 +70,58 @@ def case_scale(case: dict[str, Any]) -> list[Any]:
     return sorted(observed)
 
 
+def count_matrix(case: dict[str, Any], scale: list[Any]) -> np.ndarray:
+    """units x categories: how many raters put each unit in each category."""
+    index = {v: i for i, v in enumerate(scale)}
+    counts = np.zeros((len(case["data"]), len(scale)))
+    for i, row in enumerate(case["data"]):
+        for v in row:
+            if v is not None:
+                counts[i, index[v]] += 1
+    return counts
+
+
+def gwet_weights(case: dict[str, Any], scale: list[Any]) -> np.ndarray:
+    level = case.get("level") or "nominal"
+    name = level.split(":", 1)[1] if level.startswith("gwet_weights:") else "none"
+    return chance.weight_matrix(scale if name != "none" else len(scale), name)
+
+
+def domain_value(case: dict[str, Any]) -> float | None:
+    metric = case["metric"]
+    if metric == "masi_distance":
+        return sets.masi_distance(*case["data"][0])
+    if metric == "jaccard_distance":
+        return sets.jaccard_distance(*case["data"][0])
+    if metric == "krippendorff_alpha_distance":
+        assert case["level"] == "masi"
+        return sets.alpha_with_distance(case["data"], sets.masi_distance)
+    scale = case_scale(case)
+    counts, w = count_matrix(case, scale), gwet_weights(case, scale)
+    if metric == "krippendorff_alpha_weighted":
+        return chance.weighted_alpha(counts, w)
+    if metric == "gwet_ac2":
+        return chance.chance_corrected(counts, w, chance.GWET)
+    # Scott's pi is Fleiss' kappa of two raters (Gwet's form, which allows missing ratings)
+    return chance.chance_corrected(counts, w, chance.FLEISS_GWET)
+
+
 def engine_value(case: dict[str, Any]) -> float | None:
     metric, level = case["metric"], case.get("level")
+    if IMPLEMENTED[metric] == "domain":
+        return domain_value(case)
+    if metric in ("gwet_ac1", "gwet_ac2", "brennan_prediger"):
+        weights = level.split(":", 1)[1] if level and level.startswith("gwet_weights:") else None
+        if weights not in (None, "linear", "quadratic"):
+            return domain_value(case)  # AC2 with Gwet's ordinal weights: not in the reports
+        scale = case_scale(case)
+        kind = "ordinal" if weights else "nominal"
+        records = code_agreement(long_frame(case["data"]), code=case["id"], kind=kind,
+                                 scale=scale, bootstrap=0)
+        (record,) = [r for r in records if r.measure == metric and r.weights == weights]
+        assert record.n_units == sum(
+            1 for row in case["data"] if sum(v is not None for v in row) >= 2)
+        return record.value
     frame = long_frame(case["data"])
     scale = case_scale(case)
     if metric == "krippendorff_alpha":

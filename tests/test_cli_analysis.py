@@ -42,7 +42,8 @@ def test_agreement_json_lists_records(study: Path, capsys: pytest.CaptureFixture
                 "ci_high"} <= set(r)
     measures = {r["measure"] for r in records}
     assert measures == {"krippendorff_alpha", "percent_agreement", "cohen_kappa",
-                        "fleiss_kappa", "spearman"}
+                        "fleiss_kappa", "spearman", "gwet_ac1", "gwet_ac2",
+                        "brennan_prediger", "icc"}
     alpha = next(r for r in records if r["measure"] == "krippendorff_alpha"
                  and r["coders"] == ["alice", "bashir"])
     assert alpha["level"] == "ordinal" and alpha["n_units"] == 6
@@ -59,8 +60,8 @@ def test_agreement_table_and_csv(study: Path, capsys: pytest.CaptureFixture[str]
     header = lines[0].split()
     assert header[:4] == ["code", "measure", "level/weights", "raters"]
     alpha_line = next(line for line in lines if "krippendorff_alpha" in line)
-    assert "alice, bashir" in alpha_line and alpha_line.split()[-1] in ("good", "tentative",
-                                                                         "low")
+    # six units are below the default minimum of ten: no good/tentative/low band
+    assert "alice, bashir" in alpha_line and alpha_line.endswith("too few units")
     assert "good >= .800, tentative >= .667" in out
     # every row of the table is aligned under the header
     assert lines[2].index("krippendorff_alpha") == lines[0].index("measure")

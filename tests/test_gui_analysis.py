@@ -154,7 +154,8 @@ def test_an_undefined_alpha_is_a_dash_with_its_reason(qtbot: Any, models: Models
     assert column(m, "Code") == ["Overall empathy", "Affective understanding"]
     assert cell(m, 0, "α") == "—" and cell(m, 0, "Band") == "undefined"
     assert "no variation" in cell(m, 0, "α", Qt.ItemDataRole.ToolTipRole)
-    assert cell(m, 1, "α") == "1.000" and cell(m, 1, "Band") == BAND_TEXT["good"]
+    # two units: a perfect alpha, but too few units to read a band from
+    assert cell(m, 1, "α") == "1.000" and cell(m, 1, "Band") == BAND_TEXT["too few units"]
     assert cell(m, 1, "95% CI") == ""  # no bootstrap asked
     assert [it.value for it in panel.results.plot.items] == [None, 1.0]
     study.close()
@@ -162,7 +163,7 @@ def test_an_undefined_alpha_is_a_dash_with_its_reason(qtbot: Any, models: Models
 
 def test_pair_matrix_and_users_view(qtbot: Any, project: Project, models: Models) -> None:
     panel = run_panel(qtbot, project, models, bootstrap=0)
-    panel.tabs.setCurrentIndex(1)
+    panel.tabs.setCurrentIndex(2)  # Codes, Coefficients, Coder pairs, ...
     panel.results.pair_code.setCurrentIndex(panel.results.pair_code.findData("overall"))
     m = panel.results.pair_model
     raters = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(1, m.columnCount())]
@@ -535,3 +536,45 @@ def test_analysis_menu_opens_the_windows_and_closes_them_with_the_project(
     assert stored_consensus(demo_project) == []
     window.close_project()
     qtbot.waitUntil(lambda: not window.analysis.panels, timeout=3000)
+
+
+def test_coefficients_tab_and_methods_paragraph(qtbot: Any, project: Project, models: Models,
+                                                tmp_path: Path) -> None:
+    panel = run_panel(qtbot, project, models, bootstrap=60)
+    rows = panel.results.coef_model.rows
+    names = {r.name for r in rows if r.code == "overall"}
+    assert {"Gwet's AC1", "Brennan–Prediger", "Gwet's AC2 (quadratic)",
+            "ICC2 (absolute, single)", "ICC3k (consistency, mean)"} <= names
+    assert any(r.record.level == "applicability" for r in rows)
+    # diagnostics: a pair's confusion matrix over the declared 1..5 scale, each coder's bias
+    res = panel.results
+    res.diag_code.setCurrentIndex(res.diag_code.findData("overall"))
+    assert res.diag_pair.count() >= 3  # three coders: at least three pairs
+    assert [r.level for r in res.confusion_model.rows] == ["1", "2", "3", "4", "5"]
+    a, b = res.diag_pair.currentData()
+    both = len(project.db.execute(
+        "SELECT 1 FROM codings x JOIN codings y USING (conversation_id, position, sentence, code)"
+        " WHERE x.code = 'overall' AND x.coder = ? AND y.coder = ? AND x.value IS NOT NULL"
+        " AND y.value IS NOT NULL", [a, b]).fetchall())
+    assert sum(sum(r.counts.values()) for r in res.confusion_model.rows) == both
+    assert {r.coder for r in res.coder_model.rows} == {"alice", "bashir", "chen"}
+    saved = res.save_diagnostics(tmp_path)
+    assert sorted(p.name for p in saved) == ["agreement-bias.csv", "agreement-confusion.csv",
+                                             "agreement-drift.csv"]
+    assert panel.methods_button.isEnabled()
+    dialog = panel.methods_dialog()
+    assert dialog is not None
+    qtbot.addWidget(dialog)
+    text = dialog.text.toPlainText()
+    assert text.startswith("## Inter-rater agreement") and "60 draws, seed 0" in text
+    dialog.fmt.setCurrentIndex(dialog.fmt.findData("latex"))
+    assert "\\begin{tabular}" in dialog.text.toPlainText()
+    saved = dialog.save(tmp_path / "methods.tex")
+    assert saved.read_text(encoding="utf-8") == dialog.text.toPlainText()
+    # the minimum number of units is a project setting, kept when the window runs
+    panel.min_units.setValue(3)
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.wait(60) and panel.error is None
+    from sense7_coder.project.agreement import min_units_setting
+    assert min_units_setting(project) == 3
+    assert all(r.min_units == 3 for r in panel.report.records)  # type: ignore[union-attr]

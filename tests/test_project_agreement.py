@@ -47,9 +47,12 @@ def direct_alpha(rows: list[Ratings], level: Level = "ordinal",
 
 
 def find(records: list[AgreementRecord], measure: str, coders: list[str], code_key: str,
-         weights: str | None = None) -> AgreementRecord:
+         weights: str | None = None, level: str | None = None) -> AgreementRecord:
+    """The one record asked for; alpha on the code's values unless ``level`` says
+    'applicability'."""
     hits = [r for r in records if r.measure == measure and r.coders == coders
-            and r.code == code_key and (weights is None or r.weights == weights)]
+            and r.code == code_key and (weights is None or r.weights == weights)
+            and (r.level == "applicability") == (level == "applicability")]
     assert len(hits) == 1, (measure, coders, [(r.measure, r.coders) for r in records])
     return hits[0]
 

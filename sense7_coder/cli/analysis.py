@@ -67,6 +67,12 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    help="bootstrap draws for the 95%% intervals of alpha, kappa and rho "
                    "(0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    p.add_argument("--ci", choices=("percentile", "bca"), default="percentile",
+                   help="interval method: percentile (default) or bca (bias-corrected and "
+                   "accelerated)")
+    p.add_argument("--min-units", type=int, default=None, metavar="N",
+                   help="figures from fewer units read 'too few units' instead of a band "
+                   "(default: the project's setting, 10)")
     p.add_argument("--include-users", action="store_true",
                    help="compare every coder with the users' own ratings (codes with a "
                    "user_rating key)")
@@ -77,7 +83,8 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "agreement", help="inter-rater agreement per code",
-        description="Krippendorff's alpha (with a bootstrap 95% interval), percent agreement, "
+        description="Krippendorff's alpha (with a bootstrap 95% interval), Gwet's AC1/AC2, "
+        "Brennan-Prediger, ICC (ordinal codes), percent agreement, "
         "Cohen's kappa per pair (weighted over the declared scale for ordinal codes) and "
         "Fleiss' kappa among the coders; with --include-users every coder against the "
         "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
@@ -87,7 +94,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project", type=Path)
     _add_filters(p)
     _add_agreement_options(p)
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    p.add_argument("--format", choices=("table", "json", "csv", "report", "latex"),
+                   default="table",
+                   help="report: a methods paragraph, table and references in Markdown; "
+                   "latex: the same in LaTeX")
+    p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
+    p.add_argument("--diagnostics", choices=("confusion", "bias", "drift"),
+                   help="instead of the figures, write a diagnostics table as CSV: confusion "
+                   "matrix per coder pair, each coder's mean difference from the others, or "
+                   "agreement over each coder's coding order")
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -167,6 +182,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         level=getattr(args, "level", None), bootstrap=getattr(args, "bootstrap", 0),
         seed=getattr(args, "seed", 0), include_users=getattr(args, "include_users", False),
         include_consensus=not getattr(args, "no_consensus", False),
+        ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
     )
 
 
@@ -204,12 +220,13 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
-    from ..domain.agreement import ALPHA
 
     rows = []
     footnotes = []
     for r in report.records:
-        if r.level:
+        if r.form:
+            scale = r.form
+        elif r.level:
             scale = r.level
         elif r.weights == "none":
             scale = "unweighted"
@@ -218,12 +235,16 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         else:
             scale = ""
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
+        if ci and r.ci_method == "bca":
+            ci += " BCa"
+        if ci and r.undefined_draws:
+            ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)
         if r.value is None:
             reason = r.note.split(";")[0]
             footnotes.append(f"{r.code}, {r.measure}, {', '.join(r.coders)}: {reason}")
             value = f"undefined ({len(footnotes)})"
-        band = r.band() if r.measure == ALPHA and r.value is not None else ""
+        band = r.band() if r.value is not None else ""
         rows.append([r.code, r.measure, scale, ", ".join(r.coders), value, ci,
                      str(r.n_units), band])
     header = ["code", "measure", "level/weights", "raters", "value", "95% CI", "units", "band"]
@@ -233,18 +254,47 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
     lines += ["", "alpha bands: good >= .800, tentative >= .667 (Krippendorff); kappa weights "
               "over each code's declared scale"]
+    few = next((r.min_units for r in report.records), None)
+    if few is not None:
+        lines += [f"'too few units': the figure rests on fewer than {few} units"]
     return lines
 
 
 # -- commands --------------------------------------------------------------------------------
 
+def _scope_text(o: AgreementOptions) -> str:
+    """The filters of a run, in words (empty: everything)."""
+    scope = []
+    if o.coders:
+        scope.append("coders " + ", ".join(o.coders))
+    if o.models:
+        scope.append("assistants " + ", ".join(o.models))
+    if o.participants:
+        scope.append("participants " + ", ".join(o.participants))
+    scope += [f"{k} = {v}" for k, v in o.attributes.items()]
+    return "; ".join(scope)
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from ..domain.export import neutralise
-    from ..project.agreement import project_agreement
+    from ..project.agreement import min_units_setting, project_agreement
 
+    options = _options(args)
     with _open(args.project) as project:
-        report = project_agreement(project, _options(args), progress=_progress("agreement"))
-    if args.format == "json":
+        report = project_agreement(project, options, progress=_progress("agreement"))
+        min_units = options.min_units or min_units_setting(project)
+    if args.diagnostics:
+        table = report.diagnostics[args.diagnostics]
+        sys.stdout.write(neutralise(table).to_csv(index=False, lineterminator="\n"))
+    elif args.format in ("report", "latex"):
+        from .. import APP_NAME, __version__
+        from ..domain.agreement.methods import MethodsContext, methods_text
+
+        ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed,
+                             options.ci, min_units, _scope_text(options))
+        fmt = "latex" if args.format == "latex" or args.latex else "markdown"
+        sys.stdout.write(methods_text(report, ctx, fmt))
+    elif args.format == "json":
         print(json.dumps(report.to_records(), indent=2, ensure_ascii=False))
     elif args.format == "csv":
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))

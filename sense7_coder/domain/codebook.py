@@ -252,6 +252,11 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
     values = [lv.value for lv in levels]
     if len(set(values)) != len(values):
         raise CodebookError(f"{where}: level values must be unique")
+    if kind == "ordinal" and values != sorted(values):
+        raise CodebookError(
+            f"{where}: ordinal levels must be declared in order, lowest first (got "
+            f"{', '.join(map(str, values))}); agreement and ICC read the order from the list"
+        )
     if kind == "binary" and set(values) != {0, 1}:
         raise CodebookError(f"{where}: a binary code has exactly the levels 0 and 1")
     color = data.get("color", "") or ""

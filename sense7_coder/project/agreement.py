@@ -2,7 +2,11 @@
 
 What counts as a rating of a unit (a conversation, turn or sentence, by the code's unit):
 
-* a coder's stored value; "not applicable" is missing, never a level;
+* a coder's stored value; "not applicable" is missing, never a level, in the figures on
+  the code's values; for codes that allow it, a separate alpha (level
+  ``applicability``) compares the coders on *whether* the code applies: every stored
+  coding is "applicable" (a level) or "not applicable". Reconciliation counts a value
+  against "not applicable" as a disagreement, so both sides see the same disagreements;
 * for **binary** codes, a turn the coder has marked *done* without the code counts as
   absent (0) -- the coder looked and did not apply it; a turn not marked done stays
   missing. For sentence-level binary codes this holds for every stored sentence of a
@@ -33,7 +37,10 @@ from ..domain.agreement import (
     AgreementReport,
     CodeFrameSpec,
     agreement_report,
+    applicability_record,
 )
+from ..domain.agreement.bootstrap import CI_METHODS
+from ..domain.agreement.records import MIN_UNITS
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
@@ -57,9 +64,11 @@ RESERVED = (USERS_RATER, CONSENSUS_RATER)
 class AgreementOptions:
     """What to compute: filters, level of measurement, bootstrap and extra raters.
 
-    Empty filters mean "all". ``level`` overrides the level of measurement of every code
-    whose levels allow it (interval and ratio need numeric levels; nominal codes keep
-    nominal then).
+    Empty filters mean "all". ``level`` overrides the level of measurement of every
+    ordinal code (nominal and binary codes always stay nominal; ratio is refused on a
+    scale with a level at or below zero). ``ci`` is the interval method ('percentile' or
+    'bca'); ``min_units`` the number of units below which a figure reads "too few units"
+    (None: the project's setting, default 10).
     """
 
     codes: Sequence[str] = ()
@@ -73,6 +82,8 @@ class AgreementOptions:
     seed: int | None = 0
     include_users: bool = False
     include_consensus: bool = True
+    ci: str = "percentile"
+    min_units: int | None = None
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -100,6 +111,12 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         raise ProjectError("the number of bootstrap draws cannot be negative")
     if options.seed is not None and options.seed < 0:
         raise ProjectError(f"the bootstrap seed must be 0 or more, got {options.seed}")
+    if options.ci not in CI_METHODS:
+        raise ProjectError(f"the interval method must be one of {', '.join(CI_METHODS)}, "
+                           f"got {options.ci!r}")
+    if options.min_units is not None and options.min_units < 1:
+        raise ProjectError(f"the minimum number of units must be 1 or more, got "
+                           f"{options.min_units}")
     book = project.codebook
     if options.codes:
         if any(book.get(k) is None for k in options.codes):
@@ -314,11 +331,81 @@ def code_spec(
     })
     numeric = all(isinstance(v, int) for v in code.values)
     use_level = level
-    if level in ("interval", "ratio") and not numeric:
-        use_level = None  # keeps nominal; the record's level column says so
+    if code.kind != "ordinal" or (level in ("interval", "ratio") and not numeric):
+        use_level = None  # a nominal code stays nominal; the record's level column says so
     spec = CodeFrameSpec(frame=frame, kind=code.kind, scale=list(code.values), level=use_level,
                          references=references)
     return spec, off_scale
+
+
+#: project setting (meta key) of the minimum number of units behind a banded figure
+MIN_UNITS_KEY = "agreement_min_units"
+
+
+def min_units_setting(project: Project) -> int:
+    """The project's minimum number of units for a band (default 10)."""
+    raw = project.setting(MIN_UNITS_KEY)
+    try:
+        value = int(raw) if raw is not None else MIN_UNITS
+    except ValueError:
+        value = MIN_UNITS
+    return value if value >= 1 else MIN_UNITS
+
+
+def set_min_units_setting(project: Project, value: int) -> None:
+    """Store the project's minimum number of units for a band."""
+    if value < 1:
+        raise ProjectError(f"the minimum number of units must be 1 or more, got {value}")
+    project.set_setting(MIN_UNITS_KEY, str(int(value)))
+
+
+def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
+    """Every stored coding of a code that allows "not applicable": unit, coder and value 1
+    (a level given) or 0 (not applicable)."""
+    coded = data.codings[data.codings["code"] == code.key]
+    coded = _rename_reserved(coded[["coder", *UNIT_COLUMNS, "value"]].reset_index(drop=True))
+    return pd.DataFrame({
+        "unit": unit_ids(coded) if len(coded) else np.zeros(0, dtype=np.int64),
+        "coder": coded["coder"].astype(str),
+        "value": coded["value"].isna().map({True: 0, False: 1}).astype(object),
+    })
+
+
+def diagnostics_tables(
+    project: Project, codes: Sequence[Code], data: ProjectRatings, options: AgreementOptions,
+) -> dict[str, pd.DataFrame]:
+    """Confusion matrices per coder pair, bias and drift per coder, code by code (coders
+    only, no references). Drift follows the order in which each coder last saved each
+    coding (the project keeps no older history)."""
+    from ..domain.agreement import diagnostics as diag
+    from ..domain.agreement.ratings import prepare_ratings
+
+    keys = [c.key for c in codes]
+    times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
+                                      conversations=options.conversation_filter())
+    times = _rename_reserved(times)
+    times = times.assign(unit=unit_key(times) if len(times) else pd.Series([], dtype=object))
+    out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
+    for code in codes:
+        key = code.key
+        values = code_values(code, data)
+        frame = pd.DataFrame({
+            "unit": unit_key(values) if len(values) else pd.Series([], dtype=object),
+            "coder": values["coder"].astype(str), "value": values["value"].astype(object),
+        })
+        ratings = prepare_ratings(frame, code=key, scale=list(code.values))
+        out["confusion"].append(diag.confusion(ratings))
+        out["bias"].append(diag.bias(ratings))
+        mine = times[times["code"] == key]
+        rank = pd.to_datetime(mine["updated_at"], errors="coerce", utc=True, format="mixed")
+        order = pd.DataFrame({"coder": mine["coder"].astype(str), "unit": mine["unit"],
+                              "rank": rank})
+        out["drift"].append(diag.drift(ratings, order))
+    columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
+               "drift": diag.DRIFT_COLUMNS}
+    return {name: (pd.concat(parts, ignore_index=True) if parts
+                   else pd.DataFrame({c: [] for c in columns[name]}))
+            for name, parts in out.items()}
 
 
 def project_agreement(
@@ -357,13 +444,29 @@ def project_agreement(
             "no codings match the selection; nothing to compare (check --codes, --coders, "
             "--model, --participant)"
         )
+    min_units = options.min_units or min_units_setting(project)
     try:
         report = agreement_report(
             specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
-            cancel=cancel,
+            cancel=cancel, ci=options.ci, min_units=min_units,
         )
+        extra = []
+        for code in codes:
+            if code.key in specs and code.allow_na:
+                record = applicability_record(
+                    applicability_frame(code, data), code=code.key, bootstrap=options.bootstrap,
+                    seed=options.seed, ci=options.ci, cancel=cancel,
+                )
+                record.min_units = min_units
+                extra.append(record)
     except ValueError as e:
         raise ProjectError(str(e)) from None
+    report.diagnostics = diagnostics_tables(
+        project, [c for c in codes if c.key in specs], data, options)
+    # each code's applicability alpha right after the code's alpha among the coders
+    for record in extra:
+        at = next((i for i, r in enumerate(report.records) if r.code == record.code), None)
+        report.records.insert(1 if at is None else at + 1, record)
     for record in report.records:
         if record.code in notes and USERS_RATER in record.coders:
             record.note = f"{record.note}; {notes[record.code]}" if record.note else notes[

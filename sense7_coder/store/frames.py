@@ -187,6 +187,31 @@ def coding_values_frame(
     return _frame(db, sql, params, VALUE_COLUMNS, ints=("position", "sentence"))
 
 
+def coding_times_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """When each coding was last saved: coder, conversation_id, position, sentence, code,
+    updated_at (text; may be empty for old rows) -- the coding order for drift."""
+    extra = []
+    if codes:
+        extra.append(_in("k.code", codes))
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
+            if conversations is not None and _filter_sql(conversations)[0] else "")
+    sql = (
+        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.updated_at "
+        f"FROM codings k{join}{where}"
+    )
+    columns = ("coder", "conversation_id", "position", "sentence", "code", "updated_at")
+    return _frame(db, sql, params, columns, ints=("position", "sentence"))
+
+
 def statuses_frame(
     db: Database,
     *,

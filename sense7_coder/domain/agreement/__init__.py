@@ -14,19 +14,31 @@ Definitions used throughout:
   never 1.0;
 * category sets, kappa weights and alpha's value domain come from the code's
   *declared* scale, not from the levels that happened to be used.
+
+Modules: :mod:`.alpha`, :mod:`.kappa` (with :mod:`.pairs_bootstrap`), :mod:`.chance`
+(Gwet's AC1/AC2, Brennan-Prediger, Fleiss in Gwet's form, weighted alpha), :mod:`.icc`,
+:mod:`.sets` (MASI and Jaccard distances), :mod:`.bootstrap` (percentile and BCa
+intervals, Hayes & Krippendorff's q), :mod:`.diagnostics` (confusion, bias, drift),
+:mod:`.methods` (the methods paragraph).
 """
 
 from .alpha import LEVELS, resolve_level
-from .engine import code_agreement
+from .engine import applicability_record, code_agreement
 from .kappa import WEIGHTS
 from .records import (
     ALPHA,
+    APPLICABILITY,
+    BRENNAN_PREDIGER,
     COHEN,
     CONSENSUS_RATER,
     FLEISS,
+    GWET_AC1,
+    GWET_AC2,
+    ICC,
     MEASURES,
     PERCENT,
     SPEARMAN,
+    TOO_FEW,
     USERS_RATER,
     AgreementRecord,
 )
@@ -35,19 +47,26 @@ from .report import AgreementReport, CodeFrameSpec, agreement_report, pairwise_m
 
 __all__ = [
     "ALPHA",
+    "APPLICABILITY",
+    "BRENNAN_PREDIGER",
     "COHEN",
     "CONSENSUS_RATER",
     "FLEISS",
+    "GWET_AC1",
+    "GWET_AC2",
+    "ICC",
     "LEVELS",
     "MEASURES",
     "PERCENT",
     "SPEARMAN",
+    "TOO_FEW",
     "USERS_RATER",
     "WEIGHTS",
     "AgreementRecord",
     "AgreementReport",
     "CodeFrameSpec",
     "agreement_report",
+    "applicability_record",
     "code_agreement",
     "pairwise_matrix",
     "rater_vs_reference",

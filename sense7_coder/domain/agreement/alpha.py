@@ -23,13 +23,20 @@ KINDS = ("ordinal", "nominal", "binary")
 
 
 def resolve_level(kind: str, level: str | None, code: str = "") -> str:
-    """Level of measurement: ordinal for ordinal codes, nominal otherwise, unless overridden."""
+    """Level of measurement: ordinal for ordinal codes, nominal otherwise, unless overridden.
+
+    An override never makes a nominal or binary code ordinal, interval or ratio: its levels
+    have no order or distance to measure.
+    """
     if kind not in KINDS:
         raise ValueError(f"code '{code}': kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if level is None:
         return "ordinal" if kind == "ordinal" else "nominal"
     if level not in LEVELS:
         raise ValueError(f"code '{code}': level must be one of {', '.join(LEVELS)}, got {level!r}")
+    if kind != "ordinal" and level != "nominal":
+        raise ValueError(f"code '{code}': a {kind} code has no order; {level} alpha needs an "
+                         "ordinal code")
     return level
 
 
@@ -42,6 +49,12 @@ def value_domain(scale: Sequence[Level], level: str, code: str = "") -> np.ndarr
     if level in ("interval", "ratio") and not numeric:
         raise ValueError(
             f"code '{code}': {level} alpha needs numeric levels, the scale is {scale_text(scale)}"
+        )
+    if level == "ratio" and any(float(v) <= 0 for v in scale):
+        raise ValueError(
+            f"code '{code}': ratio alpha needs levels above zero (the ratio distance "
+            f"((c-k)/(c+k))^2 is undefined where c = -k); the scale is {scale_text(scale)} "
+            "- use interval"
         )
     return np.asarray(list(scale), dtype=float if numeric else object)
 

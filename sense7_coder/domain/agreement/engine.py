@@ -10,11 +10,20 @@ import pandas as pd
 
 from .alpha import alpha_from_counts, pairable_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
+from .coefficients import chance_records, icc_records
 from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
-from .records import ALPHA, COHEN, FLEISS, PERCENT, AgreementRecord, undefined
+from .records import (
+    ALPHA,
+    APPLICABILITY,
+    COHEN,
+    FLEISS,
+    PERCENT,
+    AgreementRecord,
+    undefined,
+)
 
 
 def kappa_weights(kind: str) -> tuple[str, ...]:
@@ -29,7 +38,7 @@ def steps_for_code(bootstrap: int) -> int:
 
 def alpha_record(
     ratings: Ratings, rows: np.ndarray, *, level: str, bootstrap: int, seed: int | None,
-    steps: Steps,
+    steps: Steps, ci: str = "percentile",
 ) -> AgreementRecord:
     """Krippendorff's alpha of all raters in ``ratings`` with its bootstrap interval.
 
@@ -54,15 +63,17 @@ def alpha_record(
         )
     record = AgreementRecord(code, ALPHA, level, None, coders, value, n_units, n_values, note=basis)
     if bootstrap > 0:
-        interval = bootstrap_alpha(rows, domain, level, draws=bootstrap, seed=seed, steps=steps)
-        record.ci_low, record.ci_high = interval.low, interval.high
-        record.note = f"{basis}; {interval.describe(seed)}"
+        record.set_interval(
+            bootstrap_alpha(rows, domain, level, draws=bootstrap, seed=seed, steps=steps,
+                            method=ci, estimate=value),
+            seed,
+        )
     return record
 
 
 def kappa_records(
     ratings: Ratings, a: str, b: str, weights: Sequence[str], *, bootstrap: int = 0,
-    seed: int | None = 0, steps: Steps | None = None,
+    seed: int | None = 0, steps: Steps | None = None, ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting,
     each defined one with a bootstrap 95% interval over those units (``bootstrap``
@@ -73,7 +84,7 @@ def kappa_records(
     values = {w: kappa_from_table(table, w) for w in weights}
     defined = [w for w in weights if values[w] is not None]
     intervals = (
-        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps)
+        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps, method=ci)
         if bootstrap > 0 and defined else {}
     )
     records = []
@@ -89,9 +100,7 @@ def kappa_records(
             note = f"{why}; {note}"
         record = AgreementRecord(ratings.code, COHEN, None, w, [a, b], value, n, 2 * n, note=note)
         if w in intervals:
-            interval = intervals[w]
-            record.ci_low, record.ci_high = interval.low, interval.high
-            record.note = f"{note}; {interval.describe(seed)}"
+            record.set_interval(intervals[w], seed)
         records.append(record)
     return records
 
@@ -132,19 +141,29 @@ def fleiss_record(ratings: Ratings, rows: np.ndarray) -> AgreementRecord:
 
 
 def coder_records(
-    ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps
+    ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
-    """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code."""
+    """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code.
+
+    ``ci``: 'percentile' or 'bca', for every interval."""
     steps.check()
     rows = pairable_counts(ratings.value_counts())
     records = [
-        alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps),
+        alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps,
+                     ci=ci),
         percent_record(ratings, rows),
     ]
     for a, b in combinations(ratings.coders, 2):
         records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
-                                     seed=seed, steps=steps))
+                                     seed=seed, steps=steps, ci=ci))
     records.append(fleiss_record(ratings, rows))
+    records.extend(chance_records(ratings, kind=kind, bootstrap=bootstrap, seed=seed, ci=ci,
+                                  steps=steps))
+    if kind == "ordinal" and level != "nominal" and all(
+        isinstance(v, int | float | np.integer | np.floating) for v in ratings.scale
+    ):
+        records.extend(icc_records(ratings, bootstrap=bootstrap, seed=seed, ci=ci, steps=steps))
     steps.advance()
     return records
 
@@ -160,6 +179,7 @@ def code_agreement(
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Agreement among all raters of one code.
 
@@ -174,7 +194,13 @@ def code_agreement(
       weighted for ordinal codes, weights over the declared scale, each with a bootstrap
       95% interval over the units the pair both rated (same draws and seed);
     * Fleiss' kappa (undefined, with a note, unless every pairable unit has the same
-      number of raters).
+      number of raters);
+    * Gwet's AC1 and Brennan-Prediger (any number of raters, missing ratings as Gwet
+      2014), plus Gwet's AC2 with linear and quadratic weights for ordinal codes;
+    * for ordinal codes with numeric levels (unless ``level`` is nominal), the six ICC
+      forms over the units every rater rated.
+
+    ``ci`` is the interval method ('percentile' or 'bca') of every interval.
 
     Units and coders may be any hashable ids. For millions of rows, integer unit ids
     and a Categorical coder column are several times faster to read than text (see
@@ -189,7 +215,38 @@ def code_agreement(
     ratings = prepare_ratings(frame, code=code, scale=scale)
     steps = Steps(steps_for_code(bootstrap), progress, cancel)
     records = coder_records(
-        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps
+        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps, ci=ci
     )
     steps.finish()
     return records
+
+
+def applicability_record(
+    frame: pd.DataFrame,
+    *,
+    code: str,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    ci: str = "percentile",
+    cancel: CancelFn | None = None,
+) -> AgreementRecord:
+    """Alpha on whether a code applies: ``frame`` holds every coding (unit, coder, value 1
+    = a level given, 0 = not applicable); nominal alpha over those two categories, with
+    ``level`` 'applicability'. Coders who disagree on whether a dimension applies show
+    here, while the figures on the code's values leave "not applicable" out."""
+    ratings = prepare_ratings(frame, code=code, scale=[0, 1])
+    steps = Steps(max(bootstrap, 0) + 1, None, cancel)
+    rows = pairable_counts(ratings.value_counts())
+    record = alpha_record(ratings, rows, level="nominal", bootstrap=bootstrap, seed=seed,
+                          steps=steps, ci=ci)
+    record.level = APPLICABILITY
+    basis = ("nominal alpha on applicable vs not applicable over every coding of the code "
+             "(a level given = applicable)")
+    interval = record.note.split("; 95% CI", 1)
+    record.note = basis if len(interval) == 1 else f"{basis}; 95% CI{interval[1]}"
+    if record.value is None and rows.shape[0]:
+        record.note = f"no variation: every coding is {'not ' if rows[:, 1].sum() == 0 else ''}" \
+                      f"applicable; {basis}"
+    elif record.value is None:
+        record.note = f"no unit has codings from two coders; {basis}"
+    return record

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .bootstrap import Interval
+from .bootstrap import Interval, summarise
 from .kappa import disagreement_weights
 from .progress import Steps
 
@@ -106,12 +106,14 @@ def pair_intervals(
     draws: int,
     seed: int | None,
     steps: Steps | None = None,
+    method: str = "percentile",
 ) -> dict[str, Interval]:
     """Bootstrap intervals of a pair's kappas (one per name in ``weights``) and, with
     ``spearman``, of its rho (key ``'spearman'``), from one set of resampled tables.
 
     ``table`` is the pair's k x k contingency table over the units both rated; it must
-    hold at least one unit.
+    hold at least one unit. ``method`` 'bca' takes the jackknife over units from the
+    table: leaving out one unit of a cell gives the same figure for every unit of it.
     """
     keys = [*weights, *(["spearman"] if spearman else [])]
     values = {key: np.empty(draws) for key in keys}
@@ -123,4 +125,19 @@ def pair_intervals(
         if spearman:
             values["spearman"][done:done + size] = spearmans_of_tables(chunk)
         done += size
-    return {key: percentile_interval(v) for key, v in values.items()}
+    if method != "bca":
+        return {key: percentile_interval(v) for key, v in values.items()}
+    cells = np.argwhere(table > 0)
+    left_out = np.repeat(table[None, :, :], len(cells), axis=0)
+    left_out[np.arange(len(cells)), cells[:, 0], cells[:, 1]] -= 1
+    freq = table[cells[:, 0], cells[:, 1]].astype(float)
+
+    def of(stack: np.ndarray, key: str) -> np.ndarray:
+        return spearmans_of_tables(stack) if key == "spearman" else kappas_of_tables(stack, key)
+
+    out = {}
+    for key, v in values.items():
+        estimate = float(of(table[None, :, :], key)[0])
+        out[key] = summarise(v, estimate if np.isfinite(estimate) else None, method="bca",
+                             jackknife=(of(left_out, key), freq))
+    return out

@@ -16,12 +16,21 @@ PERCENT = "percent_agreement"
 COHEN = "cohen_kappa"
 FLEISS = "fleiss_kappa"
 SPEARMAN = "spearman"
-MEASURES = (ALPHA, PERCENT, COHEN, FLEISS, SPEARMAN)
+ICC = "icc"
+GWET_AC1 = "gwet_ac1"
+GWET_AC2 = "gwet_ac2"
+BRENNAN_PREDIGER = "brennan_prediger"
+MEASURES = (ALPHA, PERCENT, COHEN, FLEISS, SPEARMAN, ICC, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER)
+#: ``level`` of the alpha on applicable versus not applicable
+APPLICABILITY = "applicability"
 
 #: Krippendorff's conventional thresholds: alpha >= .800 is good enough to rely on,
 #: .667 <= alpha < .800 allows only tentative conclusions.
 ALPHA_GOOD = 0.800
 ALPHA_TENTATIVE = 0.667
+#: Below this many units a figure is marked "too few units" (a project setting).
+MIN_UNITS = 10
+TOO_FEW = "too few units"
 
 
 @dataclass
@@ -48,15 +57,40 @@ class AgreementRecord:
     ci_low: float | None = None
     ci_high: float | None = None
     note: str = ""
+    #: ICC form (ICC1 ... ICC3k); None for other measures
+    form: str | None = None
+    #: how the interval was made: 'percentile' or 'bca' ('' = no interval)
+    ci_method: str = ""
+    #: bootstrap draws and the draws in which the figure was undefined (left out)
+    draws: int = 0
+    undefined_draws: int = 0
+    #: Hayes & Krippendorff's q: share of draws below .667 and .800 (alpha only)
+    q_below_667: float | None = None
+    q_below_800: float | None = None
+    #: figures from fewer units than this read "too few units" instead of a band
+    min_units: int = MIN_UNITS
+
+    def set_interval(self, interval: Any, seed: int | None) -> None:
+        """Take a bootstrap :class:`~.bootstrap.Interval` (ends, method, draws, q)."""
+        self.ci_low, self.ci_high = interval.low, interval.high
+        self.ci_method = interval.method
+        self.draws, self.undefined_draws = interval.draws, interval.undefined_draws
+        self.q_below_667 = interval.q_below.get(0.667)
+        self.q_below_800 = interval.q_below.get(0.8)
+        description = interval.describe(seed)
+        self.note = f"{self.note}; {description}" if self.note else description
 
     def band(self) -> str:
-        """Krippendorff's reading of an alpha: 'good', 'tentative', 'low' or 'undefined'.
+        """Krippendorff's reading of an alpha: 'good', 'tentative', 'low' or 'undefined';
+        'too few units' for any defined figure from fewer than ``min_units`` units.
 
-        Only alpha has these conventional bands; other measures answer 'undefined' when
+        Only alpha has the conventional bands; other measures answer 'undefined' when
         they have no value and '' otherwise.
         """
         if self.value is None:
             return "undefined"
+        if self.n_units < self.min_units:
+            return TOO_FEW
         if self.measure != ALPHA:
             return ""
         if self.value >= ALPHA_GOOD:

@@ -26,7 +26,7 @@ def steps_for_reference(n_others: int, bootstrap: int) -> int:
 
 def spearman_record(
     ratings: Ratings, a: str, b: str, *, bootstrap: int = 0, seed: int | None = 0,
-    steps: Steps | None = None,
+    steps: Steps | None = None, ci: str = "percentile",
 ) -> AgreementRecord:
     """Spearman's rho of the scale positions of the units both raters rated, with a
     bootstrap 95% interval over those units when defined (``bootstrap`` draws, ``seed``;
@@ -40,9 +40,9 @@ def spearman_record(
                              2 * len(x), note=note)
     if value is not None and bootstrap > 0:
         interval = pair_intervals(contingency(x, y, ratings.k), [], spearman=True,
-                                  draws=bootstrap, seed=seed, steps=steps)["spearman"]
-        record.ci_low, record.ci_high = interval.low, interval.high
-        record.note = f"{note}; {interval.describe(seed)}"
+                                  draws=bootstrap, seed=seed, steps=steps,
+                                  method=ci)["spearman"]
+        record.set_interval(interval, seed)
     return record
 
 
@@ -56,6 +56,7 @@ def reference_records(
     bootstrap: int,
     seed: int | None,
     steps: Steps,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Alpha, kappa and (ordinal codes) Spearman, with intervals, of each of ``others``
     against ``reference``; advances ``steps`` by steps_for_reference."""
@@ -74,14 +75,14 @@ def reference_records(
             continue
         both = ratings.subset(pair)
         records.append(
-            alpha_record(both, pairable_counts(both.value_counts()), level=level, bootstrap=bootstrap, seed=seed,
-                         steps=steps)
+            alpha_record(both, pairable_counts(both.value_counts()), level=level,
+                         bootstrap=bootstrap, seed=seed, steps=steps, ci=ci)
         )
         records.extend(kappa_records(both, other, reference, weights, bootstrap=bootstrap,
-                                     seed=seed, steps=steps))
+                                     seed=seed, steps=steps, ci=ci))
         if kind == "ordinal":
             records.append(spearman_record(both, other, reference, bootstrap=bootstrap,
-                                           seed=seed, steps=steps))
+                                           seed=seed, steps=steps, ci=ci))
         steps.advance()
     return records
 
@@ -98,6 +99,7 @@ def rater_vs_reference(
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    ci: str = "percentile",
 ) -> list[AgreementRecord]:
     """Every other rater in ``frame`` against the ``reference`` rater.
 
@@ -114,7 +116,7 @@ def rater_vs_reference(
     steps = Steps(steps_for_reference(len(others), bootstrap), progress, cancel)
     records = reference_records(
         ratings, reference=reference, others=others, kind=kind, level=level,
-        bootstrap=bootstrap, seed=seed, steps=steps,
+        bootstrap=bootstrap, seed=seed, steps=steps, ci=ci,
     )
     steps.finish()
     return records

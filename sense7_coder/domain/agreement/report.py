@@ -18,7 +18,8 @@ from .reference import reference_records, steps_for_reference
 #: Columns of :meth:`AgreementReport.to_frame`, in order.
 FRAME_COLUMNS = (
     "code", "measure", "level", "weights", "coders", "value", "band",
-    "n_units", "n_values", "ci_low", "ci_high", "note",
+    "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
+    "undefined_draws", "q_below_667", "q_below_800", "min_units", "note",
 )
 #: How rater names are joined in the ``coders`` column of the table form.
 CODER_SEPARATOR = " | "
@@ -45,6 +46,8 @@ class CodeFrameSpec:
 @dataclass
 class AgreementReport:
     records: list[AgreementRecord] = field(default_factory=list)
+    #: diagnostics tables by name ('confusion', 'bias', 'drift'; see :mod:`.diagnostics`)
+    diagnostics: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def codes(self) -> list[str]:
@@ -55,7 +58,8 @@ class AgreementReport:
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per figure (JSON-ready): code, measure, level, weights, coders (list),
-        value, band, n_units, n_values, ci_low, ci_high, note."""
+        value, band, n_units, n_values, ci_low, ci_high, form, ci_method, draws,
+        undefined_draws, q_below_667, q_below_800, min_units, note."""
         return [r.to_dict() for r in self.records]
 
     def to_frame(self) -> pd.DataFrame:
@@ -86,6 +90,8 @@ def agreement_report(
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
+    ci: str = "percentile",
+    min_units: int | None = None,
 ) -> AgreementReport:
     """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
 
@@ -94,6 +100,8 @@ def agreement_report(
     (references left out), then each reference against the other raters as in
     :func:`.reference.rater_vs_reference`. Each code's bootstrap uses ``seed``, so a
     code's interval does not depend on which other codes are in the job.
+    ``ci`` is the interval method ('percentile' or 'bca'); ``min_units`` (None: the
+    default of 10) the number of units below which a figure reads "too few units".
     ``progress(done, total)`` runs over the whole job.
     """
     prepared = []
@@ -113,14 +121,18 @@ def agreement_report(
         coders = ratings.subset([c for c in ratings.coders if c not in refs])
         report.records.extend(
             coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap, seed=seed,
-                          steps=steps)
+                          steps=steps, ci=ci)
         )
         for ref, others in plan:
             report.records.extend(
                 reference_records(ratings, reference=ref, others=others, kind=spec.kind,
-                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps)
+                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps,
+                                  ci=ci)
             )
     steps.finish()
+    if min_units is not None:
+        for record in report.records:
+            record.min_units = min_units
     return report
 
 

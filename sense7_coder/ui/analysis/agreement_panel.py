@@ -13,15 +13,17 @@ import datetime as dt
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
     QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -32,7 +34,12 @@ from ...domain.agreement import LEVELS, AgreementReport
 from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
 from ...project import Project
-from ...project.agreement import AgreementOptions, project_agreement
+from ...project.agreement import (
+    AgreementOptions,
+    min_units_setting,
+    project_agreement,
+    set_min_units_setting,
+)
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -69,6 +76,17 @@ class AgreementPanel(QWidget):
         self.bootstrap.setSuffix(" draws")
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
+        self.ci = QComboBox(self)
+        self.ci.addItem("percentile", "percentile")
+        self.ci.addItem("BCa (bias-corrected)", "bca")
+        self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
+                           "bias-corrected and accelerated (BCa)")
+        self.min_units = QSpinBox(self)
+        self.min_units.setRange(1, 100000)
+        self.min_units.setValue(min_units_setting(project))
+        self.min_units.setSuffix(" units")
+        self.min_units.setToolTip("Figures from fewer units read “too few units” instead of "
+                                  "good/tentative/low (saved with the project)")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
         self.include_users.setChecked(True)
         self.include_consensus = QCheckBox("Include the consensus", self)
@@ -84,6 +102,8 @@ class AgreementPanel(QWidget):
         form.addRow("Level", self.level)
         form.addRow("Bootstrap", self.bootstrap)
         form.addRow("Seed", self.seed)
+        form.addRow("Interval", self.ci)
+        form.addRow("Band from", self.min_units)
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
         left = QWidget(self)
@@ -104,8 +124,13 @@ class AgreementPanel(QWidget):
         self.save_plot_button.clicked.connect(self.save_plot_dialog)
         self.export_button = QPushButton("Export figures (CSV)…", self)
         self.export_button.clicked.connect(self.export_dialog)
+        self.methods_button = QPushButton("Methods paragraph…", self)
+        self.methods_button.setToolTip("The paragraph, table and references a paper needs, "
+                                       "in Markdown or LaTeX")
+        self.methods_button.clicked.connect(self.methods_dialog)
         bottom = QHBoxLayout()
         bottom.addWidget(self.summary, 1)
+        bottom.addWidget(self.methods_button)
         bottom.addWidget(self.save_plot_button)
         bottom.addWidget(self.export_button)
         right = QWidget(self)
@@ -119,7 +144,8 @@ class AgreementPanel(QWidget):
         layout.addWidget(right, 1)
         self.level.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for signal in (self.level.currentIndexChanged, self.bootstrap.valueChanged,
-                       self.seed.valueChanged, self.include_users.toggled,
+                       self.seed.valueChanged, self.ci.currentIndexChanged,
+                       self.min_units.valueChanged, self.include_users.toggled,
                        self.include_consensus.toggled):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
@@ -144,6 +170,7 @@ class AgreementPanel(QWidget):
             level=self.level.currentData(), bootstrap=self.bootstrap.value(),
             seed=self.seed.value(), include_users=self.include_users.isChecked(),
             include_consensus=self.include_consensus.isChecked(),
+            ci=self.ci.currentData(), min_units=self.min_units.value(),
         ))
 
     def _options_changed(self, *_: object) -> None:
@@ -161,6 +188,12 @@ class AgreementPanel(QWidget):
             self._set_error(f"No {empty} ticked: tick at least one.")
             return None
         options = self.options()
+        if options.min_units is not None and options.min_units != min_units_setting(self.project):
+            try:
+                set_min_units_setting(self.project, options.min_units)
+            except Sense7Error as e:
+                self._set_error(str(e))
+                return None
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
             return project_agreement(project, options, progress=progress, cancel=cancel)
@@ -213,7 +246,7 @@ class AgreementPanel(QWidget):
         self.report = report
         with_users = self.ran_with.include_users if self.ran_with is not None else None
         self.results.show_report(report, self.labels, with_users)
-        for b in (self.save_plot_button, self.export_button):
+        for b in (self.save_plot_button, self.export_button, self.methods_button):
             b.setEnabled(report is not None)
         self.summary.setText(self._summary_text())
 
@@ -222,7 +255,8 @@ class AgreementPanel(QWidget):
         if self.report is None or o is None:
             return ""
         coders = ", ".join(o.coders) if o.coders else "all coders"
-        draws = (f"95% intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
+        method = "BCa" if o.ci == "bca" else "percentile"
+        draws = (f"95% {method} intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
                  if o.bootstrap else "no intervals (bootstrap off)")
         scope = []
         if o.models:
@@ -234,6 +268,36 @@ class AgreementPanel(QWidget):
         where = f"; {'; '.join(scope)}" if scope else ""
         return (f"{len(self.report.codes)} codes, {coders}{where}; {draws}; "
                 f"computed {dt.datetime.now():%H:%M}.")
+
+    # -- methods paragraph ----------------------------------------------------------------------
+    def methods_text(self, fmt: str = "markdown") -> str:
+        """The methods paragraph of the figures shown ('' before a run)."""
+        if self.report is None or self.ran_with is None:
+            return ""
+        from ... import APP_NAME, __version__
+        from ...domain.agreement.methods import MethodsContext, methods_text
+
+        o = self.ran_with
+        scope = []
+        if o.coders:
+            scope.append("coders " + ", ".join(o.coders))
+        if o.models:
+            scope.append("assistants " + ", ".join(o.models))
+        if o.participants:
+            scope.append("participants " + ", ".join(o.participants))
+        scope += [f"{k} = {v}" for k, v in o.attributes.items()]
+        ctx = MethodsContext(APP_NAME, __version__, o.bootstrap, o.seed, o.ci,
+                             o.min_units or min_units_setting(self.project), "; ".join(scope))
+        return methods_text(self.report, ctx, fmt)
+
+    def methods_dialog(self) -> QDialog | None:
+        """A window with the methods paragraph: Markdown or LaTeX, copy or save."""
+        if self.report is None:
+            return None
+        dialog = MethodsDialog(self, self.methods_text)
+        dialog.show()
+        self.methods = dialog
+        return dialog
 
     # -- saving -------------------------------------------------------------------------------
     def save_plot(self, path: str | Path) -> Path:
@@ -280,3 +344,58 @@ class AgreementPanel(QWidget):
             "CSV file (*.csv)")
         if name:
             self.export_table(name if Path(name).suffix else name + ".csv")
+
+
+class MethodsDialog(QDialog):
+    """The methods paragraph, table and references of the figures shown."""
+
+    def __init__(self, parent: AgreementPanel, make: object) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Methods paragraph")
+        self.make = make
+        self.fmt = QComboBox(self)
+        self.fmt.addItem("Markdown", "markdown")
+        self.fmt.addItem("LaTeX", "latex")
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)
+        self.copy_button = QPushButton("Copy", self)
+        self.save_button = QPushButton("Save…", self)
+        close = QPushButton("Close", self)
+        self.copy_button.clicked.connect(self.copy)
+        self.save_button.clicked.connect(self.save_dialog)
+        close.clicked.connect(self.close)
+        self.fmt.currentIndexChanged.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Format", self))
+        top.addWidget(self.fmt)
+        top.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for b in (self.copy_button, self.save_button, close):
+            buttons.addWidget(b)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.text, 1)
+        layout.addLayout(buttons)
+        self.refresh()
+        fit_to_screen(self, 900, 640)
+        close_keys(self, escape=True)
+
+    def refresh(self, *_: object) -> None:
+        self.text.setPlainText(self.make(self.fmt.currentData()))  # type: ignore[operator]
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text.toPlainText())
+
+    def save(self, path: str | Path) -> Path:
+        out = Path(path)
+        out.write_text(self.text.toPlainText(), encoding="utf-8")
+        return out
+
+    def save_dialog(self) -> None:
+        latex = self.fmt.currentData() == "latex"
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Save the methods paragraph", "agreement-methods" + (".tex" if latex else ".md"),
+            "LaTeX (*.tex)" if latex else "Markdown (*.md)")
+        if name:
+            self.save(name)

@@ -1,12 +1,17 @@
-"""The agreement window's results: the codes with their plot, coder pairs, coders vs users."""
+"""The agreement window's results: the codes with their plot, every coefficient, coder pairs,
+coders vs users."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -17,13 +22,27 @@ from PySide6.QtWidgets import (
 from ...domain.agreement import USERS_RATER, AgreementReport
 from .agreement_plot import AlphaPlot
 from .agreement_tables import (
+    CoderDiagRow,
+    ConfusionRow,
     band_summary,
     code_columns,
+    coder_diag_columns,
+    coder_diag_rows,
+    coefficient_columns,
+    confusion_columns,
+    confusion_rows,
     matrix_columns,
     matrix_rows,
     rater_columns,
 )
-from .report_rows import CodeRow, RaterRow, code_rows, rater_rows
+from .report_rows import (
+    CodeRow,
+    CoefficientRow,
+    RaterRow,
+    code_rows,
+    coefficient_rows,
+    rater_rows,
+)
 from .table_model import RowsModel, table_view
 
 WEIGHT_CHOICES = (("quadratic", "quadratic weights"), ("linear", "linear weights"),
@@ -55,6 +74,20 @@ class AgreementResults(QTabWidget):
         codes_tab.setStretchFactor(0, 2)
         codes_tab.setStretchFactor(1, 3)
         codes_tab.setSizes([300, 420])
+
+        # -- coefficients tab -------------------------------------------------------------
+        self.coef_model: RowsModel[CoefficientRow] = RowsModel(coefficient_columns(), self)
+        self.coef_view = table_view(self.coef_model, self)
+        coef_tab = QWidget(self)
+        cl = QVBoxLayout(coef_tab)
+        coef_note = QLabel(
+            "Every coefficient over all coders of each code: alpha on the values and on "
+            "whether the code applies, Gwet's AC1 (AC2 weighted for ordinal codes), "
+            "Brennan–Prediger and, for ordinal codes, the six ICC forms (units every coder "
+            "rated). Hover for the counts and how each was computed.", self)
+        coef_note.setWordWrap(True)
+        cl.addWidget(coef_note)
+        cl.addWidget(self.coef_view, 1)
 
         # -- pairs tab --------------------------------------------------------------------
         self.pair_code = QComboBox(self)
@@ -101,9 +134,40 @@ class AgreementResults(QTabWidget):
         ul.addLayout(row)
         ul.addWidget(self.users_stack, 1)
 
+        # -- diagnostics tab --------------------------------------------------------------
+        self.diag_code = QComboBox(self)
+        self.diag_pair = QComboBox(self)
+        self.confusion_model: RowsModel[ConfusionRow] = RowsModel([], self)
+        self.confusion_view = table_view(self.confusion_model, self)
+        self.coder_model: RowsModel[CoderDiagRow] = RowsModel(coder_diag_columns(), self)
+        self.coder_view = table_view(self.coder_model, self)
+        self.diag_note = QLabel(self)
+        self.diag_note.setWordWrap(True)
+        self.save_confusion_button = QPushButton("Save diagnostics (CSV)…", self)
+        self.save_confusion_button.clicked.connect(self.save_diagnostics_dialog)
+        self.diag_code.currentIndexChanged.connect(self._diag_code_changed)
+        self.diag_pair.currentIndexChanged.connect(self.show_confusion)
+        diag_tab = QWidget(self)
+        dl = QVBoxLayout(diag_tab)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Code", self))
+        row.addWidget(self.diag_code, 1)
+        row.addWidget(QLabel("Confusion matrix of", self))
+        row.addWidget(self.diag_pair, 1)
+        row.addWidget(self.save_confusion_button)
+        dl.addLayout(row)
+        dl.addWidget(self.confusion_view, 3)
+        dl.addWidget(self.diag_note)
+        dl.addWidget(QLabel("<b>Each coder against the others</b>: bias and drift over the "
+                            "order of coding", self))
+        dl.addWidget(self.coder_view, 2)
+
         self.addTab(codes_tab, "Codes")
+        self.addTab(coef_tab, "Coefficients")
         self.addTab(pairs_tab, "Coder pairs")
         self.addTab(users_tab, "Coders vs users")
+        self.addTab(diag_tab, "Diagnostics")
+        self.diag_code.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.pair_code.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.show_report(None, {}, None)
 
@@ -112,6 +176,7 @@ class AgreementResults(QTabWidget):
         self.report, self.labels, self.with_users = report, labels, with_users
         rows = code_rows(report, labels) if report is not None else []
         self.code_model.set_rows(rows)
+        self.coef_model.set_rows(coefficient_rows(report, labels) if report is not None else [])
         self.plot.set_rows(rows)
         self.band_label.setText(f"Alpha among the coders: {band_summary(rows)}." if rows else "")
         current = self.pair_code.currentData()
@@ -124,6 +189,67 @@ class AgreementResults(QTabWidget):
         self.pair_code.blockSignals(False)
         self.show_matrix()
         self.show_users()
+        current = self.diag_code.currentData()
+        self.diag_code.blockSignals(True)
+        self.diag_code.clear()
+        for code in report.codes if report is not None else []:
+            self.diag_code.addItem(labels.get(code, code), code)
+        if current is not None and self.diag_code.findData(current) >= 0:
+            self.diag_code.setCurrentIndex(self.diag_code.findData(current))
+        self.diag_code.blockSignals(False)
+        self._diag_code_changed()
+
+    def _diag_code_changed(self, *_: object) -> None:
+        code = self.diag_code.currentData()
+        diag = self.report.diagnostics if self.report is not None else {}
+        self.diag_pair.blockSignals(True)
+        self.diag_pair.clear()
+        if code is not None and "confusion" in diag:
+            frame = diag["confusion"]
+            part = frame[frame["code"] == code]
+            for a, b in dict.fromkeys(zip(part["coder_a"], part["coder_b"], strict=True)):
+                self.diag_pair.addItem(f"{a} and {b}", (a, b))
+        self.diag_pair.blockSignals(False)
+        self.show_confusion()
+        rows = (coder_diag_rows(diag["bias"], diag["drift"], code)
+                if code is not None and "bias" in diag else [])
+        self.coder_model.set_rows(rows)
+        self.save_confusion_button.setEnabled(bool(diag))
+
+    def show_confusion(self, *_: object) -> None:
+        code, pair = self.diag_code.currentData(), self.diag_pair.currentData()
+        diag = self.report.diagnostics if self.report is not None else {}
+        if code is None or pair is None or "confusion" not in diag:
+            self.confusion_model.set_columns([])
+            self.confusion_model.set_rows([])
+            self.diag_note.setText("" if self.report is None else
+                                   "No pair of coders rated units of this code.")
+            return
+        a, b = pair
+        levels, rows = confusion_rows(diag["confusion"], code, a, b)
+        self.confusion_model.set_columns(confusion_columns(a, b, levels))
+        self.confusion_model.set_rows(rows)
+        total = sum(sum(r.counts.values()) for r in rows)
+        same = sum(r.counts.get(r.level, 0) for r in rows)
+        self.diag_note.setText(
+            f"{total} units both rated, {same} with the same level (bold diagonal). Coding "
+            "order is the time each coding was last saved. Darker = more units.")
+
+    def save_diagnostics(self, folder: str | Path, stem: str = "agreement") -> list[Path]:
+        """Write the confusion, bias and drift tables as three CSV files."""
+        from ...domain.export import write_csv
+
+        out = []
+        for name, frame in (self.report.diagnostics if self.report else {}).items():
+            path = Path(folder) / f"{stem}-{name}.csv"
+            write_csv(frame, path)
+            out.append(path)
+        return out
+
+    def save_diagnostics_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the diagnostics tables")
+        if folder:
+            self.save_diagnostics(folder)
 
     def show_matrix(self, *_: object) -> None:
         code = self.pair_code.currentData()

@@ -11,6 +11,7 @@ from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwis
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
+    CoefficientRow,
     RaterRow,
     band_of,
     ci_text,
@@ -27,8 +28,46 @@ def _pct(record: AgreementRecord | None) -> str:
 
 
 def _band_tip(band: str) -> str:
+    if band == "undefined":
+        return "alpha is undefined"
+    if band == "too few units":
+        return "fewer units than the project's minimum: too few to read a band"
     return ("Krippendorff's bands: ≥ .800 good enough to rely on; .667–.800 only tentative "
-            "conclusions; below .667 low") if band != "undefined" else "alpha is undefined"
+            "conclusions; below .667 low")
+
+
+def _q(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def coefficient_columns() -> list[Column[CoefficientRow]]:
+    """The Coefficients tab: each coefficient over all coders with its interval and counts."""
+    return [
+        Column("Code", lambda r: r.label if r.first else "", tooltip=lambda r: r.label,
+               bold=lambda r: r.first),
+        Column("Coefficient", lambda r: r.name, tooltip=lambda r: explain(r.record)),
+        Column("Value", lambda r: fmt(r.record.value), tooltip=lambda r: explain(r.record),
+               background=lambda r: band_colour(r.band) if r.record.measure == "krippendorff_alpha"
+               else None, align=ALIGN_RIGHT, bold=lambda r: True),
+        Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
+               align=ALIGN_CENTER),
+        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct."}.get(
+            r.record.ci_method, ""), header_tip="interval method: percentile or BCa"),
+        Column("Undef.", lambda r: (
+            f"{100 * r.record.undefined_draws / r.record.draws:.1f} %"
+            if r.record.draws else ""), align=ALIGN_RIGHT,
+            header_tip="share of bootstrap draws in which the figure was undefined (left out)"),
+        Column("q < .667", lambda r: _q(r.record.q_below_667), align=ALIGN_RIGHT,
+               header_tip="Hayes & Krippendorff: share of draws below .667 (alpha)"),
+        Column("q < .800", lambda r: _q(r.record.q_below_800), align=ALIGN_RIGHT,
+               header_tip="Hayes & Krippendorff: share of draws below .800 (alpha)"),
+        Column("Units", lambda r: str(r.record.n_units), align=ALIGN_RIGHT,
+               header_tip="units that entered the figure (ICC: units every coder rated)"),
+        Column("Values", lambda r: str(r.record.n_values), align=ALIGN_RIGHT),
+        Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
+               tooltip=lambda r: _band_tip(r.band) if r.band else None,
+               background=lambda r: band_colour(r.band)),
+    ]
 
 
 def code_columns() -> list[Column[CodeRow]]:
@@ -40,8 +79,9 @@ def code_columns() -> list[Column[CodeRow]]:
                align=ALIGN_RIGHT, bold=lambda r: True,
                header_tip="Krippendorff's alpha among the coders"),
         Column("95% CI", lambda r: ci_text(r.alpha), tooltip=lambda r: explain(r.alpha),
-               align=ALIGN_CENTER, header_tip="percentile bootstrap interval over units"),
-        Column("Band", lambda r: BAND_TEXT[r.band], tooltip=lambda r: _band_tip(r.band),
+               align=ALIGN_CENTER, header_tip="bootstrap interval over units (percentile, or BCa when chosen)"),
+        Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
+               tooltip=lambda r: _band_tip(r.band),
                background=lambda r: band_colour(r.band)),
         Column("Units", lambda r: str(r.alpha.n_units if r.alpha else 0), align=ALIGN_RIGHT,
                header_tip="units rated by at least two coders (those that entered alpha)"),
@@ -66,7 +106,8 @@ def rater_columns(weights: str) -> list[Column[RaterRow]]:
                tooltip=lambda r: explain(r.alpha), background=lambda r: band_colour(r.band),
                align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.alpha), align=ALIGN_CENTER),
-        Column("Band", lambda r: BAND_TEXT[r.band], background=lambda r: band_colour(r.band)),
+        Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
+               background=lambda r: band_colour(r.band)),
         Column(kappa, lambda r: fmt(r.kappa.value if r.kappa else None),
                tooltip=lambda r: explain(r.kappa, "no kappa with these weights"),
                align=ALIGN_RIGHT,
@@ -131,5 +172,92 @@ def band_summary(rows: list[CodeRow]) -> str:
     counts: dict[str, int] = {}
     for r in rows:
         counts[band_of(r.alpha)] = counts.get(band_of(r.alpha), 0) + 1
-    order = ("good", "tentative", "low", "undefined")
+    order = ("good", "tentative", "low", "too few units", "undefined")
     return ", ".join(f"{counts[b]} {b}" for b in order if counts.get(b))
+
+
+# -- diagnostics ---------------------------------------------------------------------------
+
+@dataclass
+class ConfusionRow:
+    """One level of coder a: how many units b put at each level."""
+
+    level: str
+    counts: dict[str, int]
+    top: int
+
+
+def confusion_rows(frame: pd.DataFrame, code: str, a: str, b: str
+                   ) -> tuple[list[str], list[ConfusionRow]]:
+    """The levels and one row per level of ``a`` of the pair's confusion matrix."""
+    part = frame[(frame["code"] == code) & (frame["coder_a"] == a) & (frame["coder_b"] == b)]
+    levels = [str(v) for v in dict.fromkeys(part["value_a"])]
+    top = int(part["n_units"].max()) if len(part) else 0
+    rows = []
+    for level in levels:
+        cells = part[part["value_a"].astype(str) == level]
+        rows.append(ConfusionRow(level, dict(zip(cells["value_b"].astype(str),
+                                                 cells["n_units"].astype(int), strict=True)),
+                                 top))
+    return levels, rows
+
+
+def confusion_columns(a: str, b: str, levels: list[str]) -> list[Column[ConfusionRow]]:
+    def cell(level: str) -> Column[ConfusionRow]:
+        return Column(level, lambda r: str(r.counts.get(level, 0)),
+                      tooltip=lambda r: f"{r.counts.get(level, 0)} units: {a} gave {r.level}, "
+                                        f"{b} gave {level}",
+                      background=lambda r: shade(r.counts.get(level, 0) / r.top if r.top
+                                                 else None),
+                      align=ALIGN_RIGHT, bold=lambda r: r.level == level)
+
+    first: Column[ConfusionRow] = Column(f"{a} ↓  {b} →", lambda r: r.level,
+                                         bold=lambda r: True)
+    return [first, *(cell(level) for level in levels)]
+
+
+@dataclass
+class CoderDiagRow:
+    coder: str
+    n_units: int
+    bias: float | None
+    agreement: list[float | None]
+    difference: list[float | None]
+
+
+def coder_diag_rows(bias: pd.DataFrame, drift: pd.DataFrame, code: str) -> list[CoderDiagRow]:
+    rows = []
+    for rec in bias[bias["code"] == code].itertuples(index=False):
+        mine = drift[(drift["code"] == code) & (drift["coder"] == rec.coder)]
+        rows.append(CoderDiagRow(
+            str(rec.coder), int(rec.n_units),
+            None if pd.isna(rec.mean_difference) else float(rec.mean_difference),
+            [None if pd.isna(v) else float(v) for v in mine["agreement"]],
+            [None if pd.isna(v) else float(v) for v in mine["mean_difference"]],
+        ))
+    return rows
+
+
+def _series(values: list[float | None], signed: bool = False) -> str:
+    return " → ".join(UNDEFINED_DASH if v is None else (f"{v:+.2f}" if signed else f"{v:.2f}")
+                      for v in values)
+
+
+UNDEFINED_DASH = "—"
+
+
+def coder_diag_columns() -> list[Column[CoderDiagRow]]:
+    return [
+        Column("Coder", lambda r: r.coder, bold=lambda r: True),
+        Column("Units", lambda r: str(r.n_units), align=ALIGN_RIGHT,
+               header_tip="units the coder and at least one other coder rated"),
+        Column("Mean difference", lambda r: UNDEFINED_DASH if r.bias is None
+               else f"{r.bias:+.3f}", align=ALIGN_RIGHT,
+               header_tip="the coder's value minus the mean of the others' on the same unit "
+                          "(positive: rates higher); numeric scales only"),
+        Column("Agreement by coding order", lambda r: _series(r.agreement),
+               header_tip="share of agreeing pairs with the others, in up to five consecutive "
+                          "blocks of the coder's units in the order they were last saved"),
+        Column("Difference by coding order", lambda r: _series(r.difference, signed=True),
+               header_tip="mean difference from the others in the same blocks"),
+    ]

@@ -11,11 +11,17 @@ from dataclasses import dataclass, field
 
 from ...domain.agreement import (
     ALPHA,
+    APPLICABILITY,
+    BRENNAN_PREDIGER,
     COHEN,
     CONSENSUS_RATER,
     FLEISS,
+    GWET_AC1,
+    GWET_AC2,
+    ICC,
     PERCENT,
     SPEARMAN,
+    TOO_FEW,
     USERS_RATER,
     AgreementRecord,
     AgreementReport,
@@ -29,6 +35,8 @@ BAND_TEXT = {
     "tentative": "tentative (≥ .667)",
     "low": "low (< .667)",
     "undefined": "undefined",
+    TOO_FEW: "too few units",
+    "": "",
 }
 MEASURE_NAMES = {
     ALPHA: "Krippendorff's α",
@@ -36,6 +44,10 @@ MEASURE_NAMES = {
     COHEN: "Cohen's κ",
     FLEISS: "Fleiss' κ",
     SPEARMAN: "Spearman's ρ",
+    GWET_AC1: "Gwet's AC1",
+    GWET_AC2: "Gwet's AC2",
+    BRENNAN_PREDIGER: "Brennan–Prediger",
+    ICC: "ICC",
 }
 
 
@@ -61,6 +73,10 @@ def explain(record: AgreementRecord | None, missing: str = "not computed") -> st
     if record is None:
         return missing
     name = MEASURE_NAMES.get(record.measure, record.measure)
+    if record.form:
+        name = f"{record.form}"
+    if record.level == APPLICABILITY:
+        name += " on applicable vs not applicable"
     if record.weights and record.weights != "none":
         name += f" ({record.weights} weights)"
     head = f"{name}: {fmt(record.value)}"
@@ -69,6 +85,14 @@ def explain(record: AgreementRecord | None, missing: str = "not computed") -> st
     lines = [head, f"{record.n_units} units, {record.n_values} values"]
     if ci_text(record):
         lines.append(f"95% CI {ci_text(record)}")
+        if record.undefined_draws:
+            lines.append(f"{record.undefined_draws} of {record.draws} draws undefined "
+                         f"({100 * record.undefined_draws / max(record.draws, 1):.1f}%)")
+        if record.q_below_667 is not None and record.q_below_800 is not None:
+            lines.append(f"q: {record.q_below_667:.3f} of draws below .667, "
+                         f"{record.q_below_800:.3f} below .800")
+    if record.value is not None and record.band() == TOO_FEW:
+        lines.append(f"fewer than {record.min_units} units: too few to read a band")
     if record.note:
         lines.append(record.note)
     return "\n".join(lines)
@@ -128,6 +152,55 @@ class RaterRow:
     @property
     def n_units(self) -> int:
         return self.alpha.n_units if self.alpha is not None else 0
+
+
+#: the ICC forms in words (Shrout & Fleiss 1979; McGraw & Wong 1996)
+ICC_FORMS = {
+    "ICC1": "one-way, single", "ICC2": "absolute, single", "ICC3": "consistency, single",
+    "ICC1k": "one-way, mean", "ICC2k": "absolute, mean", "ICC3k": "consistency, mean",
+}
+#: order of the coefficients in the Coefficients tab
+COEFFICIENT_ORDER = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
+
+
+@dataclass
+class CoefficientRow:
+    """One coefficient of one code among its coders (alpha, AC1, AC2, B–P, an ICC form)."""
+
+    code: str
+    label: str
+    record: AgreementRecord
+    first: bool = True
+
+    @property
+    def name(self) -> str:
+        r = self.record
+        if r.measure == ICC:
+            return f"{r.form} ({ICC_FORMS.get(r.form or '', '')})"
+        name = MEASURE_NAMES.get(r.measure, r.measure)
+        if r.measure == ALPHA:
+            return f"{name} ({'applicability' if r.level == APPLICABILITY else r.level})"
+        if r.weights and r.weights != "none":
+            return f"{name} ({r.weights})"
+        return name
+
+    @property
+    def band(self) -> str:
+        return self.record.band()
+
+
+def coefficient_rows(report: AgreementReport, labels: dict[str, str] | None = None
+                     ) -> list[CoefficientRow]:
+    """Every coefficient over all coders of each code (no pairs, no references)."""
+    labels = labels or {}
+    rows: list[CoefficientRow] = []
+    for code in report.codes:
+        mine = [r for r in report.for_code(code)
+                if not _is_reference(r) and r.measure in COEFFICIENT_ORDER]
+        mine.sort(key=lambda r: COEFFICIENT_ORDER.index(r.measure))
+        for i, r in enumerate(mine):
+            rows.append(CoefficientRow(code, labels.get(code, code), r, first=i == 0))
+    return rows
 
 
 def kappa_weights_for(records: Sequence[AgreementRecord], wanted: str) -> str:

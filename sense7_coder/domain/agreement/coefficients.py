@@ -1,0 +1,129 @@
+"""Records for the coefficients beyond alpha and kappa: Gwet's AC1/AC2, Brennan-Prediger
+(:func:`chance_records`) and the intraclass correlation (:func:`icc_records`), each with a
+bootstrap interval over units.
+
+Both work through per-unit terms (see :mod:`.chance` and :mod:`.icc`): units with the same
+ratings are grouped, one multinomial draw over the groups stands for a resample of the
+units, and every draw's coefficient is computed at once from weighted sums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import chance, icc
+from .bootstrap import Interval, multinomial_draws, summarise, unique_rows
+from .progress import Steps
+from .ratings import Ratings, scale_text
+from .records import BRENNAN_PREDIGER, GWET_AC1, GWET_AC2, ICC, AgreementRecord
+
+
+def _interval(
+    terms: np.ndarray, freq: np.ndarray, fn: object, estimate: float, *, draws: int,
+    seed: int | None, method: str,
+) -> Interval:
+    """Bootstrap interval of ``fn(sums)`` (sums of per-pattern ``terms`` weighted by draw)."""
+    weights = multinomial_draws(freq, draws=draws, seed=seed)
+    values = fn(weights @ terms)  # type: ignore[operator]
+    jack = None
+    if method == "bca":
+        total = freq @ terms
+        jack = (fn(total[None, :] - terms), freq.astype(float))  # type: ignore[operator]
+    return summarise(values, estimate, method=method, jackknife=jack)
+
+
+def chance_records(
+    ratings: Ratings, *, kind: str, bootstrap: int, seed: int | None, ci: str = "percentile",
+    steps: Steps | None = None,
+) -> list[AgreementRecord]:
+    """Gwet's AC1, Brennan-Prediger and, for ordinal codes, Gwet's AC2 with linear and
+    quadratic weights over the declared scale -- all raters in ``ratings``, every unit
+    with a rating (Gwet 2014: agreement over units with two or more ratings, category
+    shares over all rated units)."""
+    counts = ratings.value_counts()
+    counts = counts[counts.sum(axis=1) >= 1]
+    pairable = counts[counts.sum(axis=1) >= 2]
+    n_units, n_values = int(pairable.shape[0]), int(pairable.sum())
+    coders = list(ratings.coders)
+    plan: list[tuple[str, str | None, str]] = [
+        (GWET_AC1, None, chance.GWET), (BRENNAN_PREDIGER, None, chance.BRENNAN_PREDIGER),
+    ]
+    if kind == "ordinal":
+        plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
+    # units with the same counts contribute the same terms: work on the distinct rows
+    patterns, freq = unique_rows(counts)
+    records = []
+    for measure, weights, method in plan:
+        if steps is not None:
+            steps.check()
+        w = chance.weight_matrix(ratings.scale if weights else ratings.k, weights or "none")
+        note = (f"units with two or more ratings ({n_units}); category shares over all "
+                f"{int(counts.shape[0])} rated units (Gwet 2014)")
+        if weights:
+            note += f"; {weights} weights over declared scale {scale_text(ratings.scale)}"
+        terms = chance.unit_terms(patterns, w)
+        value = None
+        if n_units:
+            estimate = float(chance.from_sums(freq @ terms, w, method)[0])
+            value = estimate if np.isfinite(estimate) else None
+        if value is None:
+            why = ("no unit has values from two raters" if n_units == 0
+                   else "undefined: chance agreement is 1")
+            note = f"{why}; {note}"
+        record = AgreementRecord(ratings.code, measure, None, weights, coders, value, n_units,
+                                 n_values, note=note)
+        if value is not None and bootstrap > 0:
+
+            def fn(sums: np.ndarray, w: np.ndarray = w, method: str = method) -> np.ndarray:
+                return chance.from_sums(sums, w, method)
+
+            record.set_interval(_interval(terms, freq, fn, value, draws=bootstrap, seed=seed,
+                                          method=ci), seed)
+        records.append(record)
+    return records
+
+
+def icc_records(
+    ratings: Ratings, *, bootstrap: int, seed: int | None, ci: str = "percentile",
+    steps: Steps | None = None,
+) -> list[AgreementRecord]:
+    """The six ICC forms over the declared level values (numeric scales only) of the
+    units every rater in ``ratings`` rated; units with a missing rating are dropped and
+    counted in the note."""
+    coders = list(ratings.coders)
+    pos = ratings.positions
+    rated_any = (pos >= 0).any(axis=0)
+    complete = (pos >= 0).all(axis=0)
+    dropped = int((rated_any & ~complete).sum())
+    values = np.asarray(ratings.scale, dtype=float)
+    x = values[pos[:, complete].T] if complete.any() else np.empty((0, len(coders)))
+    n_units = int(x.shape[0])
+    note = (f"ICC over the {n_units} units all {len(coders)} coders rated, level values "
+            f"{scale_text(ratings.scale)}; {dropped} units with a missing rating dropped")
+    estimates = icc.icc(x) if n_units else dict.fromkeys(icc.FORMS)
+    records = []
+    draws_values = None
+    if bootstrap > 0 and n_units and any(v is not None for v in estimates.values()):
+        patterns, freq = unique_rows(x)
+        terms = icc.unit_terms(patterns)
+        if steps is not None:
+            steps.check()
+        weights = multinomial_draws(freq, draws=bootstrap, seed=seed)
+        draws_values = icc.from_sums(weights @ terms)
+        jack = icc.from_sums(freq @ terms - terms) if ci == "bca" else None
+    for j, form in enumerate(icc.FORMS):
+        value = estimates[form]
+        text = note
+        if value is None:
+            why = ("fewer than two raters" if len(coders) < 2 else
+                   "fewer than two complete units" if n_units < 2 else
+                   "no variation between units")
+            text = f"undefined: {why}; {note}"
+        record = AgreementRecord(ratings.code, ICC, None, None, coders, value, n_units,
+                                 n_units * len(coders), note=text, form=form)
+        if value is not None and draws_values is not None:
+            jk = (jack[:, j], freq.astype(float)) if jack is not None else None
+            record.set_interval(summarise(draws_values[:, j], value, method=ci, jackknife=jk),
+                                seed)
+        records.append(record)
+    return records

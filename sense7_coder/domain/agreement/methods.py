@@ -1,0 +1,214 @@
+"""A methods paragraph and results table for a paper, from an agreement report
+(:func:`methods_text`), in Markdown or LaTeX.
+
+The paragraph states what is needed to reproduce the numbers: the coefficients and their
+levels and weights, the coders and units, how missing and "not applicable" ratings were
+handled, the interval method, draws and seed, the minimum number of units, the software
+and version, with references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .records import (
+    ALPHA,
+    APPLICABILITY,
+    BRENNAN_PREDIGER,
+    GWET_AC1,
+    GWET_AC2,
+    ICC,
+    AgreementRecord,
+)
+from .report import AgreementReport
+
+FORMATS = ("markdown", "latex")
+
+NAMES = {
+    ALPHA: "Krippendorff's alpha",
+    GWET_AC1: "Gwet's AC1",
+    GWET_AC2: "Gwet's AC2",
+    BRENNAN_PREDIGER: "Brennan-Prediger",
+    ICC: "ICC",
+}
+
+REFERENCES = [
+    ("brennan", "Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: Some uses, "
+                "misuses, and alternatives. Educational and Psychological Measurement, 41(3), "
+                "687-699."),
+    ("efron", "Efron, B. (1987). Better bootstrap confidence intervals. Journal of the "
+              "American Statistical Association, 82(397), 171-185."),
+    ("gwet", "Gwet, K. L. (2014). Handbook of inter-rater reliability (4th ed.). Advanced "
+             "Analytics."),
+    ("hayes", "Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
+              "reliability measure for coding data. Communication Methods and Measures, 1(1), "
+              "77-89."),
+    ("kripp", "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. "
+              "University of Pennsylvania, Annenberg School for Communication."),
+    ("mcgraw", "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
+               "correlation coefficients. Psychological Methods, 1(1), 30-46."),
+    ("shrout", "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "
+               "assessing rater reliability. Psychological Bulletin, 86(2), 420-428."),
+]
+
+
+@dataclass
+class MethodsContext:
+    """How the report was computed (what the records alone do not say)."""
+
+    software: str
+    version: str
+    bootstrap: int
+    seed: int | None
+    ci: str
+    min_units: int
+    filters: str = ""
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "undefined"
+    text = f"{value:.3f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+
+
+def _ci(r: AgreementRecord) -> str:
+    if r.ci_low is None or r.ci_high is None:
+        return ""
+    return f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]"
+
+
+def _q(value: float | None) -> str:
+    return "" if value is None else _fmt(value)
+
+
+def _what(r: AgreementRecord) -> str:
+    if r.measure == ICC:
+        return r.form or "ICC"
+    if r.measure == ALPHA and r.level == APPLICABILITY:
+        return "alpha (applicability)"
+    if r.measure == ALPHA:
+        return f"alpha ({r.level})"
+    if r.measure == GWET_AC2:
+        return f"AC2 ({r.weights})"
+    return {GWET_AC1: "AC1", BRENNAN_PREDIGER: "Brennan-Prediger"}.get(r.measure, r.measure)
+
+
+def paper_records(report: AgreementReport) -> list[AgreementRecord]:
+    """The figures a paper's table holds: per code, the coefficients over all its coders
+    (alpha, applicability alpha, AC1, AC2, Brennan-Prediger, ICC) -- not the pairs or the
+    comparisons with references."""
+    keep = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
+    out = []
+    for code in report.codes:
+        records = report.for_code(code)
+        group = next((r.coders for r in records if r.measure == ALPHA), None)
+        out += [r for r in records if r.measure in keep and r.coders == group]
+    return out
+
+
+def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
+               ctx: MethodsContext, latex: bool) -> str:
+    codes = report.codes
+    coders = sorted({c for r in rows for c in r.coders})
+    measures = {r.measure for r in rows}
+    levels = sorted({r.level for r in rows if r.measure == ALPHA and r.level != APPLICABILITY
+                     and r.level})
+    units = [r.n_units for r in rows if r.measure == ALPHA and r.level != APPLICABILITY]
+    alpha = "$\\alpha$" if latex else "alpha"
+    parts = [
+        f"Inter-rater agreement was computed with {ctx.software} {ctx.version} for "
+        f"{len(codes)} code{'s' if len(codes) != 1 else ''} ({', '.join(codes)}) rated by "
+        f"{len(coders)} coders ({', '.join(coders)})"
+        + (f", restricted to {ctx.filters}" if ctx.filters else "") + ".",
+        f"We report Krippendorff's {alpha} (Krippendorff, 2011) at each code's level of "
+        f"measurement ({', '.join(levels) or 'as declared'}) over the code's declared scale; "
+        f"a unit entered when at least two coders rated it"
+        + (f" ({min(units)} to {max(units)} units per code)" if units and min(units) != max(units)
+           else f" ({units[0]} units)" if units else "") + ".",
+    ]
+    extra = []
+    if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
+        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights"
+                                     if GWET_AC2 in measures else "")
+                     + " and the Brennan-Prediger coefficient for any number of raters with "
+                       "missing ratings as Gwet (2014) defines them (Brennan & Prediger, 1981)")
+    if ICC in measures:
+        extra.append("for ordinal codes the intraclass correlation in the six forms of "
+                     "Shrout and Fleiss (1979; McGraw & Wong, 1996) over the level values, "
+                     "on the units every coder rated (units with a missing rating dropped, "
+                     "their number given with each figure): ICC1 one-way random, ICC2 two-way "
+                     "random with absolute agreement, ICC3 two-way mixed with consistency, "
+                     "each for a single rater and (ICC1k, ICC2k, ICC3k) for the mean of the "
+                     "raters")
+    if extra:
+        parts.append("We also report " + "; ".join(extra) + ".")
+    if any(r.level == APPLICABILITY for r in rows):
+        parts.append(
+            f"\"Not applicable\" was treated as missing in these figures; whether a code "
+            f"applied was assessed separately by nominal {alpha} on applicable versus not "
+            f"applicable over every coding of the codes that allow it.")
+    if ctx.bootstrap > 0:
+        method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
+                  else "percentile")
+        seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
+        parts.append(
+            f"95% confidence intervals are {method} bootstrap intervals over units "
+            f"({ctx.bootstrap} draws, {seed}); draws in which a coefficient was undefined "
+            f"were left out and are counted in the output. Following Hayes and Krippendorff "
+            f"(2007), q is the share of draws in which {alpha} fell below .667 and .800.")
+    else:
+        parts.append("No confidence intervals were computed.")
+    parts.append(
+        f"Following Krippendorff's conventions, {alpha} $\\geq$ .800 was read as good and "
+        f".667 to .800 as tentative; figures from fewer than {ctx.min_units} units are "
+        "marked as too few units." if latex else
+        f"Following Krippendorff's conventions, alpha >= .800 was read as good and .667 to "
+        f".800 as tentative; figures from fewer than {ctx.min_units} units are marked as too "
+        "few units.")
+    return " ".join(parts)
+
+
+def _latex_escape(text: str) -> str:
+    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"),
+                 ("#", "\\#"), ("$", "\\$")):
+        text = text.replace(a, b)
+    return text
+
+
+def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
+    """The methods paragraph, the results table and the references."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    rows = paper_records(report)
+    latex = fmt == "latex"
+    header = ["Code", "Coefficient", "Coders", "Units", "Values", "Estimate", "95% CI",
+              "q(<.667)", "q(<.800)", "Band"]
+    table = [[r.code, _what(r), str(len(r.coders)), str(r.n_units), str(r.n_values),
+              _fmt(r.value), _ci(r),
+              _q(r.q_below_667) if r.measure == ALPHA else "",
+              _q(r.q_below_800) if r.measure == ALPHA else "", r.band()] for r in rows]
+    paragraph = _paragraph(report, rows, ctx, latex)
+    if not latex:
+        lines = ["## Inter-rater agreement", "", paragraph.replace("$\\geq$", ">="), "",
+                 "| " + " | ".join(header) + " |",
+                 "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in table]
+        lines += ["", "### References", ""]
+        lines += [f"- {text}" for _, text in REFERENCES]
+        return "\n".join(lines) + "\n"
+    body = _latex_escape(paragraph).replace("\\$\\textbackslash{}alpha\\$", "$\\alpha$")
+    body = body.replace("\\$\\textbackslash{}geq\\$", "$\\geq$")
+    lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
+             "\\begin{table}[ht]", "\\centering", "\\small",
+             "\\begin{tabular}{ll" + "r" * (len(header) - 3) + "l}", "\\hline",
+             " & ".join(_latex_escape(h) for h in header) + " \\\\", "\\hline"]
+    lines += [" & ".join(_latex_escape(c) for c in row) + " \\\\" for row in table]
+    lines += ["\\hline", "\\end{tabular}",
+              f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "
+              f"{_latex_escape(ctx.version)}).}}", "\\end{table}", "",
+              "\\begin{thebibliography}{9}"]
+    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in REFERENCES]
+    lines += ["\\end{thebibliography}"]
+    return "\n".join(lines) + "\n"
