@@ -1,4 +1,5 @@
-"""Export the project as a tidy CSV: long, wide, consensus, agreement or codebook.
+"""Export the project as a tidy table (CSV, .xlsx or .sav by the file's extension): long,
+wide, consensus, agreement or codebook.
 
 The export (:func:`sense7_coder.project.export.export_project`) runs on the TaskRunner with
 its own project connection; the file appears only once complete. The filters are the
@@ -91,7 +92,7 @@ class ExportDialog(QDialog):
         self.neutralise = QCheckBox("Neutralise spreadsheet formulas", self)
         self.neutralise.setChecked(True)
         self.neutralise.setToolTip(
-            "Text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
+            "CSV only: text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
             "them as text instead of running them. Untick only when such a text must read back "
             "exactly (e.g. a coder name that starts with -).")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
@@ -145,13 +146,17 @@ class ExportDialog(QDialog):
             w.setEnabled(kind == "agreement")
         self.filters.set_enabled_filters(KIND_FILTERS.get(kind, ()))
         if not self._path_edited:
-            self.path.setText(str(self.project.path.with_name(f"{self.project.path.stem}-{kind}.csv")))
+            suffix = Path(self.path.text()).suffix or ".csv"
+            self.path.setText(str(self.project.path.with_name(
+                f"{self.project.path.stem}-{kind}{suffix}")))
 
     def browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
-                                              "CSV file (*.csv)")
+        name, chosen = QFileDialog.getSaveFileName(
+            self, "Export to", self.path.text(),
+            "CSV file (*.csv);;Excel workbook (*.xlsx);;SPSS data file (*.sav)")
         if name:
-            self.path.setText(name if Path(name).suffix else name + ".csv")
+            suffix = ".xlsx" if "xlsx" in chosen else ".sav" if "sav" in chosen else ".csv"
+            self.path.setText(name if Path(name).suffix else name + suffix)
             self._path_edited = True
 
     def export(self) -> Task | None:
