@@ -308,3 +308,20 @@ def memos_frame(
 def conversation_order(db: Database) -> dict[str, int]:
     """conversation_id -> import order (rowid), for sorting."""
     return {r[0]: r[1] for r in db.execute("SELECT conversation_id, rowid FROM conversations")}
+
+
+def conversation_sources(
+    db: Database, conversations: ConversationFilter | None = None
+) -> list[tuple[str, str | None, str | None]]:
+    """(conversation_id, participant_id, model) of the conversations, in import order."""
+    where, params = _where(conversations)
+    sql = (f"SELECT c.conversation_id, c.participant_id, c.model FROM conversations c{where} "
+           "ORDER BY c.rowid")
+    return [tuple(r) for r in db.execute(sql, params)]
+
+
+def turn_texts(db: Database, conversation_id: str) -> list[tuple[int, str, str]]:
+    """(position, role, text) of a conversation's turns, in order."""
+    return [tuple(r) for r in db.execute(
+        "SELECT position, role, text FROM turns WHERE conversation_id = ? ORDER BY position",
+        [conversation_id])]
