@@ -163,6 +163,102 @@ def codings_frame(
     return frame
 
 
+# -- the packed read path -----------------------------------------------------------------
+#
+# Reading millions of codings through sqlite3 costs a Python tuple and several Python
+# objects per row. The packed path has SQLite write each row as a few small numbers, each
+# the code point 0x10000 + n of one character (``char()``), into one text per chunk
+# (``group_concat``); numpy reads the code points back in C, and ids and names are looked
+# up once per distinct value. A number that does not fit 16 bits (a text or real value, a
+# position above 65535, a name not in the list) is written as -1 or 65536 and sends the
+# whole read down the ordinary path.
+
+#: rows per packed chunk (bounds the text SQLite and Python hold at once)
+PACK_ROWS = 500_000
+_PLANE = 0x10000  # code points from 0x10000 up: valid in UTF-8, no surrogates
+_MISSING = 0xFFFF  # not applicable, or a name not in the list
+_MISFIT = 0x10000  # does not fit: read the ordinary way
+_BIAS = 0x8000  # stored integers -32768..32766 become 0..65534
+_MAX_NAMES = 60_000
+
+
+def _index_case(column: str, names: Sequence[str]) -> str:
+    """SQL giving the index of ``column`` in ``names`` (``_MISSING`` when absent)."""
+    if not names:
+        return str(_MISSING)
+    quoted = ["'" + n.replace("'", "''") + "'" for n in names]
+    return (f"CASE {column} " + " ".join(f"WHEN {q} THEN {i}" for i, q in enumerate(quoted))
+            + f" ELSE {_MISSING} END")
+
+
+def _small(column: str) -> str:
+    """A non-negative whole number below 65536 as it is; anything else as a misfit."""
+    return f"min(max({column}, -1), {_MISFIT})"
+
+
+def _value(column: str) -> str:
+    return (f"CASE WHEN {column} IS NULL THEN {_MISSING} WHEN typeof({column}) = 'integer' "
+            f"AND {column} BETWEEN -{_BIAS} AND {_MISSING - _BIAS - 1} THEN {column} + {_BIAS} "
+            f"ELSE {_MISFIT} END")
+
+
+def _packed(db: Database, fields: Sequence[str], source: str, where: str,
+            params: list[Any], table: str) -> np.ndarray:
+    """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
+    ranges of ``table`` (alias ``k`` in ``source``)."""
+    bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
+    width = len(fields)
+    if bounds[0] is None:
+        return np.zeros((0, width), dtype=np.int64)
+    chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
+    cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
+    sql = f"SELECT group_concat(char({chars}), '') FROM {source}{cond}"
+    parts = []
+    for lo in range(bounds[0], bounds[1] + 1, PACK_ROWS):
+        text = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()[0]
+        if text:
+            points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            parts.append((points.astype(np.int64) - _PLANE).reshape(-1, width))
+    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+
+
+def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
+          values: Sequence[int]) -> bool:
+    """Did every row fit? (``small``: 0..65535 columns, ``named``: name indexes,
+    ``values``: packed values)."""
+    if not len(packed):
+        return True
+    ok = all((packed[:, i] >= 0).all() and (packed[:, i] < _MISFIT).all() for i in small)
+    ok = ok and all((packed[:, i] < _MISSING).all() for i in named)
+    return ok and all((packed[:, i] < _MISFIT).all() for i in values)
+
+
+def _conversation_ids(db: Database) -> np.ndarray:
+    """conversation_id by rowid (an object array indexed by rowid)."""
+    rows = db.conn.execute("SELECT rowid, conversation_id FROM conversations").fetchall()
+    ids = np.empty(max((r[0] for r in rows), default=0) + 1, dtype=object)
+    if rows:
+        rowids, names = zip(*rows, strict=True)
+        ids[np.fromiter(rowids, dtype=np.int64, count=len(rowids))] = names
+    return ids
+
+
+def _unpacked_values(raw: np.ndarray) -> np.ndarray:
+    """Packed values as Python ints (None = not applicable), in an object array."""
+    values = (raw - _BIAS).astype(object)
+    values[raw == _MISSING] = None
+    return values
+
+
+#: the packed fields of a row's unit: conversation rowid (two numbers), turn, sentence
+_UNIT_FIELDS = ("(c.rowid >> 16)", "(c.rowid & 65535)", _small("k.position"),
+                _small("k.sentence"))
+
+
+def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(given)) if given else [r[0] for r in db.conn.execute(sql)]
+
+
 def coding_values_frame(
     db: Database,
     *,
@@ -171,20 +267,35 @@ def coding_values_frame(
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
     """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
-    position, sentence, code, value -- no joined columns, in no particular order."""
+    position, sentence, code, value -- no joined columns, in no particular order.
+
+    Read through the packed path (see above) where every row fits it."""
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
     if coders:
         extra.append(_in("k.coder", coders))
     where, params = _where(conversations, extra)
-    join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
-            if conversations is not None and _filter_sql(conversations)[0] else "")
-    sql = (
-        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value "
-        f"FROM codings k{join}{where}"
-    )
-    return _frame(db, sql, params, VALUE_COLUMNS, ints=("position", "sentence"))
+    source = "codings k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    coder_names = _names(db, "SELECT name FROM coders", coders)
+    code_keys = _names(db, "SELECT key FROM codes", codes)
+    packed = None
+    if len(coder_names) < _MAX_NAMES and len(code_keys) < _MAX_NAMES:
+        packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+                              _index_case("k.code", code_keys), _value("k.value")),
+                         source, where, params, "codings")
+    if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
+        return _frame(db, "SELECT k.coder, k.conversation_id, k.position, k.sentence, "
+                      f"k.code, k.value FROM {source}{where}", params, VALUE_COLUMNS,
+                      ints=("position", "sentence"))
+    return pd.DataFrame({
+        "coder": np.asarray(coder_names, dtype=object)[packed[:, 4]],
+        "conversation_id": _conversation_ids(db)[(packed[:, 0] << 16) | packed[:, 1]],
+        "position": packed[:, 2],
+        "sentence": packed[:, 3],
+        "code": np.asarray(code_keys, dtype=object)[packed[:, 5]],
+        "value": _unpacked_values(packed[:, 6]),
+    }, columns=list(VALUE_COLUMNS))
 
 
 def statuses_frame(
@@ -239,16 +350,30 @@ def user_ratings_frame(
     ratings: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
-    """The users' own ratings: conversation_id, position, rating, value (None = NA)."""
-    extra = [_in("u.rating", ratings)] if ratings else []
-    where, params = _where(conversations, extra)
-    sql = (
-        "SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
-        "JOIN conversations c ON c.conversation_id = u.conversation_id"
-        f"{where} ORDER BY c.rowid, u.position, u.rating"
-    )
-    frame = _frame(db, sql, params, ("conversation_id", "position", "rating", "value"), ("value",))
-    return _ints(frame, "position")
+    """The users' own ratings: conversation_id, position, rating, value (None = NA).
+
+    Read through the packed path (see above) where every row fits it."""
+    columns = ("conversation_id", "position", "rating", "value")
+    names = sorted(_names(db, "SELECT DISTINCT rating FROM user_ratings", ratings))
+    where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
+    source = "user_ratings k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    packed = None
+    if len(names) < _MAX_NAMES:
+        packed = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", names),
+                              _value("k.value")), source, where, params, "user_ratings")
+    if packed is None or not _fits(packed, small=(2,), named=(3,), values=(4,)):
+        sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM "
+               f"{source}{where} ORDER BY c.rowid, k.position, k.rating")
+        return _ints(_frame(db, sql, params, columns, ("value",)), "position")
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    order = np.lexsort((packed[:, 3], packed[:, 2], rowid))  # as ORDER BY rowid, turn, rating
+    packed, rowid = packed[order], rowid[order]
+    return pd.DataFrame({
+        "conversation_id": _conversation_ids(db)[rowid],
+        "position": packed[:, 2],
+        "rating": np.asarray(names, dtype=object)[packed[:, 3]],
+        "value": pd.arrays.IntegerArray(packed[:, 4] - _BIAS, packed[:, 4] == _MISSING),
+    }, columns=list(columns))
 
 
 def turns_frame(
