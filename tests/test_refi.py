@@ -240,3 +240,24 @@ def test_cli_export_qdpx_and_qdc(study: Project, tmp_path: Path,
     assert "ends in .qdpx" in capsys.readouterr().err
     export_qdc(study, tmp_path / "s.qdc")
     assert load_qdc(tmp_path / "s.qdc").code("quality").unit == "conversation"
+
+
+def test_children_named_with_numbers_are_not_taken_for_a_scale(tmp_path: Path) -> None:
+    path = tmp_path / "commits.qdc"
+    path.write_text(
+        f'<CodeBook xmlns="{CODEBOOK_NS}" origin="ATLAS.ti"><Codes>'
+        '<Code guid="A182CD3A-D83C-4D8C-BC80-26D9103EC6D6" name="Commits" isCodable="true">'
+        '<Code guid="2D2466F0-D77F-4F8C-BDF9-628966B6B74D" name="2022-05-10 19e4dce" '
+        'isCodable="true"/>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C9" name="2022-02-11 cdbfd92" '
+        'isCodable="true"/></Code>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C0" name="Stars" isCodable="true">'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C1" name="1 star" isCodable="true"/>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C2" name="1 bad star" isCodable="true"/>'
+        '</Code></Codes></CodeBook>', encoding="utf-8")
+    book = load_qdc(path)
+    assert {c.key: (c.kind, c.group) for c in book.codes} == {
+        "commits": ("binary", ""), "c_2022_05_10_19e4dce": ("binary", "Commits"),
+        "c_2022_02_11_cdbfd92": ("binary", "Commits"), "stars": ("binary", ""),
+        "c_1_star": ("binary", "Stars"), "c_1_bad_star": ("binary", "Stars")}
+    assert book.title == "imported from ATLAS.ti"

@@ -58,7 +58,8 @@ MARKER = "[sense7-coder] "
 NA_CHILD = "NA = not applicable"
 _GUID_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://schema.qdasoftware.org/sense7-coder")
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-_LEVEL_NAME = re.compile(r"^\s*(-?\d+)\s*(?:=|:|\)|\.|-|–)?\s*(.*?)\s*$")
+#: a level's child code: "3", "3 = warm", "3: warm", "3) warm", "3 warm" (not "2022-05-10")
+_LEVEL_NAME = re.compile(r"^\s*(-?\d+)\s*(?:(?:=|:|\)|\.|-|–)\s*|\s)?\s*([^\d\s=:).\-–].*?)?\s*$")
 _COLOR = re.compile(r"^#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 #: Code fields carried in the description's ``[sense7-coder]`` paragraph
 _EXTRA_FIELDS = ("key", "kind", "unit", "applies_to", "allow_na", "include", "exclude",
@@ -258,6 +259,8 @@ def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]]
             return None
         levels.append({"value": int(m.group(1)), "label": m.group(2) or m.group(1),
                        "description": _desc(child)})
+    if len({str(lv["value"]) for lv in levels}) != len(levels):
+        return None  # the same number twice: not a scale
     return (levels, allow_na) if len(levels) >= 2 or (kind == "nominal" and levels) else None
 
 

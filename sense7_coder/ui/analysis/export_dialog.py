@@ -10,6 +10,7 @@ an export kind does not use are switched off.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -153,9 +154,10 @@ class ExportDialog(QDialog):
     def browse(self) -> None:
         name, chosen = QFileDialog.getSaveFileName(
             self, "Export to", self.path.text(),
-            "CSV file (*.csv);;Excel workbook (*.xlsx);;SPSS data file (*.sav)")
+            "CSV file (*.csv);;Excel workbook (*.xlsx);;SPSS data file (*.sav);;"
+            "REFI-QDA project for other QDA tools (*.qdpx)")
         if name:
-            suffix = ".xlsx" if "xlsx" in chosen else ".sav" if "sav" in chosen else ".csv"
+            suffix = next((f".{x}" for x in ("xlsx", "sav", "qdpx") if x in chosen), ".csv")
             self.path.setText(name if Path(name).suffix else name + suffix)
             self._path_edited = True
 
@@ -175,9 +177,18 @@ class ExportDialog(QDialog):
         options = self.filters.apply_to(AgreementOptions(
             include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
 
-        def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> ExportSummary:
+        qdpx = out.suffix.lower() == ".qdpx"  # the whole coded project for another QDA tool
+
+        def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> Any:
+            if qdpx:
+                from ...project.exchange import export_qdpx
+
+                return export_qdpx(project, out, progress=progress, cancel=cancel)
             return export_project(project, out, kind, options, raw=raw, progress=progress,
                                   cancel=cancel)
+
+        if qdpx:
+            kind = "REFI-QDA project"
 
         self.error = None
         self.status.setStyleSheet("")
@@ -193,9 +204,13 @@ class ExportDialog(QDialog):
     def wait(self, timeout_s: float = 60.0) -> bool:
         return self.task is None or self.task.wait(timeout_s)
 
-    def _done(self, summary: ExportSummary) -> None:
-        self.summary = summary
+    def _done(self, summary: Any) -> None:
         self.status.setStyleSheet("")
+        if not isinstance(summary, ExportSummary):  # a .qdpx project
+            self.status.setText(summary.line().replace("wrote", "Wrote", 1) + ".")
+            self.close_button.setFocus()
+            return
+        self.summary = summary
         self.status.setText(f"Wrote {summary.path}: {summary.rows} rows, {summary.columns} "
                             "columns.")
         self.close_button.setFocus()
