@@ -86,3 +86,27 @@ def test_packed_user_ratings_equal_a_plain_query_in_order(study: Project) -> Non
     assert sorted(set(only["conversation_id"])) == ["c2", "c4"]
     assert set(only["rating"]) == {"overall"}
     assert str(only["value"].dtype) == "Int64"
+
+
+def test_packed_export_frame_equals_the_ordinary_read(study: Project,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def both(**kw: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+        packed = frames.codings_frame(study.db, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(frames, "_packed_codings_frame", lambda *a, **k: None)
+            plain = frames.codings_frame(study.db, **kw)
+        return packed, plain
+
+    for kw in ({}, {"categorical": True}, {"codes": ["overall", "quality"]},
+               {"coders": ["o'brien"], "conversations": ConversationFilter(models=["GPT4"])}):
+        packed, plain = both(**kw)
+        assert list(packed.columns) == list(plain.columns) and len(packed) == len(plain)
+        for name in packed.columns:  # same rows in the same order, value for value
+            assert packed[name].astype(object).tolist() == plain[name].astype(object).tolist()
+            assert str(packed[name].dtype) == str(plain[name].dtype), name
+    packed, _ = both()
+    rows = {(r.coder, r.conversation_id, r.position, r.code): r for r in packed.itertuples()}
+    assert rows[("alice", "c3", 4, "overall")].user_rating == "NA"  # the user: not applicable
+    assert rows[("alice", "c1", 2, "overall")].user_rating == 4
+    assert pd.isna(rows[("alice", "c1", 0, "quality")].role)  # conversation level: no turn
+    assert rows[("alice", "c2", 2, "validation")].user_rating is None  # no user rating key

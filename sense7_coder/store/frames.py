@@ -39,6 +39,15 @@ CONSENSUS_COLUMNS = (
     "value", "adjudicator", "rationale", "decided_at", "user_rating",
 )
 
+#: codings with their conversation, turn, code and the user's rating of the turn
+_CODINGS_JOINED = (
+    "codings k "
+    "JOIN conversations c ON c.conversation_id = k.conversation_id "
+    "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
+    "LEFT JOIN codes d ON d.key = k.code "
+    "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
+    "AND u.position = k.position AND u.rating = d.user_rating"
+)
 #: the user's rating of a coded turn: a number, 'NA' (marked not applicable) or NULL (unrated)
 _USER_RATING = "CASE WHEN u.rating IS NULL THEN NULL WHEN u.value IS NULL THEN 'NA' ELSE u.value END"
 
@@ -145,16 +154,13 @@ def codings_frame(
         extra.append(_in("k.code", codes))
     if coders:
         extra.append(_in("k.coder", coders))
+    packed = _packed_codings_frame(db, codes, coders, conversations, categorical)
+    if packed is not None:
+        return packed
     where, params = _where(conversations, extra)
     sql = (
         "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
-        f"t.role, k.code, k.value, {_USER_RATING} "
-        "FROM codings k "
-        "JOIN conversations c ON c.conversation_id = k.conversation_id "
-        "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
-        "LEFT JOIN codes d ON d.key = k.code "
-        "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
-        "AND u.position = k.position AND u.rating = d.user_rating"
+        f"t.role, k.code, k.value, {_USER_RATING} FROM {_CODINGS_JOINED}"
         f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code, k.coder"
     )
     cats = TEXT_COLUMNS if categorical else ()
@@ -257,6 +263,120 @@ _UNIT_FIELDS = ("(c.rowid >> 16)", "(c.rowid & 65535)", _small("k.position"),
 
 def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(given)) if given else [r[0] for r in db.conn.execute(sql)]
+
+
+def _conversation_table(db: Database) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """conversation_id, participant_id and model by conversation rowid (object arrays)."""
+    rows = db.conn.execute(
+        "SELECT rowid, conversation_id, participant_id, model FROM conversations").fetchall()
+    size = max((r[0] for r in rows), default=0) + 1
+    out = [np.empty(size, dtype=object) for _ in range(3)]
+    if rows:
+        columns = list(zip(*rows, strict=True))
+        at = np.fromiter(columns[0], dtype=np.int64, count=len(rows))
+        for arr, values in zip(out, columns[1:], strict=True):
+            arr[at] = values
+    return out[0], out[1], out[2]
+
+
+def _ranks(names: Sequence[str]) -> np.ndarray:
+    """Each name's place in SQLite's BINARY order (code points, as Python sorts)."""
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[order] = np.arange(len(names))
+    return ranks
+
+
+def _column(values: np.ndarray, categorical: bool) -> Any:
+    """Text values as a Categorical (categories in order of appearance) or objects."""
+    if not categorical:
+        return values
+    codes, uniques = pd.factorize(values)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object))
+
+
+def _lookup(keys: np.ndarray, table_keys: np.ndarray, table_values: np.ndarray,
+            missing: int) -> np.ndarray:
+    """``table_values`` at each of ``keys`` in ``table_keys`` (``missing`` where absent)."""
+    if not len(table_keys):
+        return np.full(len(keys), missing, dtype=np.int64)
+    order = np.argsort(table_keys, kind="stable")
+    sorted_keys = table_keys[order]
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    found = sorted_keys[at] == keys
+    return np.where(found, table_values[order][at], missing)
+
+
+def _packed_codings_frame(
+    db: Database, codes: Sequence[str], coders: Sequence[str],
+    conversations: ConversationFilter | None, categorical: bool,
+) -> pd.DataFrame | None:
+    """:func:`codings_frame` through the packed path: the codings, the turns' roles and
+    the users' ratings are read packed and joined with numpy; None when a row does not
+    fit."""
+    coder_names = _names(db, "SELECT name FROM coders", coders)
+    code_rows = db.conn.execute("SELECT key, ord, user_rating FROM codes").fetchall()
+    ord_of = {k: o for k, o, _ in code_rows}
+    rating_of = {k: r for k, _, r in code_rows}
+    code_keys = list(dict.fromkeys(codes)) if codes else [k for k, _, _ in code_rows]
+    roles = [r[0] for r in db.conn.execute("SELECT DISTINCT role FROM turns")]
+    rating_names = [r[0] for r in db.conn.execute("SELECT DISTINCT rating FROM user_ratings")]
+    if max(len(coder_names), len(code_keys), len(roles), len(rating_names)) >= _MAX_NAMES:
+        return None
+    extra = []
+    if codes:
+        extra.append(_in("k.code", codes))
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    conv_where, conv_params = _where(conversations)
+    joined = "{} k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+                          _index_case("k.code", code_keys), _value("k.value")),
+                     joined.format("codings"), where, params, "codings")
+    turns = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.role", roles)),
+                    joined.format("turns"), conv_where, conv_params, "turns")
+    users = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", rating_names),
+                         _value("k.value")),
+                    joined.format("user_ratings"), conv_where, conv_params, "user_ratings")
+    if not (_fits(packed, small=(2, 3), named=(4, 5), values=(6,))
+            and _fits(turns, small=(2,), named=(3,), values=())
+            and _fits(users, small=(2,), named=(3,), values=(4,))):
+        return None
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    turn_key = (rowid << 16) | packed[:, 2]
+    # the turn's role (none for conversation-level codings, position 0)
+    role_idx = _lookup(turn_key, (((turns[:, 0] << 16) | turns[:, 1]) << 16) | turns[:, 2],
+                       turns[:, 3] + 1, 0)
+    # the user's rating of the turn on the code's user_rating key
+    rating_index = {name: i for i, name in enumerate(rating_names)}
+    code_rating = np.array([rating_index.get(rating_of.get(k) or "", -1) for k in code_keys]
+                           or [-1], dtype=np.int64)[packed[:, 5]]
+    user_key = np.where(code_rating >= 0, (turn_key << 16) | np.maximum(code_rating, 0), -1)
+    ratings = _lookup(user_key, (((((users[:, 0] << 16) | users[:, 1]) << 16) | users[:, 2])
+                                 << 16) | users[:, 3], users[:, 4], _MISFIT)
+    code_ord = np.array([ord_of.get(k, 0) or 0 for k in code_keys] or [0], dtype=np.int64)
+    order = np.lexsort((_ranks(coder_names)[packed[:, 4]] if coder_names else packed[:, 4],
+                        _ranks(code_keys)[packed[:, 5]] if code_keys else packed[:, 5],
+                        code_ord[packed[:, 5]], packed[:, 3], packed[:, 2], rowid))
+    packed, rowid, role_idx, ratings = packed[order], rowid[order], role_idx[order], \
+        ratings[order]
+    ids, participants, models = _conversation_table(db)
+    user_rating = (ratings - _BIAS).astype(object)
+    user_rating[ratings == _MISSING] = "NA"  # the user marked it not applicable
+    user_rating[ratings == _MISFIT] = None  # not rated
+    return pd.DataFrame({
+        "coder": _column(np.asarray(coder_names, dtype=object)[packed[:, 4]], categorical),
+        "conversation_id": _column(ids[rowid], categorical),
+        "participant_id": _column(participants[rowid], categorical),
+        "model": _column(models[rowid], categorical),
+        "position": packed[:, 2],
+        "sentence": packed[:, 3],
+        "role": _column(np.asarray([None, *roles], dtype=object)[role_idx], categorical),
+        "code": _column(np.asarray(code_keys, dtype=object)[packed[:, 5]], categorical),
+        "value": _unpacked_values(packed[:, 6]),
+        "user_rating": user_rating,
+    }, columns=list(CODING_COLUMNS))
 
 
 def coding_values_frame(
