@@ -39,9 +39,8 @@ import re
 import uuid
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
@@ -80,7 +79,7 @@ def level_guid(key: str, value: object) -> str:
     return guid("level", key, "NA" if value is None else f"{type(value).__name__}:{value}")
 
 
-def _text(s: object) -> str:
+def xml_text(s: object) -> str:
     return _ILLEGAL_XML.sub("\ufffd", str(s))
 
 
@@ -100,15 +99,15 @@ def _description(code: Code) -> str:
     return f"{code.description}\n\n{marker}" if code.description else marker
 
 
-def _code_element(ns: str, code: Code) -> ET.Element:
+def code_element(ns: str, code: Code) -> ET.Element:
     levels = code.kind != "binary"
     el = ET.Element(f"{{{ns}}}Code", {
-        "guid": code_guid(code.key), "name": _text(code.label),
+        "guid": code_guid(code.key), "name": xml_text(code.label),
         "isCodable": "false" if levels else "true",
     })
     if code.color:
         el.set("color", code.color.upper())
-    ET.SubElement(el, f"{{{ns}}}Description").text = _text(_description(code))
+    ET.SubElement(el, f"{{{ns}}}Description").text = xml_text(_description(code))
     if not levels:
         return el
     children: list[tuple[int | str | None, str, str]] = [
@@ -117,15 +116,15 @@ def _code_element(ns: str, code: Code) -> ET.Element:
         children.append((None, NA_CHILD, ""))
     for value, name, description in children:
         child = ET.SubElement(el, f"{{{ns}}}Code", {
-            "guid": level_guid(code.key, value), "name": _text(name), "isCodable": "true"})
+            "guid": level_guid(code.key, value), "name": xml_text(name), "isCodable": "true"})
         if code.color:
             child.set("color", code.color.upper())
         if description:
-            ET.SubElement(child, f"{{{ns}}}Description").text = _text(description)
+            ET.SubElement(child, f"{{{ns}}}Description").text = xml_text(description)
     return el
 
 
-def _sets(ns: str, codes: Sequence[Code]) -> ET.Element | None:
+def code_sets(ns: str, codes: Sequence[Code]) -> ET.Element | None:
     """Groups as sets of codes (the codebook schema names a member by ``guid``, the
     project schema by ``targetGUID``)."""
     groups: dict[str, list[Code]] = {}
@@ -136,14 +135,14 @@ def _sets(ns: str, codes: Sequence[Code]) -> ET.Element | None:
         return None
     sets = ET.Element(f"{{{ns}}}Sets")
     for name, members in groups.items():
-        s = ET.SubElement(sets, f"{{{ns}}}Set", {"guid": guid("set", name), "name": _text(name)})
+        s = ET.SubElement(sets, f"{{{ns}}}Set", {"guid": guid("set", name), "name": xml_text(name)})
         attr = "guid" if ns == CODEBOOK_NS else "targetGUID"
         for c in members:
             ET.SubElement(s, f"{{{ns}}}MemberCode", {attr: code_guid(c.key)})
     return sets
 
 
-def _xml_bytes(root: ET.Element, default_ns: str) -> bytes:
+def xml_bytes(root: ET.Element, default_ns: str) -> bytes:
     ET.register_namespace("", default_ns)
     ET.register_namespace("xsi", XSI)
     ET.indent(root, space="  ")
@@ -158,11 +157,11 @@ def codebook_qdc(codebook: Codebook, origin: str = "sense7-coder") -> bytes:
         "origin": origin, f"{{{XSI}}}schemaLocation": f"{CODEBOOK_NS} {CODEBOOK_SCHEMA}"})
     codes = ET.SubElement(root, f"{{{CODEBOOK_NS}}}Codes")
     for code in codebook.codes:
-        codes.append(_code_element(CODEBOOK_NS, code))
-    sets = _sets(CODEBOOK_NS, codebook.codes)
+        codes.append(code_element(CODEBOOK_NS, code))
+    sets = code_sets(CODEBOOK_NS, codebook.codes)
     if sets is not None:
         root.append(sets)
-    return _xml_bytes(root, CODEBOOK_NS)
+    return xml_bytes(root, CODEBOOK_NS)
 
 
 # -- reading a codebook ----------------------------------------------------------------------
@@ -372,183 +371,3 @@ def load_qdc(path: str | Path) -> Codebook:
         except (zipfile.BadZipFile, KeyError):
             raise CodebookError(f"{path}: not a REFI-QDA project (no project.qde)") from None
     return codebook_from_qdc(data, str(path))
-
-
-# -- writing a project -----------------------------------------------------------------------
-
-@dataclass
-class SourceTurn:
-    position: int
-    role: str
-    text: str
-    sentences: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in text
-
-
-@dataclass
-class Source:
-    """One conversation as REFI sees it."""
-    conversation_id: str
-    turns: list[SourceTurn]
-    variables: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Mark:
-    """A coding, a consensus decision or a memo: who, where, what."""
-    user: str
-    position: int  # 0 = the whole conversation
-    sentence: int  # 0 = the whole turn
-    code: str = ""
-    value: Any = None  # None = not applicable
-    memo: str = ""
-
-
-def source_text(turns: Sequence[SourceTurn]) -> tuple[str, dict[int, tuple[int, int]]]:
-    """The plain text of a conversation and each turn's (start, end) in it."""
-    parts: list[str] = []
-    spans: dict[int, tuple[int, int]] = {}
-    at = 0
-    for t in turns:
-        prefix = f"{t.role.capitalize() or 'Turn'}: "
-        start = at + len(prefix)
-        spans[t.position] = (start, start + len(t.text))
-        piece = prefix + t.text + "\n\n"
-        parts.append(piece)
-        at += len(piece)
-    return "".join(parts), spans
-
-
-class ProjectDocument:
-    """Builds ``project.qde`` and the source texts of a ``.qdpx``, one source at a time."""
-
-    def __init__(self, name: str, codebook: Codebook, users: Iterable[str],
-                 origin: str = "sense7-coder", variables: Sequence[str] = ()) -> None:
-        ns = PROJECT_NS
-        self.ns = ns
-        self.codebook = codebook
-        self.codes = {c.key: c for c in codebook.codes}
-        self.users = {u: guid("user", u) for u in users}
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self.root = ET.Element(f"{{{ns}}}Project", {
-            "name": name, "origin": origin, "creationDateTime": now,
-            f"{{{XSI}}}schemaLocation": f"{ns} {PROJECT_SCHEMA}"})
-        users_el = ET.SubElement(self.root, f"{{{ns}}}Users")
-        for user, g in self.users.items():
-            ET.SubElement(users_el, f"{{{ns}}}User", {"guid": g, "name": _text(user)})
-        if not self.users:
-            self.root.remove(users_el)
-        book = ET.SubElement(self.root, f"{{{ns}}}CodeBook")
-        codes = ET.SubElement(book, f"{{{ns}}}Codes")
-        for code in codebook.codes:
-            codes.append(_code_element(ns, code))
-        self.variables = {v: guid("variable", v) for v in variables}
-        if self.variables:
-            vars_el = ET.SubElement(self.root, f"{{{ns}}}Variables")
-            for v, g in self.variables.items():
-                ET.SubElement(vars_el, f"{{{ns}}}Variable",
-                              {"guid": g, "name": _text(v), "typeOfVariable": "Text"})
-        self.sources = ET.SubElement(self.root, f"{{{ns}}}Sources")
-        self.notes = ET.Element(f"{{{ns}}}Notes")
-        self.texts: dict[str, str] = {}
-        self.selections = 0
-        self.codings = 0
-
-    def _target(self, mark: Mark) -> str | None:
-        code = self.codes.get(mark.code)
-        if code is None:
-            return None
-        if code.kind == "binary":
-            return code_guid(code.key) if mark.value == 1 else None
-        return level_guid(code.key, mark.value)
-
-    def _coding(self, parent: ET.Element, cid: str, mark: Mark) -> None:
-        target = self._target(mark)
-        if target is None:
-            return
-        coding = ET.SubElement(parent, f"{{{self.ns}}}Coding", {
-            "guid": guid("coding", mark.user, cid, mark.position, mark.sentence, mark.code),
-            "creatingUser": self.users[mark.user]})
-        ET.SubElement(coding, f"{{{self.ns}}}CodeRef", {"targetGUID": target})
-        self.codings += 1
-
-    def _note(self, cid: str, mark: Mark) -> str:
-        g = guid("memo", mark.user, cid, mark.position, mark.sentence)
-        where = cid if not mark.position else f"{cid} turn {mark.position}" + (
-            f" sentence {mark.sentence}" if mark.sentence else "")
-        note = ET.SubElement(self.notes, f"{{{self.ns}}}Note", {
-            "guid": g, "name": _text(f"memo of {mark.user} on {where}"),
-            "creatingUser": self.users[mark.user]})
-        ET.SubElement(note, f"{{{self.ns}}}PlainTextContent").text = _text(mark.memo)
-        return g
-
-    def add_source(self, source: Source, marks: Sequence[Mark]) -> None:
-        ns = self.ns
-        cid = source.conversation_id
-        g = guid("source", cid)
-        text, spans = source_text(source.turns)
-        self.texts[g] = text
-        el = ET.SubElement(self.sources, f"{{{ns}}}TextSource", {
-            "guid": g, "name": _text(cid), "plainTextPath": f"internal://{g}.txt"})
-        sentences = {t.position: t.sentences for t in source.turns}
-        units: dict[tuple[int, int], list[Mark]] = {}
-        whole: list[Mark] = []
-        for m in marks:
-            if m.position == 0:
-                whole.append(m)
-            elif m.position in spans:
-                units.setdefault((m.position, m.sentence), []).append(m)
-        for (pos, sent), unit_marks in sorted(units.items()):
-            start, end = spans[pos]
-            if sent:
-                offsets = sentences.get(pos, [])
-                if not 0 < sent <= len(offsets):
-                    continue
-                s0, s1 = offsets[sent - 1]
-                start, end = start + s0, start + s1
-            name = f"{cid} turn {pos}" + (f" sentence {sent}" if sent else "")
-            sel = ET.Element(f"{{{ns}}}PlainTextSelection", {
-                "guid": guid("selection", cid, pos, sent), "name": _text(name),
-                "startPosition": str(start), "endPosition": str(end)})
-            for m in unit_marks:
-                if not m.memo:
-                    self._coding(sel, cid, m)
-            for m in unit_marks:
-                if m.memo:
-                    ET.SubElement(sel, f"{{{ns}}}NoteRef", {"targetGUID": self._note(cid, m)})
-            if len(sel):
-                el.append(sel)
-                self.selections += 1
-        for m in whole:
-            if not m.memo:
-                self._coding(el, cid, m)
-        for m in whole:
-            if m.memo:
-                ET.SubElement(el, f"{{{ns}}}NoteRef", {"targetGUID": self._note(cid, m)})
-        for name, value in source.variables.items():
-            if name in self.variables and value:
-                vv = ET.SubElement(el, f"{{{ns}}}VariableValue")
-                ET.SubElement(vv, f"{{{ns}}}VariableRef", {"targetGUID": self.variables[name]})
-                ET.SubElement(vv, f"{{{ns}}}TextValue").text = _text(value)
-
-    def qde(self) -> bytes:
-        if not len(self.sources):
-            self.root.remove(self.sources)
-        if len(self.notes):
-            self.root.append(self.notes)
-        sets = _sets(self.ns, self.codebook.codes)
-        if sets is not None:
-            self.root.append(sets)
-        return _xml_bytes(self.root, PROJECT_NS)
-
-    def files(self) -> Iterator[tuple[str, bytes]]:
-        """The zip's members: ``project.qde`` and ``sources/<GUID>.txt``."""
-        yield "project.qde", self.qde()
-        for g, text in self.texts.items():
-            yield f"sources/{g}.txt", text.encode("utf-8")
-
-
-def write_qdpx(fh: Any, document: ProjectDocument) -> None:
-    """Write the project as a ``.qdpx`` zip to the binary file ``fh``."""
-    with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        for name, data in document.files():
-            z.writestr(name, data)

@@ -14,15 +14,8 @@ from pathlib import Path
 from .. import __version__
 from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
-from ..domain.refi import (
-    Mark,
-    ProjectDocument,
-    Source,
-    SourceTurn,
-    codebook_qdc,
-    load_qdc,
-    write_qdpx,
-)
+from ..domain.refi import codebook_qdc, load_qdc
+from ..domain.refi_project import Mark, ProjectDocument, Source, SourceTurn, write_qdpx
 from ..store import conversations as store_conv
 from ..store import frames
 from . import codebook_ops
