@@ -419,6 +419,41 @@ def test_export_long_through_the_dialog(qtbot: Any, project: Project, tmp_path: 
     assert "=SUM(A1:A9)" in set(raw["coder"])
 
 
+def test_export_as_spss_through_the_dialog(qtbot: Any, project: Project,
+                                          tmp_path: Path) -> None:
+    import pyreadstat
+
+    dialog = ExportDialog(project, kind="long")
+    qtbot.addWidget(dialog)
+    dialog.path.setText(str(tmp_path / "long.sav"))
+    dialog.set_kind("wide")  # the proposed name follows the kind and keeps the format
+    assert dialog.path.text().endswith("-wide.sav")
+    dialog.path.setText(str(tmp_path / "wide.sav"))
+    dialog.export()
+    assert dialog.wait(60) and dialog.error is None, dialog.error
+    _, meta = pyreadstat.read_sav(tmp_path / "wide.sav", metadataonly=True)
+    assert meta.variable_value_labels["overall__alice"][5.0] == "very good"
+    dialog.path.setText(str(tmp_path / "long.ods"))
+    dialog.export()
+    assert dialog.wait(30)
+    assert dialog.error is not None and "unknown export format" in dialog.error
+
+
+def test_export_refi_project_through_the_dialog(qtbot: Any, project: Project,
+                                                tmp_path: Path) -> None:
+    import zipfile
+
+    dialog = ExportDialog(project, kind="long")
+    qtbot.addWidget(dialog)
+    dialog.path.setText(str(tmp_path / "study.qdpx"))
+    dialog.export()
+    assert dialog.wait(60) and dialog.error is None, dialog.error
+    assert "12 conversations" in dialog.status.text()
+    with zipfile.ZipFile(tmp_path / "study.qdpx") as z:
+        assert "project.qde" in z.namelist()
+        assert sum(n.startswith("sources/") for n in z.namelist()) == 12
+
+
 def test_export_reports_a_bad_destination(qtbot: Any, project: Project, tmp_path: Path) -> None:
     dialog = ExportDialog(project, kind="codebook")
     qtbot.addWidget(dialog)

@@ -396,3 +396,18 @@ def test_codebook_file_round_trip(qtbot: Any, coded: Project, tmp_path: Path,
     assert not editor.import_codebook_file(out)
     assert editor.message.kind == "error"
     assert [lv.value for lv in stored(coded, "affective").levels] == [1, 2, 3, 4, 5]
+
+
+def test_codebook_editor_reads_and_writes_refi_qdc(qtbot: Any, coded: Project, tmp_path: Path,
+                                                  model_checks: ModelChecks) -> None:
+    from sense7_coder.domain.refi import load_qdc
+
+    editor = open_editor(qtbot, coded, model_checks)
+    assert editor.import_codebook_file(Path(__file__).parent / "refi" / "atlas-style.qdc")
+    assert "3 codes added" in editor.message.text()
+    assert stored(coded, "warmth").kind == "ordinal"
+    assert editor.model.keys().count("warmth") == 1
+    out = tmp_path / "book.qdc"
+    assert editor.export_codebook_file(out)
+    assert [c.key for c in load_qdc(out).codes][-3:] == ["warmth", "self_disclosure",
+                                                         "self_disclosure_2"]

@@ -23,6 +23,9 @@ try:  # analysis commands (agreement, export, merge) live in their own module
     _MODULES.append(analysis)
 except ImportError:  # pragma: no cover - during development only
     pass
+from . import exchange  # noqa: E402  (REFI-QDA: export-qdpx)
+
+_MODULES.append(exchange)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -106,18 +106,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
-        "export", help="write a tidy CSV (long, wide, consensus, agreement, codebook)",
+        "export", help="write a tidy table (long, wide, consensus, agreement, codebook) as "
+        "CSV, Excel or SPSS",
         description="long: one row per coder x unit x code (reads back with import-codings); "
         "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
         "the adjudicated values; agreement: the agreement figures; codebook: one row per "
-        "code and level. Text cells that a spreadsheet would run as a formula (starting "
-        "with = + - @) get a leading ' unless --raw.",
+        "code and level. The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
+        "In CSV, text cells that a spreadsheet would run as a formula (starting with "
+        "= + - @) get a leading ' unless --raw.",
     )
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, metavar="OUT")
     p.add_argument("--kind", choices=EXPORT_KINDS, required=True)
     p.add_argument("--raw", action="store_true",
                    help="write formula-like text cells unchanged (no leading ')")
+    p.add_argument("--to", choices=("csv", "xlsx", "sav"),
+                   help="file format (default: from OUT's extension; none = csv)")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -308,7 +312,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     with _open(args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
-                                 progress=_progress("export"))
+                                 to=args.to, progress=_progress("export"))
     print(summary.line())
     return 0
 

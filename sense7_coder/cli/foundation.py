@@ -39,10 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--applies-to", choices=("assistant", "user", "any"), default="assistant")
     c.add_argument("--no-na", action="store_true", help="do not allow 'not applicable'")
     c.set_defaults(func=cmd_codebook_add)
-    c = csub.add_parser("import", help="merge a codebook file into the project")
+    c = csub.add_parser("import", help="merge a codebook file (.json, or REFI-QDA .qdc/.qdpx) "
+                        "into the project")
     c.add_argument("file", type=Path)
     c.set_defaults(func=cmd_codebook_import)
-    c = csub.add_parser("export", help="write the project's codebook as a JSON file")
+    c = csub.add_parser("export", help="write the project's codebook as a JSON file (or "
+                        "REFI-QDA .qdc by the extension)")
     c.add_argument("file", type=Path)
     c.set_defaults(func=cmd_codebook_export)
 
@@ -122,7 +124,12 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 def cmd_codebook_import(args: argparse.Namespace) -> int:
     from ..domain.codebook import load_codebook
 
-    book = load_codebook(args.file)
+    if args.file.suffix.lower() in (".qdc", ".qdpx"):
+        from ..domain.refi import load_qdc
+
+        book = load_qdc(args.file)
+    else:
+        book = load_codebook(args.file)
     with _open(args.project) as project:
         result = codebook_ops.apply_codebook(project, book)
     print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")
@@ -131,7 +138,12 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
 
 def cmd_codebook_export(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
-        codebook_ops.export_codebook(project, args.file)
+        if args.file.suffix.lower() == ".qdc":
+            from ..project.exchange import export_qdc
+
+            export_qdc(project, args.file)
+        else:
+            codebook_ops.export_codebook(project, args.file)
     print(f"wrote {args.file}")
     return 0
 

@@ -1,6 +1,7 @@
-"""Exporting a project as tidy CSV: read the frames, shape them, write atomically.
+"""Exporting a project as tidy tables: read the frames, shape them, write atomically.
 
-The shapes and the file rules are in :mod:`sense7_coder.domain.export`. The ``long``,
+The shapes and the CSV rules are in :mod:`sense7_coder.domain.export`, the ``.xlsx`` and
+``.sav`` writers in :mod:`sense7_coder.domain.export_formats`. The ``long``,
 ``wide`` and ``consensus`` kinds hold what is stored: a binary code a coder did not apply
 is absent from them (the agreement figures, not the export, count finished turns as 0).
 """
@@ -23,6 +24,7 @@ from ..domain.export import (
     wide_table,
     write_csv,
 )
+from ..domain.export_formats import table_format, write_table
 from ..domain.files import destination
 from ..store import frames
 from .agreement import AgreementOptions, check_request, project_agreement
@@ -81,10 +83,12 @@ def export_project(
     options: AgreementOptions | None = None,
     *,
     raw: bool = False,
+    to: str | None = None,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
 ) -> ExportSummary:
-    """Write one export of the project to ``out`` (see :func:`export_frame`).
+    """Write one export of the project to ``out`` (see :func:`export_frame`), as CSV,
+    ``.xlsx`` or ``.sav`` by ``to`` or else by the extension (``raw`` is for CSV only).
 
     Progress runs over reading (first half) and writing (second half); for the
     agreement kind the computation takes the first half.
@@ -97,10 +101,15 @@ def export_project(
         if progress:
             progress(max(total, 1) + done, 2 * max(total, 1))
 
+    fmt = table_format(out, to)
     destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel)
-    rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
+    if fmt == "csv":
+        rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
+    else:
+        rows = write_table(table, out, fmt, kind=kind, codebook=project.codebook,
+                           progress=second_half, cancel=cancel)
     return ExportSummary(Path(out), kind, rows, len(table.columns))
 

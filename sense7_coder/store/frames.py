@@ -39,6 +39,15 @@ CONSENSUS_COLUMNS = (
     "value", "adjudicator", "rationale", "decided_at", "user_rating",
 )
 
+#: codings with their conversation, turn, code and the user's rating of the turn
+_CODINGS_JOINED = (
+    "codings k "
+    "JOIN conversations c ON c.conversation_id = k.conversation_id "
+    "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
+    "LEFT JOIN codes d ON d.key = k.code "
+    "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
+    "AND u.position = k.position AND u.rating = d.user_rating"
+)
 #: the user's rating of a coded turn: a number, 'NA' (marked not applicable) or NULL (unrated)
 _USER_RATING = "CASE WHEN u.rating IS NULL THEN NULL WHEN u.value IS NULL THEN 'NA' ELSE u.value END"
 
@@ -145,22 +154,229 @@ def codings_frame(
         extra.append(_in("k.code", codes))
     if coders:
         extra.append(_in("k.coder", coders))
+    packed = _packed_codings_frame(db, codes, coders, conversations, categorical)
+    if packed is not None:
+        return packed
     where, params = _where(conversations, extra)
     sql = (
         "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
-        f"t.role, k.code, k.value, {_USER_RATING} "
-        "FROM codings k "
-        "JOIN conversations c ON c.conversation_id = k.conversation_id "
-        "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
-        "LEFT JOIN codes d ON d.key = k.code "
-        "LEFT JOIN user_ratings u ON u.conversation_id = k.conversation_id "
-        "AND u.position = k.position AND u.rating = d.user_rating"
+        f"t.role, k.code, k.value, {_USER_RATING} FROM {_CODINGS_JOINED}"
         f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code, k.coder"
     )
     cats = TEXT_COLUMNS if categorical else ()
     frame = _frame(db, sql, params, CODING_COLUMNS, objects=("value", "user_rating"),
                    categories=cats, ints=("position", "sentence"))
     return frame
+
+
+# -- the packed read path -----------------------------------------------------------------
+#
+# Reading millions of codings through sqlite3 costs a Python tuple and several Python
+# objects per row. The packed path has SQLite write each row as a few small numbers, each
+# the code point 0x10000 + n of one character (``char()``), into one text per chunk
+# (``group_concat``); numpy reads the code points back in C, and ids and names are looked
+# up once per distinct value. A number that does not fit 16 bits (a text or real value, a
+# position above 65535, a name not in the list) is written as -1 or 65536 and sends the
+# whole read down the ordinary path.
+
+#: rows per packed chunk (bounds the text SQLite and Python hold at once)
+PACK_ROWS = 500_000
+_PLANE = 0x10000  # code points from 0x10000 up: valid in UTF-8, no surrogates
+_MISSING = 0xFFFF  # not applicable, or a name not in the list
+_MISFIT = 0x10000  # does not fit: read the ordinary way
+_BIAS = 0x8000  # stored integers -32768..32766 become 0..65534
+_MAX_NAMES = 60_000
+
+
+def _index_case(column: str, names: Sequence[str]) -> str:
+    """SQL giving the index of ``column`` in ``names`` (``_MISSING`` when absent)."""
+    if not names:
+        return str(_MISSING)
+    quoted = ["'" + n.replace("'", "''") + "'" for n in names]
+    return (f"CASE {column} " + " ".join(f"WHEN {q} THEN {i}" for i, q in enumerate(quoted))
+            + f" ELSE {_MISSING} END")
+
+
+def _small(column: str) -> str:
+    """A non-negative whole number below 65536 as it is; anything else as a misfit."""
+    return f"min(max({column}, -1), {_MISFIT})"
+
+
+def _value(column: str) -> str:
+    return (f"CASE WHEN {column} IS NULL THEN {_MISSING} WHEN typeof({column}) = 'integer' "
+            f"AND {column} BETWEEN -{_BIAS} AND {_MISSING - _BIAS - 1} THEN {column} + {_BIAS} "
+            f"ELSE {_MISFIT} END")
+
+
+def _packed(db: Database, fields: Sequence[str], source: str, where: str,
+            params: list[Any], table: str) -> np.ndarray:
+    """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
+    ranges of ``table`` (alias ``k`` in ``source``)."""
+    bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
+    width = len(fields)
+    if bounds[0] is None:
+        return np.zeros((0, width), dtype=np.int64)
+    chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
+    cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
+    sql = f"SELECT group_concat(char({chars}), '') FROM {source}{cond}"
+    parts = []
+    for lo in range(bounds[0], bounds[1] + 1, PACK_ROWS):
+        text = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()[0]
+        if text:
+            points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+            parts.append((points.astype(np.int64) - _PLANE).reshape(-1, width))
+    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+
+
+def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
+          values: Sequence[int]) -> bool:
+    """Did every row fit? (``small``: 0..65535 columns, ``named``: name indexes,
+    ``values``: packed values)."""
+    if not len(packed):
+        return True
+    ok = all((packed[:, i] >= 0).all() and (packed[:, i] < _MISFIT).all() for i in small)
+    ok = ok and all((packed[:, i] < _MISSING).all() for i in named)
+    return ok and all((packed[:, i] < _MISFIT).all() for i in values)
+
+
+def _conversation_ids(db: Database) -> np.ndarray:
+    """conversation_id by rowid (an object array indexed by rowid)."""
+    rows = db.conn.execute("SELECT rowid, conversation_id FROM conversations").fetchall()
+    ids = np.empty(max((r[0] for r in rows), default=0) + 1, dtype=object)
+    if rows:
+        rowids, names = zip(*rows, strict=True)
+        ids[np.fromiter(rowids, dtype=np.int64, count=len(rowids))] = names
+    return ids
+
+
+def _unpacked_values(raw: np.ndarray) -> np.ndarray:
+    """Packed values as Python ints (None = not applicable), in an object array."""
+    values = (raw - _BIAS).astype(object)
+    values[raw == _MISSING] = None
+    return values
+
+
+#: the packed fields of a row's unit: conversation rowid (two numbers), turn, sentence
+_UNIT_FIELDS = ("(c.rowid >> 16)", "(c.rowid & 65535)", _small("k.position"),
+                _small("k.sentence"))
+
+
+def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(given)) if given else [r[0] for r in db.conn.execute(sql)]
+
+
+def _conversation_table(db: Database) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """conversation_id, participant_id and model by conversation rowid (object arrays)."""
+    rows = db.conn.execute(
+        "SELECT rowid, conversation_id, participant_id, model FROM conversations").fetchall()
+    size = max((r[0] for r in rows), default=0) + 1
+    out = [np.empty(size, dtype=object) for _ in range(3)]
+    if rows:
+        columns = list(zip(*rows, strict=True))
+        at = np.fromiter(columns[0], dtype=np.int64, count=len(rows))
+        for arr, values in zip(out, columns[1:], strict=True):
+            arr[at] = values
+    return out[0], out[1], out[2]
+
+
+def _ranks(names: Sequence[str]) -> np.ndarray:
+    """Each name's place in SQLite's BINARY order (code points, as Python sorts)."""
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    ranks = np.empty(len(names), dtype=np.int64)
+    ranks[order] = np.arange(len(names))
+    return ranks
+
+
+def _column(values: np.ndarray, categorical: bool) -> Any:
+    """Text values as a Categorical (categories in order of appearance) or objects."""
+    if not categorical:
+        return values
+    codes, uniques = pd.factorize(values)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype=object))
+
+
+def _lookup(keys: np.ndarray, table_keys: np.ndarray, table_values: np.ndarray,
+            missing: int) -> np.ndarray:
+    """``table_values`` at each of ``keys`` in ``table_keys`` (``missing`` where absent)."""
+    if not len(table_keys):
+        return np.full(len(keys), missing, dtype=np.int64)
+    order = np.argsort(table_keys, kind="stable")
+    sorted_keys = table_keys[order]
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    found = sorted_keys[at] == keys
+    return np.where(found, table_values[order][at], missing)
+
+
+def _packed_codings_frame(
+    db: Database, codes: Sequence[str], coders: Sequence[str],
+    conversations: ConversationFilter | None, categorical: bool,
+) -> pd.DataFrame | None:
+    """:func:`codings_frame` through the packed path: the codings, the turns' roles and
+    the users' ratings are read packed and joined with numpy; None when a row does not
+    fit."""
+    coder_names = _names(db, "SELECT name FROM coders", coders)
+    code_rows = db.conn.execute("SELECT key, ord, user_rating FROM codes").fetchall()
+    ord_of = {k: o for k, o, _ in code_rows}
+    rating_of = {k: r for k, _, r in code_rows}
+    code_keys = list(dict.fromkeys(codes)) if codes else [k for k, _, _ in code_rows]
+    roles = [r[0] for r in db.conn.execute("SELECT DISTINCT role FROM turns")]
+    rating_names = [r[0] for r in db.conn.execute("SELECT DISTINCT rating FROM user_ratings")]
+    if max(len(coder_names), len(code_keys), len(roles), len(rating_names)) >= _MAX_NAMES:
+        return None
+    extra = []
+    if codes:
+        extra.append(_in("k.code", codes))
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    conv_where, conv_params = _where(conversations)
+    joined = "{} k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+                          _index_case("k.code", code_keys), _value("k.value")),
+                     joined.format("codings"), where, params, "codings")
+    turns = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.role", roles)),
+                    joined.format("turns"), conv_where, conv_params, "turns")
+    users = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", rating_names),
+                         _value("k.value")),
+                    joined.format("user_ratings"), conv_where, conv_params, "user_ratings")
+    if not (_fits(packed, small=(2, 3), named=(4, 5), values=(6,))
+            and _fits(turns, small=(2,), named=(3,), values=())
+            and _fits(users, small=(2,), named=(3,), values=(4,))):
+        return None
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    turn_key = (rowid << 16) | packed[:, 2]
+    # the turn's role (none for conversation-level codings, position 0)
+    role_idx = _lookup(turn_key, (((turns[:, 0] << 16) | turns[:, 1]) << 16) | turns[:, 2],
+                       turns[:, 3] + 1, 0)
+    # the user's rating of the turn on the code's user_rating key
+    rating_index = {name: i for i, name in enumerate(rating_names)}
+    code_rating = np.array([rating_index.get(rating_of.get(k) or "", -1) for k in code_keys]
+                           or [-1], dtype=np.int64)[packed[:, 5]]
+    user_key = np.where(code_rating >= 0, (turn_key << 16) | np.maximum(code_rating, 0), -1)
+    ratings = _lookup(user_key, (((((users[:, 0] << 16) | users[:, 1]) << 16) | users[:, 2])
+                                 << 16) | users[:, 3], users[:, 4], _MISFIT)
+    code_ord = np.array([ord_of.get(k, 0) or 0 for k in code_keys] or [0], dtype=np.int64)
+    order = np.lexsort((_ranks(coder_names)[packed[:, 4]] if coder_names else packed[:, 4],
+                        _ranks(code_keys)[packed[:, 5]] if code_keys else packed[:, 5],
+                        code_ord[packed[:, 5]], packed[:, 3], packed[:, 2], rowid))
+    packed, rowid, role_idx, ratings = packed[order], rowid[order], role_idx[order], \
+        ratings[order]
+    ids, participants, models = _conversation_table(db)
+    user_rating = (ratings - _BIAS).astype(object)
+    user_rating[ratings == _MISSING] = "NA"  # the user marked it not applicable
+    user_rating[ratings == _MISFIT] = None  # not rated
+    return pd.DataFrame({
+        "coder": _column(np.asarray(coder_names, dtype=object)[packed[:, 4]], categorical),
+        "conversation_id": _column(ids[rowid], categorical),
+        "participant_id": _column(participants[rowid], categorical),
+        "model": _column(models[rowid], categorical),
+        "position": packed[:, 2],
+        "sentence": packed[:, 3],
+        "role": _column(np.asarray([None, *roles], dtype=object)[role_idx], categorical),
+        "code": _column(np.asarray(code_keys, dtype=object)[packed[:, 5]], categorical),
+        "value": _unpacked_values(packed[:, 6]),
+        "user_rating": user_rating,
+    }, columns=list(CODING_COLUMNS))
 
 
 def coding_values_frame(
@@ -171,20 +387,35 @@ def coding_values_frame(
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
     """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
-    position, sentence, code, value -- no joined columns, in no particular order."""
+    position, sentence, code, value -- no joined columns, in no particular order.
+
+    Read through the packed path (see above) where every row fits it."""
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
     if coders:
         extra.append(_in("k.coder", coders))
     where, params = _where(conversations, extra)
-    join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
-            if conversations is not None and _filter_sql(conversations)[0] else "")
-    sql = (
-        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value "
-        f"FROM codings k{join}{where}"
-    )
-    return _frame(db, sql, params, VALUE_COLUMNS, ints=("position", "sentence"))
+    source = "codings k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    coder_names = _names(db, "SELECT name FROM coders", coders)
+    code_keys = _names(db, "SELECT key FROM codes", codes)
+    packed = None
+    if len(coder_names) < _MAX_NAMES and len(code_keys) < _MAX_NAMES:
+        packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+                              _index_case("k.code", code_keys), _value("k.value")),
+                         source, where, params, "codings")
+    if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
+        return _frame(db, "SELECT k.coder, k.conversation_id, k.position, k.sentence, "
+                      f"k.code, k.value FROM {source}{where}", params, VALUE_COLUMNS,
+                      ints=("position", "sentence"))
+    return pd.DataFrame({
+        "coder": np.asarray(coder_names, dtype=object)[packed[:, 4]],
+        "conversation_id": _conversation_ids(db)[(packed[:, 0] << 16) | packed[:, 1]],
+        "position": packed[:, 2],
+        "sentence": packed[:, 3],
+        "code": np.asarray(code_keys, dtype=object)[packed[:, 5]],
+        "value": _unpacked_values(packed[:, 6]),
+    }, columns=list(VALUE_COLUMNS))
 
 
 def coding_times_frame(
@@ -264,16 +495,30 @@ def user_ratings_frame(
     ratings: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
-    """The users' own ratings: conversation_id, position, rating, value (None = NA)."""
-    extra = [_in("u.rating", ratings)] if ratings else []
-    where, params = _where(conversations, extra)
-    sql = (
-        "SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
-        "JOIN conversations c ON c.conversation_id = u.conversation_id"
-        f"{where} ORDER BY c.rowid, u.position, u.rating"
-    )
-    frame = _frame(db, sql, params, ("conversation_id", "position", "rating", "value"), ("value",))
-    return _ints(frame, "position")
+    """The users' own ratings: conversation_id, position, rating, value (None = NA).
+
+    Read through the packed path (see above) where every row fits it."""
+    columns = ("conversation_id", "position", "rating", "value")
+    names = sorted(_names(db, "SELECT DISTINCT rating FROM user_ratings", ratings))
+    where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
+    source = "user_ratings k JOIN conversations c ON c.conversation_id = k.conversation_id"
+    packed = None
+    if len(names) < _MAX_NAMES:
+        packed = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", names),
+                              _value("k.value")), source, where, params, "user_ratings")
+    if packed is None or not _fits(packed, small=(2,), named=(3,), values=(4,)):
+        sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM "
+               f"{source}{where} ORDER BY c.rowid, k.position, k.rating")
+        return _ints(_frame(db, sql, params, columns, ("value",)), "position")
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    order = np.lexsort((packed[:, 3], packed[:, 2], rowid))  # as ORDER BY rowid, turn, rating
+    packed, rowid = packed[order], rowid[order]
+    return pd.DataFrame({
+        "conversation_id": _conversation_ids(db)[rowid],
+        "position": packed[:, 2],
+        "rating": np.asarray(names, dtype=object)[packed[:, 3]],
+        "value": pd.arrays.IntegerArray(packed[:, 4] - _BIAS, packed[:, 4] == _MISSING),
+    }, columns=list(columns))
 
 
 def turns_frame(
@@ -333,3 +578,20 @@ def memos_frame(
 def conversation_order(db: Database) -> dict[str, int]:
     """conversation_id -> import order (rowid), for sorting."""
     return {r[0]: r[1] for r in db.execute("SELECT conversation_id, rowid FROM conversations")}
+
+
+def conversation_sources(
+    db: Database, conversations: ConversationFilter | None = None
+) -> list[tuple[str, str | None, str | None]]:
+    """(conversation_id, participant_id, model) of the conversations, in import order."""
+    where, params = _where(conversations)
+    sql = (f"SELECT c.conversation_id, c.participant_id, c.model FROM conversations c{where} "
+           "ORDER BY c.rowid")
+    return [tuple(r) for r in db.execute(sql, params)]
+
+
+def turn_texts(db: Database, conversation_id: str) -> list[tuple[int, str, str]]:
+    """(position, role, text) of a conversation's turns, in order."""
+    return [tuple(r) for r in db.execute(
+        "SELECT position, role, text FROM turns WHERE conversation_id = ? ORDER BY position",
+        [conversation_id])]

@@ -47,11 +47,16 @@ def _set_icon(app: QApplication) -> None:
 
 def run_app(project_path: str | Path | None = None) -> int:
     """Open the welcome screen, or straight into the workspace of ``project_path``."""
+    from . import smoke
     from .main_window import MainWindow
 
     app = make_app()
     window = MainWindow()
     window.show()
-    if project_path is not None and not window.open_project(Path(project_path)):
+    report = smoke.requested()  # a bundle's start-up check (packaging/check_bundle.py)
+    coder = smoke.coder() if report is not None else None
+    if project_path is not None and not window.open_project(Path(project_path), coder):
         window.show_welcome()
+    if report is not None:
+        smoke.report_when_running(app, window, report)
     return int(app.exec())

@@ -1,4 +1,5 @@
-"""Export the project as a tidy CSV: long, wide, consensus, agreement or codebook.
+"""Export the project as a tidy table (CSV, .xlsx or .sav by the file's extension): long,
+wide, consensus, agreement or codebook.
 
 The export (:func:`sense7_coder.project.export.export_project`) runs on the TaskRunner with
 its own project connection; the file appears only once complete. The filters are the
@@ -9,6 +10,7 @@ an export kind does not use are switched off.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -91,7 +93,7 @@ class ExportDialog(QDialog):
         self.neutralise = QCheckBox("Neutralise spreadsheet formulas", self)
         self.neutralise.setChecked(True)
         self.neutralise.setToolTip(
-            "Text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
+            "CSV only: text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
             "them as text instead of running them. Untick only when such a text must read back "
             "exactly (e.g. a coder name that starts with -).")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
@@ -145,13 +147,18 @@ class ExportDialog(QDialog):
             w.setEnabled(kind == "agreement")
         self.filters.set_enabled_filters(KIND_FILTERS.get(kind, ()))
         if not self._path_edited:
-            self.path.setText(str(self.project.path.with_name(f"{self.project.path.stem}-{kind}.csv")))
+            suffix = Path(self.path.text()).suffix or ".csv"
+            self.path.setText(str(self.project.path.with_name(
+                f"{self.project.path.stem}-{kind}{suffix}")))
 
     def browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
-                                              "CSV file (*.csv)")
+        name, chosen = QFileDialog.getSaveFileName(
+            self, "Export to", self.path.text(),
+            "CSV file (*.csv);;Excel workbook (*.xlsx);;SPSS data file (*.sav);;"
+            "REFI-QDA project for other QDA tools (*.qdpx)")
         if name:
-            self.path.setText(name if Path(name).suffix else name + ".csv")
+            suffix = next((f".{x}" for x in ("xlsx", "sav", "qdpx") if x in chosen), ".csv")
+            self.path.setText(name if Path(name).suffix else name + suffix)
             self._path_edited = True
 
     def export(self) -> Task | None:
@@ -170,9 +177,18 @@ class ExportDialog(QDialog):
         options = self.filters.apply_to(AgreementOptions(
             include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
 
-        def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> ExportSummary:
+        qdpx = out.suffix.lower() == ".qdpx"  # the whole coded project for another QDA tool
+
+        def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> Any:
+            if qdpx:
+                from ...project.exchange import export_qdpx
+
+                return export_qdpx(project, out, progress=progress, cancel=cancel)
             return export_project(project, out, kind, options, raw=raw, progress=progress,
                                   cancel=cancel)
+
+        if qdpx:
+            kind = "REFI-QDA project"
 
         self.error = None
         self.status.setStyleSheet("")
@@ -188,9 +204,13 @@ class ExportDialog(QDialog):
     def wait(self, timeout_s: float = 60.0) -> bool:
         return self.task is None or self.task.wait(timeout_s)
 
-    def _done(self, summary: ExportSummary) -> None:
-        self.summary = summary
+    def _done(self, summary: Any) -> None:
         self.status.setStyleSheet("")
+        if not isinstance(summary, ExportSummary):  # a .qdpx project
+            self.status.setText(summary.line().replace("wrote", "Wrote", 1) + ".")
+            self.close_button.setFocus()
+            return
+        self.summary = summary
         self.status.setText(f"Wrote {summary.path}: {summary.rows} rows, {summary.columns} "
                             "columns.")
         self.close_button.setFocus()

@@ -284,7 +284,13 @@ class CodebookEditorDialog(QDialog):
         counts: dict[str, int] = {}
 
         def apply() -> None:
-            counts.update(ops.apply_codebook(self.project, load_codebook(path)))
+            if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
+                from ...domain.refi import load_qdc
+
+                book = load_qdc(path)
+            else:
+                book = load_codebook(path)
+            counts.update(ops.apply_codebook(self.project, book))
 
         ok = self._run(apply, f"Imported {Path(path).name}.")
         if ok:
@@ -297,7 +303,12 @@ class CodebookEditorDialog(QDialog):
     def export_codebook_file(self, path: str | Path) -> bool:
         self.commit(revert_invalid=True)
         try:
-            Path(path).write_text(self.project.codebook.to_json(), encoding="utf-8")
+            if Path(path).suffix.lower() == ".qdc":  # REFI-QDA
+                from ...domain.refi import codebook_qdc
+
+                Path(path).write_bytes(codebook_qdc(self.project.codebook))
+            else:
+                Path(path).write_text(self.project.codebook.to_json(), encoding="utf-8")
         except OSError as e:
             self.message.show_message(f"Could not write {path}: {e.strerror or e}", "error")
             return False
@@ -306,16 +317,19 @@ class CodebookEditorDialog(QDialog):
 
     def _ask_import(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Import codebook file", "", "Codebook files (*.json);;All files (*)")
+            self, "Import codebook file", "", "Codebook files (*.json);;REFI-QDA codebooks (*.qdc *.qdpx);;All files (*)")
         if path:
             self.import_codebook_file(path)
 
     def _ask_export(self) -> None:
         name = f"{self.project.codebook.name or 'codebook'}.json"
         default = str(self.project.path.with_name(name))
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export codebook file", default, "Codebook files (*.json)")
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export codebook file", default,
+            "Codebook files (*.json);;REFI-QDA codebook (*.qdc)")
         if path:
+            if not Path(path).suffix:
+                path += ".qdc" if "qdc" in chosen else ".json"
             self.export_codebook_file(path)
 
     # -- closing -----------------------------------------------------------------------------

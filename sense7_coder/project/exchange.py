@@ -1,0 +1,106 @@
+"""Exchanging codebooks and coded projects with other QDA tools (REFI-QDA).
+
+The mapping is described in :mod:`sense7_coder.domain.refi`. Files are written under a
+temporary name and renamed when complete; a codebook import is one transaction (through
+:func:`.codebook_ops.apply_codebook`, with the same checks as any codebook change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..domain.errors import Cancelled
+from ..domain.export_formats import atomic_binary_path
+from ..domain.refi import codebook_qdc, load_qdc
+from ..domain.refi_project import Mark, ProjectDocument, Source, SourceTurn, write_qdpx
+from ..store import conversations as store_conv
+from ..store import frames
+from . import codebook_ops
+from .project import Project
+
+ProgressFn = Callable[[int, int], None] | None
+CancelFn = Callable[[], bool] | None
+ORIGIN = f"sense7-coder {__version__}"
+#: the user the adjudicated consensus is exported as
+CONSENSUS_USER = "consensus"
+
+
+def export_qdc(project: Project, path: str | Path) -> Path:
+    """Write the project's codebook as a REFI-QDA ``.qdc`` file."""
+    data = codebook_qdc(project.codebook, origin=ORIGIN)
+    with atomic_binary_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def import_qdc(project: Project, path: str | Path) -> dict[str, int]:
+    """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project."""
+    return codebook_ops.apply_codebook(project, load_qdc(path))
+
+
+@dataclass
+class QdpxSummary:
+    path: Path
+    sources: int
+    selections: int
+    codings: int
+    notes: int
+    users: int
+
+    def line(self) -> str:
+        return (f"wrote {self.path}: {self.sources} conversations, {self.selections} coded "
+                f"passages, {self.codings} codings, {self.notes} memos, {self.users} users")
+
+
+def export_qdpx(
+    project: Project,
+    out: str | Path,
+    *,
+    consensus: bool = True,
+    progress: ProgressFn = None,
+    cancel: CancelFn = None,
+) -> QdpxSummary:
+    """Write the whole project as a REFI-QDA ``.qdpx`` (conversations, codebook, every
+    coder's codings and memos, and the consensus as the user ``consensus``)."""
+    db = project.db
+    codings = frames.codings_frame(db)
+    memos = frames.memos_frame(db)
+    decided = frames.consensus_frame(db) if consensus else None
+    marks: dict[str, list[Mark]] = {}
+    for coder, cid, pos, sent, code, value in zip(
+            codings["coder"], codings["conversation_id"], codings["position"],
+            codings["sentence"], codings["code"], codings["value"], strict=True):
+        marks.setdefault(cid, []).append(Mark(coder, int(pos), int(sent), code, value))
+    users = [c["name"] for c in project.coders()]
+    if decided is not None and len(decided):
+        user = CONSENSUS_USER if CONSENSUS_USER not in users else "consensus (adjudicated)"
+        users.append(user)
+        for cid, pos, sent, code, value in zip(
+                decided["conversation_id"], decided["position"], decided["sentence"],
+                decided["code"], decided["value"], strict=True):
+            marks.setdefault(cid, []).append(Mark(user, int(pos), int(sent), code, value))
+    for coder, cid, pos, sent, text in zip(
+            memos["coder"], memos["conversation_id"], memos["position"], memos["sentence"],
+            memos["text"], strict=True):
+        if text:
+            marks.setdefault(cid, []).append(Mark(coder, int(pos), int(sent), memo=text))
+    doc = ProjectDocument(project.path.stem, project.codebook, users, origin=ORIGIN,
+                          variables=("participant_id", "model"))
+    sources = frames.conversation_sources(db)
+    for i, (cid, participant, model) in enumerate(sources, 1):
+        if cancel and cancel():
+            raise Cancelled()
+        offsets = store_conv.sentences_of(db, cid)
+        turns = [SourceTurn(pos, role, text, offsets.get(pos, []))
+                 for pos, role, text in frames.turn_texts(db, cid)]
+        doc.add_source(Source(cid, turns, {"participant_id": participant or "",
+                                           "model": model or ""}), marks.get(cid, []))
+        if progress:
+            progress(i, len(sources))
+    with atomic_binary_path(out) as tmp, open(tmp, "wb") as fh:
+        write_qdpx(fh, doc)
+    return QdpxSummary(Path(out), len(sources), doc.selections, doc.codings, len(doc.notes),
+                       len(users))

@@ -1,0 +1,112 @@
+"""The fast (packed) read of codings and users' ratings gives exactly what a plain query
+gives: every value, not applicable, names with quotes, filters, chunk edges, and the
+values that do not fit (text levels, large numbers) through the ordinary read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from analysis_support import code, make_project
+
+from sense7_coder.project import Project
+from sense7_coder.store import frames
+from sense7_coder.store.conversations import ConversationFilter
+
+KEY = ["coder", "conversation_id", "position", "sentence", "code"]
+
+
+def plain_codings(project: Project, where: str = "", params: tuple[Any, ...] = ()
+                  ) -> list[tuple[Any, ...]]:
+    rows = project.db.conn.execute(
+        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value "
+        f"FROM codings k JOIN conversations c ON c.conversation_id = k.conversation_id {where}",
+        params).fetchall()
+    return sorted(rows, key=lambda r: tuple(map(str, r)))
+
+
+def as_rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
+    rows = [(r.coder, r.conversation_id, int(r.position), int(r.sentence), r.code, r.value)
+            for r in frame.itertuples(index=False)]
+    for r in rows:  # values stay Python ints (3 never becomes 3.0) or None
+        assert r[5] is None or type(r[5]) in (int, str)
+    return sorted(rows, key=lambda r: tuple(map(str, r)))
+
+
+@pytest.fixture
+def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
+    monkeypatch.setattr(frames, "PACK_ROWS", 3)  # many chunks, and edges between them
+    project = make_project(tmp_path)
+    code(project, "alice", {
+        ("c1", 2, "overall"): 4, ("c3", 4, "overall"): None, ("c1", 2, 2, "question"): 1,
+        ("c1", 0, "quality"): 5, ("c2", 2, "validation"): 0, ("c4", 4, "affective"): 1,
+    })
+    code(project, "o'brien", {("c1", 2, "overall"): 3, ("c2", 2, "overall"): 2,
+                              ("c1", 0, "quality"): None})
+    yield project
+    project.close()
+
+
+def test_packed_codings_equal_a_plain_query(study: Project) -> None:
+    assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+    only = frames.coding_values_frame(study.db, codes=["overall"], coders=["o'brien"])
+    assert as_rows(only) == plain_codings(
+        study, "WHERE k.code = 'overall' AND k.coder = ?", ("o'brien",))
+    gpt = frames.coding_values_frame(study.db, conversations=ConversationFilter(
+        models=["GPT4"]))
+    assert as_rows(gpt) == plain_codings(study, "WHERE c.model = 'GPT4'")
+    empty = frames.coding_values_frame(study.db, coders=["nobody"])
+    assert len(empty) == 0 and list(empty.columns) == list(frames.VALUE_COLUMNS)
+
+
+def test_values_that_do_not_fit_are_read_the_ordinary_way(study: Project) -> None:
+    code(study, "alice", {("c1", 2, "strategy"): "advice"})  # a nominal (text) level
+    assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+    with study.pdb.atomic() as db:  # a number beyond 16 bits, written by another tool
+        db.conn.execute("UPDATE codings SET value = 70000 WHERE coder = 'alice' "
+                        "AND code = 'strategy'")
+    got = as_rows(frames.coding_values_frame(study.db))
+    assert got == plain_codings(study) and any(r[5] == 70000 for r in got)
+
+
+def test_packed_user_ratings_equal_a_plain_query_in_order(study: Project) -> None:
+    sql = ("SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
+           "JOIN conversations c ON c.conversation_id = u.conversation_id {} "
+           "ORDER BY c.rowid, u.position, u.rating")
+    frame = frames.user_ratings_frame(study.db)
+    got = [(r.conversation_id, int(r.position), r.rating, None if pd.isna(r.value)
+            else int(r.value)) for r in frame.itertuples(index=False)]
+    assert got == study.db.conn.execute(sql.format("")).fetchall()
+    assert any(v is None for *_, v in got)  # c3's "unknown" rating: not applicable
+    only = frames.user_ratings_frame(study.db, ratings=["overall"],
+                                     conversations=ConversationFilter(models=["IC"]))
+    assert sorted(set(only["conversation_id"])) == ["c2", "c4"]
+    assert set(only["rating"]) == {"overall"}
+    assert str(only["value"].dtype) == "Int64"
+
+
+def test_packed_export_frame_equals_the_ordinary_read(study: Project,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def both(**kw: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+        packed = frames.codings_frame(study.db, **kw)
+        with monkeypatch.context() as m:
+            m.setattr(frames, "_packed_codings_frame", lambda *a, **k: None)
+            plain = frames.codings_frame(study.db, **kw)
+        return packed, plain
+
+    for kw in ({}, {"categorical": True}, {"codes": ["overall", "quality"]},
+               {"coders": ["o'brien"], "conversations": ConversationFilter(models=["GPT4"])}):
+        packed, plain = both(**kw)
+        assert list(packed.columns) == list(plain.columns) and len(packed) == len(plain)
+        for name in packed.columns:  # same rows in the same order, value for value
+            assert packed[name].astype(object).tolist() == plain[name].astype(object).tolist()
+            assert str(packed[name].dtype) == str(plain[name].dtype), name
+    packed, _ = both()
+    rows = {(r.coder, r.conversation_id, r.position, r.code): r for r in packed.itertuples()}
+    assert rows[("alice", "c3", 4, "overall")].user_rating == "NA"  # the user: not applicable
+    assert rows[("alice", "c1", 2, "overall")].user_rating == 4
+    assert pd.isna(rows[("alice", "c1", 0, "quality")].role)  # conversation level: no turn
+    assert rows[("alice", "c2", 2, "validation")].user_rating is None  # no user rating key

@@ -1,0 +1,263 @@
+"""REFI-QDA exchange: codebooks as .qdc both ways, coded projects as .qdpx, valid against
+the standard's schemas (tests/refi/), stable GUIDs, and safe XML reading."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import xmlschema
+from analysis_support import code, make_project
+
+from sense7_coder.cli import main
+from sense7_coder.domain.codebook import Codebook
+from sense7_coder.domain.errors import CodebookError
+from sense7_coder.domain.models import Unit
+from sense7_coder.domain.refi import (
+    CODEBOOK_NS,
+    PROJECT_NS,
+    code_guid,
+    codebook_from_qdc,
+    codebook_qdc,
+    level_guid,
+    load_qdc,
+    parse_xml,
+)
+from sense7_coder.project import Project
+from sense7_coder.project.exchange import export_qdc, export_qdpx, import_qdc
+from sense7_coder.resources import resolve_codebook
+
+HERE = Path(__file__).parent / "refi"
+C = f"{{{CODEBOOK_NS}}}"
+P = f"{{{PROJECT_NS}}}"
+
+
+@pytest.fixture(scope="module")
+def codebook_schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(HERE / "Codebook.xsd")
+
+
+@pytest.fixture(scope="module")
+def project_schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(HERE / "Project.xsd")
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Iterator[Project]:
+    project = make_project(tmp_path)
+    code(project, "alice", {
+        ("c1", 2, "overall"): 4, ("c3", 4, "overall"): None, ("c1", 2, "strategy"): "advice",
+        ("c1", 2, 2, "question"): 1, ("c1", 0, "quality"): 5, ("c2", 2, "validation"): 0,
+        ("c2", 4, "validation"): 1,
+    })
+    project.set_memo(Unit("c1", 2), "warm but generic")
+    code(project, "bashir", {("c1", 2, "overall"): 3, ("c2", 2, "overall"): 2})
+    yield project
+    project.close()
+
+
+def comparable(book: Codebook) -> list[dict[str, Any]]:
+    return [c.to_dict() for c in book.codes]
+
+
+def test_sense7_codebook_round_trips_through_qdc(codebook_schema: xmlschema.XMLSchema,
+                                                 tmp_path: Path) -> None:
+    for name in ("sense7", "tactics"):
+        book = resolve_codebook(name)
+        data = codebook_qdc(book)
+        codebook_schema.validate(data.decode("utf-8"))
+        back = codebook_from_qdc(data, f"{name}.qdc")
+        assert comparable(back) == comparable(book)
+        assert codebook_qdc(back) == data  # a re-export is the same file, GUIDs and all
+
+
+def test_qdc_shape_levels_are_child_codes_with_stable_guids() -> None:
+    root, _ = parse_xml(codebook_qdc(resolve_codebook("sense7")), "x.qdc")
+    overall = next(c for c in root.iter(f"{C}Code") if c.get("name") == "Overall empathy")
+    assert overall.get("guid") == code_guid("overall") and overall.get("isCodable") == "false"
+    assert overall.get("color", "").startswith("#")
+    children = overall.findall(f"{C}Code")
+    assert [c.get("name") for c in children] == [
+        "1 = very poor", "2 = poor", "3 = neutral", "4 = good", "5 = very good",
+        "NA = not applicable"]
+    assert children[0].get("guid") == level_guid("overall", 1)
+    assert overall.find(f"{C}Description").text.startswith("Your overall judgement")
+
+
+def test_import_qualcoder_style_nested_categories(codebook_schema: xmlschema.XMLSchema,
+                                                  study: Project) -> None:
+    path = HERE / "qualcoder-style.qdc"
+    codebook_schema.validate(path)
+    book = load_qdc(path)
+    got = {c.key: (c.kind, c.label, c.group, c.color) for c in book.codes}
+    assert got == {
+        "validation": ("binary", "Validation", "Emotional reactions", "#f781f3"),
+        "warm_tone": ("binary", "Warm tone", "Emotional reactions", "#f5a9f2"),
+        "explorations": ("binary", "Explorations", "", "#81bef7"),  # codable parent
+        "open_question": ("binary", "Open question", "Explorations", ""),
+        "advice_unsolicited": ("binary", "Advice (unsolicited)", "", "#aaaaaa"),
+    }
+    assert book.get("validation").description == "Acknowledges a feeling as understandable."
+    before = len(study.codebook.codes)
+    result = import_qdc(study, path)
+    # 'validation' exists (binary, same kind): updated; the other four are new
+    assert result == {"added": 4, "updated": 1}
+    assert len(study.codebook.codes) == before + 4
+
+
+def test_import_atlas_style_scale_and_sets(codebook_schema: xmlschema.XMLSchema) -> None:
+    path = HERE / "atlas-style.qdc"
+    codebook_schema.validate(path)
+    book = load_qdc(path)
+    warmth = book.code("warmth")
+    assert warmth.kind == "ordinal" and warmth.allow_na
+    assert [(lv.value, lv.label) for lv in warmth.levels] == [(1, "cold"), (2, "neutral"),
+                                                               (3, "warm")]
+    assert warmth.levels[2].description == "Friendly, personal, caring."
+    assert book.code("self_disclosure").group == "Relational moves"
+    assert book.code("self_disclosure_2").label == "self disclosure"  # keys kept unique
+
+
+def test_bad_qdc_files_are_refused_with_file_and_line(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.qdc"
+    bomb.write_text('<?xml version="1.0"?>\n<!DOCTYPE CodeBook [\n<!ENTITY a "aaaaaaaa">\n'
+                    '<!ENTITY b "&a;&a;&a;&a;&a;&a;">\n]>\n'
+                    f'<CodeBook xmlns="{CODEBOOK_NS}"><Codes/></CodeBook>\n', encoding="utf-8")
+    with pytest.raises(CodebookError, match=r"bomb\.qdc, line 2: the file declares a DTD"):
+        load_qdc(bomb)
+    broken = tmp_path / "broken.qdc"
+    broken.write_text(f'<CodeBook xmlns="{CODEBOOK_NS}">\n<Codes>\n</CodeBook>\n',
+                      encoding="utf-8")
+    with pytest.raises(CodebookError, match=r"broken\.qdc, line 3: not well-formed XML"):
+        load_qdc(broken)
+    other = tmp_path / "other.qdc"
+    other.write_text('<Project xmlns="urn:example"/>', encoding="utf-8")
+    with pytest.raises(CodebookError, match="not a REFI-QDA codebook"):
+        load_qdc(other)
+    bad_level = tmp_path / "level.qdc"
+    bad_level.write_text(
+        f'<CodeBook xmlns="{CODEBOOK_NS}">\n<Codes>\n'
+        '<Code guid="2F6A3C1E-1D3B-4B8A-9E0C-7C1A2B3C4D01" name="Warmth" isCodable="true">\n'
+        '<Description>[sense7-coder] {"key": "warmth", "kind": "ordinal"}</Description>\n'
+        '<Code guid="2F6A3C1E-1D3B-4B8A-9E0C-7C1A2B3C4D02" name="cold" isCodable="true"/>\n'
+        '</Code>\n</Codes>\n</CodeBook>\n', encoding="utf-8")
+    with pytest.raises(CodebookError, match=r"level\.qdc, line 3: code 'Warmth'"):
+        load_qdc(bad_level)
+
+
+def test_cli_codebook_qdc_both_ways(study: Project, tmp_path: Path,
+                                    codebook_schema: xmlschema.XMLSchema) -> None:
+    out = tmp_path / "book.qdc"
+    assert main(["codebook", str(study.path), "export", str(out)]) == 0
+    codebook_schema.validate(out)
+    fresh = Project.create(tmp_path / "fresh.sense7", resolve_codebook("sense7"))
+    fresh.close()
+    assert main(["codebook", str(tmp_path / "fresh.sense7"), "import", str(out)]) == 0
+    with Project.open(tmp_path / "fresh.sense7", backup=False) as p:
+        strategy = p.codebook.code("strategy")
+        assert strategy.kind == "nominal" and strategy.values == ["advice", "question",
+                                                                  "validation"]
+        assert p.codebook.code("overall").user_rating == "overall"
+
+
+def test_qdpx_project_is_valid_and_places_every_coding(study: Project, tmp_path: Path,
+                                                       project_schema: xmlschema.XMLSchema
+                                                       ) -> None:
+    out = tmp_path / "study.qdpx"
+    summary = export_qdpx(study, out)
+    assert summary.sources == 4 and summary.notes == 1
+    with zipfile.ZipFile(out) as z:
+        qde = z.read("project.qde")
+        texts = {n: z.read(n).decode("utf-8") for n in z.namelist() if n.startswith("sources/")}
+    project_schema.validate(qde.decode("utf-8"))
+    root, _ = parse_xml(qde, "project.qde")
+    users = {u.get("guid"): u.get("name") for u in root.iter(f"{P}User")}
+    assert sorted(users.values()) == ["alice", "bashir"]
+    sources = {s.get("name"): s for s in root.iter(f"{P}TextSource")}
+    assert sorted(sources) == ["c1", "c2", "c3", "c4"]
+    c1 = sources["c1"]
+    text = texts["sources/" + c1.get("plainTextPath").removeprefix("internal://")]
+    turn_two = study.db.execute(
+        "SELECT text FROM turns WHERE conversation_id='c1' AND position=2").fetchone()[0]
+    by_name = {s.get("name"): s for s in c1.iter(f"{P}PlainTextSelection")}
+    sel = by_name["c1 turn 2"]
+    assert text[int(sel.get("startPosition")):int(sel.get("endPosition"))] == turn_two
+    codings = {(users[c.get("creatingUser")], c.find(f"{P}CodeRef").get("targetGUID"))
+               for c in sel.findall(f"{P}Coding")}
+    assert codings == {("alice", level_guid("overall", 4)), ("bashir", level_guid("overall", 3)),
+                       ("alice", level_guid("strategy", "advice"))}
+    # the sentence-level code sits on the second sentence of the turn
+    sentence = by_name["c1 turn 2 sentence 2"]
+    start, end = int(sentence.get("startPosition")), int(sentence.get("endPosition"))
+    s0, s1 = study.db.execute("SELECT start, end FROM sentences WHERE conversation_id='c1' "
+                              "AND position=2 AND sentence=2").fetchone()
+    assert text[start:end] == turn_two[s0:s1] and text[start:end].startswith("Which meeting")
+    assert sentence.find(f"{P}Coding/{P}CodeRef").get("targetGUID") == code_guid("question")
+    # not applicable is the NA child; a binary 'absent' is no coding at all
+    c3 = {s.get("name"): s for s in sources["c3"].iter(f"{P}PlainTextSelection")}
+    assert c3["c3 turn 4"].find(f"{P}Coding/{P}CodeRef").get("targetGUID") == \
+        level_guid("overall", None)
+    c2 = {s.get("name") for s in sources["c2"].iter(f"{P}PlainTextSelection")}
+    assert "c2 turn 4" in c2
+    c2_refs = {r.get("targetGUID") for r in sources["c2"].iter(f"{P}CodeRef")}
+    assert code_guid("validation") in c2_refs and len(
+        [r for r in sources["c2"].iter(f"{P}CodeRef")
+         if r.get("targetGUID") == code_guid("validation")]) == 1
+    # a conversation-level code codes the whole source; the memo is a note on its turn
+    whole = c1.findall(f"{P}Coding")
+    assert [w.find(f"{P}CodeRef").get("targetGUID") for w in whole] == [level_guid("quality", 5)]
+    note_ref = sel.find(f"{P}NoteRef").get("targetGUID")
+    note = next(n for n in root.iter(f"{P}Note") if n.get("guid") == note_ref)
+    assert note.find(f"{P}PlainTextContent").text == "warm but generic"
+    assert users[note.get("creatingUser")] == "alice"
+    values = {v.find(f"{P}TextValue").text for v in c1.findall(f"{P}VariableValue")}
+    assert values == {"P1", "GPT4"}
+
+
+def test_qdpx_reexport_keeps_guids_and_codebook_reads_back(study: Project,
+                                                           tmp_path: Path) -> None:
+    export_qdpx(study, tmp_path / "a.qdpx")
+    export_qdpx(study, tmp_path / "b.qdpx")
+
+    def guids(path: Path) -> list[str]:
+        with zipfile.ZipFile(path) as z:
+            root, _ = parse_xml(z.read("project.qde"), str(path))
+        return [el.get("guid") for el in root.iter() if el.get("guid")]
+
+    assert guids(tmp_path / "a.qdpx") == guids(tmp_path / "b.qdpx")
+    back = load_qdc(tmp_path / "a.qdpx")  # the project's code book, as another tool sees it
+    assert comparable(back) == comparable(study.codebook)
+
+
+def test_cli_export_qdpx_and_qdc(study: Project, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export-qdpx", str(study.path), str(tmp_path / "s.qdpx")]) == 0
+    assert "4 conversations" in capsys.readouterr().out
+    assert main(["export-qdpx", str(study.path), str(tmp_path / "s.zip")]) == 2
+    assert "ends in .qdpx" in capsys.readouterr().err
+    export_qdc(study, tmp_path / "s.qdc")
+    assert load_qdc(tmp_path / "s.qdc").code("quality").unit == "conversation"
+
+
+def test_children_named_with_numbers_are_not_taken_for_a_scale(tmp_path: Path) -> None:
+    path = tmp_path / "commits.qdc"
+    path.write_text(
+        f'<CodeBook xmlns="{CODEBOOK_NS}" origin="ATLAS.ti"><Codes>'
+        '<Code guid="A182CD3A-D83C-4D8C-BC80-26D9103EC6D6" name="Commits" isCodable="true">'
+        '<Code guid="2D2466F0-D77F-4F8C-BDF9-628966B6B74D" name="2022-05-10 19e4dce" '
+        'isCodable="true"/>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C9" name="2022-02-11 cdbfd92" '
+        'isCodable="true"/></Code>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C0" name="Stars" isCodable="true">'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C1" name="1 star" isCodable="true"/>'
+        '<Code guid="086AC733-7B1C-4749-A138-D7182F63A5C2" name="1 bad star" isCodable="true"/>'
+        '</Code></Codes></CodeBook>', encoding="utf-8")
+    book = load_qdc(path)
+    assert {c.key: (c.kind, c.group) for c in book.codes} == {
+        "commits": ("binary", ""), "c_2022_05_10_19e4dce": ("binary", "Commits"),
+        "c_2022_02_11_cdbfd92": ("binary", "Commits"), "stars": ("binary", ""),
+        "c_1_star": ("binary", "Stars"), "c_1_bad_star": ("binary", "Stars")}
+    assert book.title == "imported from ATLAS.ti"
