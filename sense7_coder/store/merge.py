@@ -11,6 +11,7 @@ caller holds the target's transaction, so a merge lands whole or not at all.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +196,12 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
     # a source written before schema 4 may hold nominal levels such as "1" as numbers
     restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus"])
     return counts
+
+
+def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
+    """The staged rows of ``table`` in the source's order: (row number, *STAGED columns)."""
+    cols = ", ".join(STAGED[table])
+    yield from db.execute(f"SELECT rowid, {cols} FROM temp.m_{table} ORDER BY rowid")
 
 
 def drop_stage(db: Database) -> None:
