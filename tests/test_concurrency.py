@@ -83,3 +83,34 @@ def test_three_coders_an_agreement_and_a_merge_at_once(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert counts == {"ann": WRITES, "ben": WRITES, "cat": WRITES, "merged": CONVERSATIONS}
+
+
+def test_a_writer_that_waited_too_long_says_who_holds_the_file(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    import pytest
+
+    from sense7_coder.domain.errors import ProjectError
+    from sense7_coder.store import db as store_db
+
+    path = tmp_path / "held.sense7"
+    make_project(path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys, time\n"
+         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+         "c.execute('BEGIN IMMEDIATE')\nprint('holding', flush=True)\ntime.sleep(60)",
+         str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        monkeypatch.setattr(store_db, "BUSY_TIMEOUT_S", 0.5)
+        with Project.open(path, backup=False) as p, pytest.raises(ProjectError) as err:
+            p.set_coder("alice")
+        message = str(err.value)
+        assert "busy" in message and "nothing was changed" in message and "\n" not in message
+        if Path("/proc/locks").exists():
+            assert f"process {holder.pid}" in message
+    finally:
+        holder.kill()
+        holder.wait()
+    with Project.open(path, backup=False) as p:  # the holder is gone: writing works again
+        p.set_coder("alice")
+        p.set_value(Unit("c1", 2), "affective", 2)

@@ -151,3 +151,27 @@ def test_window_jobs_beside_another_process_lose_nothing(gui, demo_project: Path
         conn.close()
     assert mine == saved
     assert theirs == 6
+
+
+def test_the_open_project_file_is_never_read_or_written_as_an_ordinary_file(
+        tmp_path: Path) -> None:
+    """Choosing the project itself (or its -wal) to import or export to is refused before any
+    file handle is opened on it."""
+    from sense7_coder.domain.errors import ProjectError
+    from sense7_coder.project.export import export_project
+    from sense7_coder.project.imports import import_codings, import_files
+
+    path = tmp_path / "shared.sense7"
+    make_project(path)
+    with Project.open(path, backup=False) as p:
+        p.set_coder("alice")
+        p.set_value(Unit("c1", 2), "affective", 3)
+        wal = path.with_name(path.name + "-wal")
+        for attempt in (lambda: import_files(p, [path]), lambda: import_codings(p, wal),
+                        lambda: export_project(p, path, "long")):
+            with pytest.raises(ProjectError, match="open project file"):
+                attempt()
+        assert cli("info", str(path)).returncode == 0
+        p.set_value(Unit("c1", 4), "affective", 4)
+        assert deleted_wal_open() == []
+        assert codings_seen_by_another_process(path) == 2

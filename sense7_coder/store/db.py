@@ -71,6 +71,30 @@ def is_open_here(path: Path) -> bool:
         return _key(path) in _open_here
 
 
+def refuse_open_project_file(path: str | Path, what: str) -> None:
+    """Refuse to read or write ``path`` with a plain file handle when it is a project file
+    (or its -wal, -shm) this process has open: closing that handle would drop the locks
+    that keep other programs from deleting the write-ahead log under us."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    with _open_lock:
+        keys = list(_open_here)
+    for key in keys:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                other = os.stat(key + suffix)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                raise ProjectError(
+                    f"{path}: this is the open project file {Path(key).name}"
+                    f"{' (its ' + suffix[1:] + ' file)' if suffix else ''}; choose another "
+                    f"file {what}"
+                )
+
+
 class ProjectDB:
     """An open project file: a sqlite-utils ``Database`` plus the file's path."""
 
@@ -186,6 +210,9 @@ def connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA trusted_schema = OFF")
         conn.execute("PRAGMA foreign_keys = ON")
+        # every commit reaches the disk before it is reported (a power cut loses nothing
+        # that was shown as saved); SQLite's default, made explicit
+        conn.execute("PRAGMA synchronous = FULL")
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     except sqlite3.Error:
         conn.close()

@@ -47,7 +47,7 @@ def _command(pid: int) -> str:
         parts = parts[2:]
     elif parts:
         parts[0] = Path(parts[0]).name
-    text = " ".join(parts)
+    text = " ".join(" ".join(parts).split())  # one line, whatever the arguments hold
     return text if len(text) <= 80 else text[:77] + "..."
 
 
