@@ -330,9 +330,13 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
     try:
         conn = connect(path)
     except sqlite3.Error as e:
+        if not_sqlite(e):
+            raise ProjectError(unreadable_message(path, e)) from None
         if _is_read_only(e):
             raise ProjectError(read_only_message(path, str(e))) from None
-        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+        if "locked" in str(e) or "busy" in str(e):
+            raise _friendly(path, e) from None
+        raise ProjectError(damaged_message(path, str(e))) from None
     try:
         version = verify_project(conn, path)
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

@@ -53,7 +53,10 @@ def _remove(path: Path) -> None:
 
 
 def _verify(path: Path, mode: str) -> None:
-    conn = connect(path, mode)
+    try:
+        conn = connect(path, mode)
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: not a readable project ({e}); choose another") from None
     try:
         verify_project(conn, path, full=True)
     except sqlite3.DatabaseError as e:
