@@ -132,3 +132,25 @@ def test_every_schema_version_is_built_from_the_migrations() -> None:
     assert names[0] == set()
     assert {"codings", "coders", "_sqlite_migrations"} <= names[1]
     assert all(len(names[v]) >= 1 for v in range(1, SCHEMA_VERSION + 1))
+
+
+def test_the_migrations_record_written_by_another_sqlite_utils_version_is_accepted(
+        clean: Path) -> None:
+    """Its SQL is the library's, not ours: only its columns are compared."""
+    tamper(clean, """
+        CREATE TABLE m2 ([id] INTEGER NOT NULL PRIMARY KEY, [migration_set] TEXT,
+                         [name] TEXT, [applied_at] TEXT);
+        INSERT INTO m2 SELECT * FROM _sqlite_migrations;
+        DROP TABLE _sqlite_migrations;
+        ALTER TABLE m2 RENAME TO _sqlite_migrations;
+        CREATE UNIQUE INDEX other_name ON _sqlite_migrations(migration_set, name);
+    """)
+    with Project.open(clean, backup=False) as p:
+        assert p.info()["codings"] == 1
+
+
+def test_a_trigger_on_the_migrations_record_is_still_refused(clean: Path) -> None:
+    tamper(clean, "CREATE TRIGGER t AFTER INSERT ON _sqlite_migrations BEGIN "
+                  "DELETE FROM codings; END;")
+    with pytest.raises(ProjectError, match="trigger 't'"):
+        Project.open(clean, backup=False)

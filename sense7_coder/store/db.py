@@ -181,6 +181,8 @@ def _friendly(path: Path, e: sqlite3.Error) -> ProjectError:
         return ProjectError(busy_message(path, msg))
     if "readonly" in msg or "unable to open" in msg:
         return ProjectError(read_only_message(path, msg))
+    if "malformed" in msg or not_sqlite(e):
+        return ProjectError(damaged_message(path, msg))
     return ProjectError(f"{path}: nothing was changed ({msg})")
 
 

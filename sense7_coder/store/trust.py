@@ -56,14 +56,35 @@ def normalise(sql: str | None) -> str | None:
     return out
 
 
+#: sqlite-utils' record of applied migrations: its exact SQL (and index) is the library's
+#: and may change between its versions, so it is compared by its columns; it holds only
+#: migration names, and nothing that could act on other tables (triggers are checked apart)
+MIGRATIONS_TABLE = migrations.migrations_table
+MIGRATIONS_COLUMNS = ({"migration_set", "name", "applied_at"},
+                      {"id", "migration_set", "name", "applied_at"})
+
+
+def _migrations_table(conn: sqlite3.Connection) -> str:
+    cols = {str(r[1]) for r in conn.execute(f"PRAGMA main.table_xinfo({MIGRATIONS_TABLE})")}
+    hidden = [r for r in conn.execute(f"PRAGMA main.table_xinfo({MIGRATIONS_TABLE})") if r[6]]
+    ok = cols in MIGRATIONS_COLUMNS and not hidden
+    return "<the migrations record>" if ok else f"<columns {', '.join(sorted(cols))}>"
+
+
 def schema_of(conn: sqlite3.Connection) -> set[Entry]:
     """The file's schema objects (SQLite's own statistics tables left out)."""
     rows = conn.execute("SELECT type, name, tbl_name, sql FROM main.sqlite_master").fetchall()
-    return {
-        (str(t), str(n), str(tbl), normalise(sql))
-        for t, n, tbl, sql in rows
-        if not (t == "table" and n in SQLITE_OWN)
-    }
+    out: set[Entry] = set()
+    for t, n, tbl, sql in rows:
+        if t == "table" and n in SQLITE_OWN:
+            continue
+        if t == "index" and tbl == MIGRATIONS_TABLE:
+            continue
+        if t == "table" and n == MIGRATIONS_TABLE:
+            out.add((t, n, tbl, _migrations_table(conn)))
+            continue
+        out.add((str(t), str(n), str(tbl), normalise(sql)))
+    return out
 
 
 @functools.cache
