@@ -68,6 +68,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
+    p = sub.add_parser(
+        "restore", help="list a project's backups, or bring one back",
+        description="Without BACKUP: list the backups kept beside PROJECT (newest first). "
+        "With BACKUP (a number from that list, a backup's name or a path): check it is a "
+        "healthy project, keep the current file (with its -wal and -shm) in the backups "
+        "folder, and put a copy of the backup in its place. Refused while another window "
+        "or program has the project open.")
+    p.add_argument("project", type=Path)
+    p.add_argument("backup", nargs="?")
+    p.set_defaults(func=cmd_restore)
+
     p = sub.add_parser("demo", help="build the demo project (and open it where a display exists)")
     p.add_argument("dir", type=Path, nargs="?", default=None)
     p.add_argument("--no-gui", action="store_true", help="only build it")
@@ -223,3 +234,35 @@ def launch_gui(project: Path | None) -> int:
     from ..ui.launch import launch  # imports Qt only after checking what it needs
 
     return launch(project)
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("bytes", "KB", "MB"):
+        if size < 1024:
+            return f"{n} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from ..project.restore import list_backups, pick_backup, restore_backup
+
+    project: Path = args.project
+    if args.backup is None:
+        backups = list_backups(project)
+        if not backups:
+            print(f"{project}: no backups (they are made in {project.name}.backups beside it "
+                  "each time the window opens the project)")
+            return 1
+        print(f"{len(backups)} backups of {project}, newest first:")
+        for i, b in enumerate(backups, 1):
+            print(f"  {i:>2}  {b.modified:%Y-%m-%d %H:%M:%S}  {_size(b.size):>9}  {b.path.name}")
+        print(f"restore one with: sense7-coder restore {project} NUMBER")
+        return 0
+    backup = pick_backup(project, args.backup)
+    kept = restore_backup(project, backup)
+    print(f"restored {project} from {backup.name}")
+    if kept is not None:
+        print(f"the file it replaced is kept as {kept}")
+    return 0

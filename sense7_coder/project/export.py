@@ -27,6 +27,7 @@ from ..domain.export import (
 from ..domain.export_formats import table_format, write_table
 from ..domain.files import destination
 from ..store import frames
+from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
 from .project import Project
 
@@ -101,6 +102,7 @@ def export_project(
         if progress:
             progress(max(total, 1) + done, 2 * max(total, 1))
 
+    refuse_open_project_file(out, "to export to")
     fmt = table_format(out, to)
     destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":

@@ -20,6 +20,7 @@ from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from ..store.db import refuse_open_project_file
 from .project import Project
 
 T = TypeVar("T")
@@ -132,6 +133,8 @@ def import_files(
 ) -> ImportSummary:
     """Read every file, check it, then write all of it in one transaction (unless dry run)."""
     options = options or ImportOptions()
+    for p in paths:
+        refuse_open_project_file(p, "to import")
 
     def read_progress(done: int, total: int) -> None:
         if progress:
@@ -246,6 +249,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
     are errors naming the line; nothing is written then.
     """
     path = Path(path)
+    refuse_open_project_file(path, "to import")
     turns = store_conv.turn_roles(project.db)
     conv_ids = store_conv.all_conversation_ids(project.db)
     rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids)

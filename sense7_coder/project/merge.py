@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
-from ..domain.models import ROLES_OF, Unit
+from ..domain.models import RATING_KEYS, ROLES_OF, Unit
+from ..domain.models import ROLES as TURN_ROLES
 from ..store import StorageError
 from ..store import merge as store_merge
 from ..store.values import restored
-from .project import Project
+from .project import ROLES, Project
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
@@ -226,6 +227,188 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+# -- every row checked as the API checks it --------------------------------------------------
+
+#: problems listed when a source is refused for invalid rows
+_LISTED = 5
+
+
+class _Problems:
+    """Collects what is wrong with a source's rows (the first few, and how many)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.listed: list[str] = []
+        self.count = 0
+
+    def add(self, table: str, row: int, what: str) -> None:
+        self.count += 1
+        if len(self.listed) < _LISTED:
+            self.listed.append(f"{table} row {row}: {what}")
+
+    def raise_any(self) -> None:
+        if not self.count:
+            return
+        more = self.count - len(self.listed)
+        tail = f"; and {more} more" if more else ""
+        raise ProjectError(
+            f"{self.name}: merge refused: the file holds rows sense7-coder does not accept; "
+            f"nothing was changed: {'; '.join(self.listed)}{tail}"
+        )
+
+
+def _text(value: Any, *, empty: bool = False, null: bool = False) -> bool:
+    if value is None:
+        return null
+    return isinstance(value, str) and (empty or bool(value.strip()))
+
+
+def _whole(value: Any, least: int = 0) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _json_object(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        return isinstance(json.loads(value), dict)
+    except ValueError:
+        return False
+
+
+def _unit_of(row: tuple[Any, ...], problems: _Problems, table: str, start: int,
+             sentence: bool = True) -> Unit | None:
+    """The (conversation, turn, sentence) at ``row[start:]`` if their types are right."""
+    cid, pos = row[start], row[start + 1]
+    sent = row[start + 2] if sentence else 0
+    if not _text(cid):
+        problems.add(table, row[0], f"conversation id {cid!r} is not a name")
+    elif not _whole(pos):
+        problems.add(table, row[0], f"turn {pos!r} is not a turn number")
+    elif not _whole(sent):
+        problems.add(table, row[0], f"sentence {sent!r} is not a sentence number")
+    else:
+        return Unit(cid, pos, sent)
+    return None
+
+
+def _check_value_row(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
+                     unit: Unit, key: Any, value: Any) -> None:
+    """A coding or decision: the API's checks (code, unit, role, scale), then the type."""
+    if not _text(key) or project.codebook.get(key) is None:
+        problems.add(table, row[0], f"unknown code {key!r}")
+        return
+    try:
+        checked = project.checked_value(unit, key, value, strict_sentences=True)
+    except ProjectError as e:
+        problems.add(table, row[0], str(e))
+        return
+    if type(checked) is not type(value) or checked != value:
+        problems.add(table, row[0], f"value {value!r} of code '{key}' is not stored as "
+                     f"sense7-coder stores its level {checked!r}")
+
+
+def _validate(project: Project, name: str) -> None:
+    """Refuse the merge if any staged row is one the API would not have written.
+
+    Runs inside the merge's transaction after the new conversations and coders were added,
+    so turns, sentences and coders are checked against the merged result.
+    """
+    db = project.db
+    problems = _Problems(name)
+    rows = store_merge.staged_rows
+    for row in rows(db, "coders"):
+        _n, cname, role, created = row
+        if not _text(cname):
+            problems.add("coders", row[0], f"coder name {cname!r} is not a name")
+        elif role not in ROLES:
+            problems.add("coders", row[0], f"coder '{cname}' has the role {role!r}; roles are "
+                         f"{', '.join(ROLES)}")
+        elif not _text(created, empty=True, null=True):
+            problems.add("coders", row[0], f"coder '{cname}' has a creation time {created!r}")
+    for row in rows(db, "participants"):
+        if not _text(row[1]) or not _json_object(row[2]):
+            problems.add("participants", row[0], f"participant {row[1]!r} is not valid")
+    for row in rows(db, "conversations"):
+        _n, cid, participant, model, topic, source, attributes, n_turns, imported = row
+        texts = (participant, model, topic, source, imported)
+        if not _text(cid):
+            problems.add("conversations", row[0], f"conversation id {cid!r} is not a name")
+        elif not all(_text(t, empty=True, null=True) for t in texts) \
+                or not _json_object(attributes) or not _whole(n_turns):
+            problems.add("conversations", row[0], f"conversation '{cid}' has values of the "
+                         "wrong kind")
+    for row in rows(db, "turns"):
+        unit = _unit_of(row, problems, "turns", 1, sentence=False)
+        _n, _cid, _pos, role, speaker, text, offset, comment, attributes = row
+        if unit is None:
+            continue
+        if unit.position < 1:
+            problems.add("turns", row[0], f"turn {unit.position} is not a turn number")
+        elif role not in TURN_ROLES:
+            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
+                         f"has the role {role!r}; roles are {', '.join(TURN_ROLES)}")
+        elif (not _text(text, empty=True) or not _text(speaker, empty=True, null=True)
+              or not _text(comment, empty=True, null=True) or not _json_object(attributes)
+              or not (offset is None or isinstance(offset, int | float))):
+            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
+                         "has values of the wrong kind")
+    for row in rows(db, "user_ratings"):
+        if row[3] not in RATING_KEYS or not (row[4] is None or _whole(row[4])):
+            problems.add("user_ratings", row[0], f"rating {row[3]!r} = {row[4]!r} is not valid")
+    for row in rows(db, "sentences"):
+        _n, _cid, _pos, sent, start, end = row
+        if not (_unit_of(row, problems, "sentences", 1, sentence=False) and _whole(sent, 1)
+                and _whole(start) and _whole(end, start if _whole(start) else 0)):
+            problems.add("sentences", row[0], "a sentence with positions of the wrong kind")
+    coders = {c["name"] for c in project.coders()}
+
+    def coder_ok(table: str, row: tuple[Any, ...], who: Any) -> bool:
+        if not _text(who) or who not in coders:
+            problems.add(table, row[0], f"coder {who!r} is not a coder of the project")
+            return False
+        return True
+
+    for row in rows(db, "codings"):
+        _n, coder, _cid, _pos, _sent, key, value, updated = row
+        if not coder_ok("codings", row, coder):
+            continue
+        unit = _unit_of(row, problems, "codings", 2)
+        if unit is not None:
+            _check_value_row(project, problems, "codings", row, unit, key, value)
+        if not _text(updated, null=True):
+            problems.add("codings", row[0], f"update time {updated!r} is not a time")
+    for row in rows(db, "consensus"):
+        _n, _cid, _pos, _sent, key, value, adjudicator, rationale, decided = row
+        unit = _unit_of(row, problems, "consensus", 1)
+        if unit is not None:
+            _check_value_row(project, problems, "consensus", row, unit, key, value)
+        if adjudicator is not None:
+            coder_ok("consensus", row, adjudicator)
+        if not _text(rationale, empty=True) or not _text(decided, null=True):
+            problems.add("consensus", row[0], "rationale or decision time of the wrong kind")
+    for table in ("memos", "turn_status"):
+        for row in rows(db, table):
+            if not coder_ok(table, row, row[1]):
+                continue
+            unit = _unit_of(row, problems, table, 2, sentence=table == "memos")
+            if unit is None:
+                continue
+            try:
+                if table == "turn_status" and unit.position < 1:
+                    raise ProjectError(f"turn {unit.position} is not a turn number")
+                project.check_turn(unit.conversation_id, unit.position)
+            except ProjectError as e:
+                problems.add(table, row[0], str(e))
+                continue
+            what = row[5] if table == "memos" else row[4]
+            if table == "memos" and not _text(what):
+                problems.add(table, row[0], "a memo without text")
+            elif table == "turn_status" and what not in (0, 1):
+                problems.add(table, row[0], f"done is {what!r}, not 0 or 1")
+    problems.raise_any()
+
+
 # -- the merge -------------------------------------------------------------------------------
 
 def _unit(row: tuple[Any, ...], start: int) -> Unit:
@@ -262,6 +445,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
         summary.notes.append(f"coder '{coder}' is {theirs} here but {mine} in the target; "
                              f"kept {mine}")
     summary.new_coders = store_merge.insert_new_coders(db)
+    _validate(project, name)
     step()
     for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
         summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],

@@ -157,7 +157,7 @@ class Project:
         return store_conv.load_conversation(self.db, conversation_id)
 
     # -- coding actions --------------------------------------------------------------------
-    def _check_unit(self, code: Code, unit: Unit) -> None:
+    def _check_unit(self, code: Code, unit: Unit, *, strict_sentences: bool = False) -> None:
         if code.unit == "conversation":
             if unit.position != 0 or unit.sentence != 0:
                 raise ProjectError(f"code '{code.key}' applies to whole conversations, not turns")
@@ -182,8 +182,9 @@ class Project:
             )
         if unit.sentence:
             # checked where the turn is segmented (the workspace segments it before showing)
+            # (``strict_sentences``: the turn must be segmented already, as in a merge)
             n = store_conv.turn_sentence_count(self.db, unit.conversation_id, unit.position)
-            if n and unit.sentence > n:
+            if (n or strict_sentences) and unit.sentence > n:
                 raise ProjectError(
                     f"turn {unit.position} of '{unit.conversation_id}' has {n} sentences; "
                     f"there is no sentence {unit.sentence}"
@@ -199,12 +200,29 @@ class Project:
         except ValueError as e:
             raise ProjectError(str(e)) from None
 
+    def checked_value(self, unit: Unit, code_key: str, value: Value, *,
+                      strict_sentences: bool = False) -> Value:
+        """The value as stored for ``code_key`` on ``unit``, after every check the API makes:
+        the code exists, applies to that kind of unit and that turn's role, the turn (and
+        sentence) exist, the value is on the scale or not applicable where allowed.
+        Raises ProjectError saying which."""
+        code = self.code(code_key)
+        self._check_unit(code, unit, strict_sentences=strict_sentences)
+        return self._check_value(code, value)
+
+    def check_turn(self, conversation_id: str, position: int) -> None:
+        """Raise ProjectError unless the turn exists (position 0: the conversation)."""
+        if position == 0:
+            if store_conv.conversation_index(self.db, conversation_id) is None:
+                raise ProjectError(f"no conversation '{conversation_id}' in this project")
+        elif store_conv.turn_text(self.db, conversation_id, position) is None:
+            raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
+
     def set_value(self, unit: Unit, code_key: str, value: Value) -> Command:
         """Set this coder's value of a code on a unit (None = not applicable)."""
         coder = self._require_coder()
         code = self.code(code_key)
-        self._check_unit(code, unit)
-        value = self._check_value(code, value)
+        value = self.checked_value(unit, code_key, value)
         label = f"set {code.label} to {code.level_label(value)}"
         return self._apply_new(
             label,
@@ -223,8 +241,9 @@ class Project:
 
     def set_done(self, conversation_id: str, position: int, done: bool = True) -> Command:
         coder = self._require_coder()
-        if store_conv.turn_text(self.db, conversation_id, position) is None:
+        if position < 1:
             raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
+        self.check_turn(conversation_id, position)
         return self._apply_new(
             f"mark turn {position} {'done' if done else 'not done'}",
             [Cell("done", (coder, conversation_id, position), None, bool(done))],
@@ -232,11 +251,7 @@ class Project:
 
     def set_memo(self, unit: Unit, text: str) -> Command:
         coder = self._require_coder()
-        if unit.position == 0:
-            if store_conv.conversation_index(self.db, unit.conversation_id) is None:
-                raise ProjectError(f"no conversation '{unit.conversation_id}' in this project")
-        elif store_conv.turn_text(self.db, unit.conversation_id, unit.position) is None:
-            raise ProjectError(f"no turn {unit.position} in conversation '{unit.conversation_id}'")
+        self.check_turn(unit.conversation_id, unit.position)
         return self._apply_new(
             "edit memo",
             [Cell("memo", (coder, unit.conversation_id, unit.position, unit.sentence), None,
@@ -254,8 +269,7 @@ class Project:
 
     def _consensus_cell(self, coder: str, unit: Unit, code: Code, value: Value,
                         rationale: str) -> Cell:
-        self._check_unit(code, unit)
-        value = self._check_value(code, value)
+        value = self.checked_value(unit, code.key, value)
         decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip()}
         return Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
                     None, decision)

@@ -2,31 +2,97 @@
 
 A project file may come from someone else, so it is opened defensively: SQLite's
 ``trusted_schema`` is off, extension loading stays disabled, no sqlite-utils plugins run,
-the file's header, integrity, application id and schema version are checked before any
-write, and a damaged or foreign file is refused with a clear message.
+the file's schema must be exactly the one our migrations create (:mod:`.trust`), and its
+application id, schema version and integrity are checked before any write; a damaged or
+foreign file is refused with a clear message.
+
+Sharing: nothing here opens a plain file handle on a project file or its ``-wal``/``-shm``
+(closing any descriptor of a file drops every POSIX lock this process holds on it, after
+which another process may delete the write-ahead log this process still writes into).
+Whether a file is an SQLite database at all is left to SQLite to say.
+
+Transactions: connections run in autocommit mode (``isolation_level=None``); every write
+goes through :meth:`ProjectDB.atomic`, which starts ``BEGIN IMMEDIATE`` -- the write lock
+is taken first, so a second writer waits (up to :data:`BUSY_TIMEOUT_S`) instead of failing
+on a stale snapshot -- and nests as savepoints.
 
 Threading: a :class:`ProjectDB` belongs to the thread that opened it. Background jobs open
 their own connection with :func:`open_project_db`. SQLite's WAL mode lets readers work while
-a writer commits; ``busy_timeout`` makes a second writer wait instead of failing.
+a writer commits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import itertools
 import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
+from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
+from .trust import check_schema
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BACKUPS_KEPT = 5
+#: how long a writer waits for another one to finish before giving up
+BUSY_TIMEOUT_S = 30.0
+
+_savepoints = itertools.count(1)
+#: paths this process has open (resolved) -> number of connections; see :func:`is_open_here`
+_open_here: dict[str, int] = {}
+_open_lock = threading.Lock()
+
+
+def _key(path: Path) -> str:
+    return str(path.resolve())
+
+
+def _register(path: Path, delta: int) -> None:
+    with _open_lock:
+        key = _key(path)
+        n = _open_here.get(key, 0) + delta
+        if n > 0:
+            _open_here[key] = n
+        else:
+            _open_here.pop(key, None)
+
+
+def is_open_here(path: Path) -> bool:
+    """Does this process hold a connection to the project file (restore refuses then)?"""
+    with _open_lock:
+        return _key(path) in _open_here
+
+
+def refuse_open_project_file(path: str | Path, what: str) -> None:
+    """Refuse to read or write ``path`` with a plain file handle when it is a project file
+    (or its -wal, -shm) this process has open: closing that handle would drop the locks
+    that keep other programs from deleting the write-ahead log under us."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    with _open_lock:
+        keys = list(_open_here)
+    for key in keys:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                other = os.stat(key + suffix)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                raise ProjectError(
+                    f"{path}: this is the open project file {Path(key).name}"
+                    f"{' (its ' + suffix[1:] + ' file)' if suffix else ''}; choose another "
+                    f"file {what}"
+                )
 
 
 class ProjectDB:
@@ -35,6 +101,8 @@ class ProjectDB:
     def __init__(self, path: Path, db: Database) -> None:
         self.path = path
         self.db = db
+        self._closed = False
+        _register(path, +1)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -42,10 +110,40 @@ class ProjectDB:
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[Database]:
-        """One transaction: everything inside lands, or nothing does."""
+        """One writing transaction: everything inside lands, or nothing does.
+
+        The outermost block starts ``BEGIN IMMEDIATE`` (it waits for another writer up to
+        :data:`BUSY_TIMEOUT_S`, then says who holds the file); inner blocks are savepoints
+        (an error inside one undoes only that block if the caller catches it).
+        """
+        conn = self.conn
+        if conn.in_transaction:
+            name = f"s7_{next(_savepoints)}"
+            conn.execute(f"SAVEPOINT {name}")
+            try:
+                yield self.db
+            except BaseException:
+                if conn.in_transaction:  # a failed statement may have ended it already
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
+                raise
+            else:
+                conn.execute(f"RELEASE {name}")
+            return
         try:
-            with self.db.atomic() as db:
-                yield db
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
         except sqlite3.ProgrammingError:
             raise  # a mistake in the code, not something the researcher can act on
         except sqlite3.DatabaseError as e:
@@ -60,7 +158,19 @@ class ProjectDB:
     def close(self) -> None:
         # No "PRAGMA optimize" here: it may write (ANALYZE), which other windows on the file
         # would see as a change made elsewhere.
+        if self._closed:
+            return
+        self._closed = True
+        _register(self.path, -1)
         self.conn.close()
+
+
+def busy_message(path: Path, msg: str) -> str:
+    return (
+        f"{path}: the project is busy: another window or program kept writing to it for "
+        f"{BUSY_TIMEOUT_S:g} seconds{busy_detail(path)}; nothing was changed, try again "
+        f"when it is done ({msg})"
+    )
 
 
 def _friendly(path: Path, e: sqlite3.Error) -> ProjectError:
@@ -68,11 +178,11 @@ def _friendly(path: Path, e: sqlite3.Error) -> ProjectError:
     if "disk" in msg and "full" in msg:
         return ProjectError(f"{path}: the disk is full; nothing was changed ({msg})")
     if "locked" in msg or "busy" in msg:
-        return ProjectError(
-            f"{path}: the project is busy in another window or program; try again ({msg})"
-        )
+        return ProjectError(busy_message(path, msg))
     if "readonly" in msg or "unable to open" in msg:
         return ProjectError(read_only_message(path, msg))
+    if "malformed" in msg or not_sqlite(e):
+        return ProjectError(damaged_message(path, msg))
     return ProjectError(f"{path}: nothing was changed ({msg})")
 
 
@@ -85,27 +195,88 @@ def read_only_message(path: Path, detail: str) -> str:
     )
 
 
-def _is_read_only(e: sqlite3.Error) -> bool:
+def _is_read_only(e: Exception) -> bool:
     msg = str(e)
     return "readonly" in msg or "unable to open" in msg
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=10.0, check_same_thread=False)
-    conn.execute("PRAGMA trusted_schema = OFF")
-    conn.execute("PRAGMA foreign_keys = ON")
-    conn.execute("PRAGMA busy_timeout = 10000")
+def connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
+    """A connection in autocommit mode (writes go through :meth:`ProjectDB.atomic`).
+
+    ``mode`` is SQLite's URI mode: ``rw`` (the file must exist), ``rwc`` (may create it),
+    ``ro`` (read-only).
+    """
+    uri = f"{path.resolve().as_uri()}?mode={mode}"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False,
+                           isolation_level=None)
+    try:
+        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.execute("PRAGMA foreign_keys = ON")
+        # every commit reaches the disk before it is reported (a power cut loses nothing
+        # that was shown as saved); SQLite's default, made explicit
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    except sqlite3.Error:
+        conn.close()
+        raise
     return conn
 
 
-def _check_header(path: Path) -> None:
+def not_sqlite(e: sqlite3.Error) -> bool:
+    """SQLite's answer for a file that is not a database (its header is wrong)."""
+    return "not a database" in str(e) or "file is encrypted" in str(e)
+
+
+def unreadable_message(path: Path, e: sqlite3.Error) -> str:
+    """A file SQLite cannot read as a database at all."""
+    if backups_dir(path).is_dir():  # it was a project once: point to its backups
+        return damaged_message(path, f"SQLite cannot read it: {e}")
+    return (f"{path}: not a sense7-coder project: this is not an SQLite file, or one damaged "
+            f"beyond reading ({e})")
+
+
+def damaged_message(path: Path, detail: str) -> str:
+    """One paragraph for a damaged project file, pointing to ``sense7-coder restore``."""
+    detail = detail.splitlines()[0] if detail else "unknown problem"
+    if len(detail) > 160:
+        detail = detail[:157] + "..."
+    return (
+        f"{path}: the project file is damaged ({detail}). Nothing was changed. Backups are "
+        f"kept in {backups_dir(path).name} beside it: run 'sense7-coder restore {path}' to "
+        "list them, then 'sense7-coder restore PROJECT BACKUP' to bring one back (the "
+        "damaged file is kept)"
+    )
+
+
+def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False) -> int:
+    """Check an open connection is a healthy sense7-coder project; returns its version.
+
+    Header, application id, version, our schema and no other (:mod:`.trust`), then
+    ``quick_check`` (``integrity_check`` with ``full``). Raises ProjectError; the caller
+    closes the connection.
+    """
     try:
-        with path.open("rb") as fh:
-            head = fh.read(16)
-    except OSError as e:
-        raise ProjectError(f"{path}: cannot read the project file ({e.strerror})") from None
-    if head and head != SQLITE_HEADER:
-        raise ProjectError(f"{path}: not a sense7-coder project (this is not an SQLite file)")
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.DatabaseError as e:
+        if not_sqlite(e):
+            raise ProjectError(unreadable_message(path, e)) from None
+        raise
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if app_id != APPLICATION_ID:
+        raise ProjectError(
+            f"{path}: not a sense7-coder project (an SQLite file made by another program)"
+        )
+    if version > SCHEMA_VERSION:
+        raise ProjectError(
+            f"{path}: made by a newer version of sense7-coder (schema {version}, "
+            f"this version reads up to {SCHEMA_VERSION}); please update sense7-coder"
+        )
+    version = check_schema(conn, path, version)
+    pragma = "integrity_check" if full else "quick_check"
+    check = conn.execute(f"PRAGMA {pragma}(20)").fetchall()
+    if [tuple(r) for r in check] != [("ok",)]:
+        raise ProjectError(damaged_message(path, str(check[0][0]) if check else ""))
+    return version
 
 
 def create_project_db(path: str | Path) -> ProjectDB:
@@ -119,7 +290,7 @@ def create_project_db(path: str | Path) -> ProjectDB:
         raise ProjectError(f"{path}: the folder {path.parent} does not exist")
     existed = path.exists()
     try:
-        conn = _connect(path)
+        conn = connect(path, "rwc")
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -158,47 +329,30 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
-    _check_header(path)
     try:
-        conn = _connect(path)
+        conn = connect(path)
     except sqlite3.Error as e:
+        if not_sqlite(e):
+            raise ProjectError(unreadable_message(path, e)) from None
         if _is_read_only(e):
             raise ProjectError(read_only_message(path, str(e))) from None
-        raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+        if "locked" in str(e) or "busy" in str(e):
+            raise _friendly(path, e) from None
+        raise ProjectError(damaged_message(path, str(e))) from None
     try:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if app_id != APPLICATION_ID:
-            conn.close()
-            raise ProjectError(
-                f"{path}: not a sense7-coder project (an SQLite file made by another program)"
-            )
-        check = conn.execute("PRAGMA quick_check").fetchall()
-        if [tuple(r) for r in check] != [("ok",)]:
-            conn.close()
-            first = check[0][0] if check else "unknown problem"
-            raise ProjectError(
-                f"{path}: the project file is damaged ({first}); "
-                "restore it from the backups folder beside it"
-            )
+        version = verify_project(conn, path)
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+    except ProjectError:
+        conn.close()
+        raise
     except sqlite3.DatabaseError as e:
         conn.close()
         if _is_read_only(e):
             raise ProjectError(read_only_message(path, str(e))) from None
         if "locked" in str(e) or "busy" in str(e):
             raise _friendly(path, e) from None
-        raise ProjectError(f"{path}: the project file is damaged or not a project ({e})") from None
-    if version > SCHEMA_VERSION:
-        conn.close()
-        raise ProjectError(
-            f"{path}: made by a newer version of sense7-coder (schema {version}, "
-            f"this version reads up to {SCHEMA_VERSION}); please update sense7-coder"
-        )
-    try:
-        conn.execute("PRAGMA journal_mode = WAL")
-    except sqlite3.OperationalError as e:
-        conn.close()
-        raise _friendly(path, e) from None
+        raise ProjectError(damaged_message(path, str(e))) from None
     pdb = ProjectDB(path, Database(conn, execute_plugins=False))
     if backup:
         backup_project(pdb)
@@ -209,10 +363,13 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
 
 def _migrate(pdb: ProjectDB) -> None:
     try:
-        migrations.apply(pdb.db)
-        applied = len(migrations.applied(pdb.db))
-        pdb.conn.execute(f"PRAGMA user_version = {applied}")
-    except sqlite3.Error as e:
+        # one IMMEDIATE transaction: a second process opening the same old file waits,
+        # then finds nothing left to do; the version is recorded with the tables
+        with pdb.atomic():
+            migrations.apply(pdb.db)
+            applied = len(migrations.applied(pdb.db))
+            pdb.conn.execute(f"PRAGMA user_version = {applied}")
+    except (sqlite3.Error, ProjectError) as e:
         pdb.close()
         if _is_read_only(e):
             raise ProjectError(read_only_message(pdb.path, str(e))) from None
@@ -259,8 +416,9 @@ def backup_project(pdb: ProjectDB) -> Path | None:
             partial.unlink()
         return None
     for old in sorted(folder.glob("*.sqlite"))[:-BACKUPS_KEPT]:
-        with contextlib.suppress(OSError):
-            old.unlink()
+        for name in (old.name, old.name + "-wal", old.name + "-shm"):
+            with contextlib.suppress(OSError):
+                old.with_name(name).unlink()
     return target
 
 

@@ -11,14 +11,14 @@ caller holds the target's transaction, so a merge lands whole or not at all.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
-from .db import SQLITE_HEADER
-from .schema import APPLICATION_ID, SCHEMA_VERSION
+from .db import connect, not_sqlite, unreadable_message, verify_project
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
@@ -54,38 +54,20 @@ CONSENSUS_KEY = ("conversation_id", "position", "sentence", "code")
 # -- the source file -------------------------------------------------------------------------
 
 def open_source(path: str | Path) -> sqlite3.Connection:
-    """Open another project file read-only after checking it is a healthy project."""
+    """Open another project file read-only after checking it is a healthy project.
+
+    The same checks as opening a project (our schema and nothing else, application id,
+    version), and SQLite's full ``integrity_check``, which also finds indexes that disagree
+    with their tables. No plain file handle is opened on the file.
+    """
     path = Path(path)
     if not path.exists():
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(16)
-    except OSError as e:
-        raise ProjectError(f"{path}: cannot read the project file ({e.strerror})") from None
-    if head != SQLITE_HEADER:
-        raise ProjectError(f"{path}: not a sense7-coder project (this is not an SQLite file)")
     conn = _connect_read_only(path)
     try:
-        conn.execute("PRAGMA trusted_schema = OFF")
-        conn.execute("PRAGMA busy_timeout = 10000")
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        if app_id != APPLICATION_ID:
-            raise ProjectError(
-                f"{path}: not a sense7-coder project (an SQLite file made by another program)"
-            )
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise ProjectError(
-                f"{path}: made by a newer version of sense7-coder (schema {version}, this "
-                f"version reads up to {SCHEMA_VERSION}); please update sense7-coder"
-            )
-        check = conn.execute("PRAGMA quick_check").fetchall()
-        if [tuple(r) for r in check] != [("ok",)]:
-            first = check[0][0] if check else "unknown problem"
-            raise ProjectError(f"{path}: the project file is damaged ({first})")
+        verify_project(conn, path, full=True)
         missing = [t for t in ("conversations", "turns", "codes", "codings", "coders")
                    if t not in source_tables(conn)]
         if missing:
@@ -106,15 +88,16 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     folder cannot hold. Such a file is then opened as immutable -- complete as long as no
     ``-wal`` file holds changes not yet written into it, which is checked first.
     """
-    base = path.resolve().as_uri()
     conn: sqlite3.Connection | None = None
     try:
-        conn = sqlite3.connect(base + "?mode=ro", uri=True, timeout=10.0)
+        conn = connect(path, "ro")
         conn.execute("PRAGMA application_id").fetchone()
         return conn
     except sqlite3.Error as e:
         if conn is not None:
             conn.close()
+        if not_sqlite(e):
+            raise ProjectError(unreadable_message(path, e)) from None
         if "readonly" not in str(e) and "unable to open" not in str(e):
             raise ProjectError(f"{path}: cannot open the project file ({e})") from None
     wal = path.with_name(path.name + "-wal")
@@ -125,7 +108,10 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             "folder you can write to and merge from there"
         )
     try:
-        return sqlite3.connect(base + "?immutable=1", uri=True, timeout=10.0)
+        conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True,
+                               isolation_level=None)
+        conn.execute("PRAGMA trusted_schema = OFF")
+        return conn
     except sqlite3.Error as e:
         raise ProjectError(f"{path}: cannot open the project file ({e})") from None
 
@@ -210,6 +196,12 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
     # a source written before schema 4 may hold nominal levels such as "1" as numbers
     restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus"])
     return counts
+
+
+def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
+    """The staged rows of ``table`` in the source's order: (row number, *STAGED columns)."""
+    cols = ", ".join(STAGED[table])
+    yield from db.execute(f"SELECT rowid, {cols} FROM temp.m_{table} ORDER BY rowid")
 
 
 def drop_stage(db: Database) -> None:
