@@ -23,6 +23,9 @@ try:  # analysis commands (agreement, export, merge) live in their own module
     _MODULES.append(analysis)
 except ImportError:  # pragma: no cover - during development only
     pass
+from . import predict  # noqa: E402  (analyze, classify)
+
+_MODULES.append(predict)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_role
 from ..project import Project, codebook_ops
 from ..project.imports import import_codings, import_files
 from ..resources import resolve_codebook
+from ..store.predictions import predictor_counts
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -164,9 +165,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         info = project.info()
         info["coder_names"] = [c["name"] for c in project.coders()]
+        info["predictors"] = predictor_counts(project.db)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    info["predictors"] = [f"{name} ({c['conversation']} conversation, {c['turn']} turn scores)"
+                          for name, c in info["predictors"].items()]
     width = max(len(k) for k in info)
     for k, v in info.items():
         if isinstance(v, list):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import Cancelled, Sense7Error
 
@@ -42,7 +43,7 @@ class BaselineResult:
     folds: list[tuple[int, frozenset[str], frozenset[str]]] = field(default_factory=list)
 
 
-def _pipeline():  # type: ignore[no-untyped-def]
+def _pipeline() -> Any:
     from sklearn.compose import ColumnTransformer
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import Ridge
@@ -57,11 +58,11 @@ def _pipeline():  # type: ignore[no-untyped-def]
     return Pipeline([("features", features), ("ridge", Ridge(alpha=1.0))])
 
 
-def _fit(train):  # type: ignore[no-untyped-def]
+def _fit(train: Any) -> Any:
     """The pipeline fitted on ``train``; with very little text, rarer words (and then the
     context) are let in rather than failing on an empty vocabulary."""
     X, y = train[["text", "context"]], train["target"]
-    attempts = (
+    attempts: tuple[dict[str, Any], ...] = (
         {},
         {"features__turn__min_df": 1, "features__context__min_df": 1},
         {"features__turn__min_df": 1, "features__context": "drop"},

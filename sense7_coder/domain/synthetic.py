@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from .models import DIMENSIONS
 
@@ -40,7 +41,7 @@ def study_lines(n_conversations: int, *, participants: int | None = None,
         pid = people[i % n_people]
         model = MODELS[i % len(MODELS)]
         base = rng.choice([1, 2, 3, 4, 5])
-        messages = []
+        messages: list[dict[str, Any]] = []
         for _t in range(assistant_turns):
             level = min(5, max(1, base + rng.choice([-1, 0, 0, 1])))
             messages.append({"role": "user",
@@ -49,7 +50,7 @@ def study_lines(n_conversations: int, *, participants: int | None = None,
             curt = [rng.choice(CURT) for _ in range(5 - level)]
             words = warm + curt + [rng.choice(FILLER), rng.choice(FILLER)]
             rng.shuffle(words)
-            ratings: dict[str, int | str | None] = {}
+            ratings: dict[str, Any] = {}
             for dim in DIMENSIONS:
                 r = rng.random()
                 if r < 0.05:

@@ -79,7 +79,8 @@ def targets(project: Project, level: str,
     _check_level(level)
     turns = rated_turns(project, conversations) if turns is None else turns
     if level == "conversation":
-        return dict(conversation_targets((t.conversation_id, t.ratings) for t in turns))
+        by_conv = conversation_targets((t.conversation_id, t.ratings) for t in turns)
+        return {cid: v for cid, v in by_conv.items()}
     return {(t.conversation_id, t.position): float(v) for t in turns
             if (v := t.ratings.get("overall")) is not None}
 
@@ -191,7 +192,8 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
         if level == "conversation":
             rows += [(c, None, run, s, "") for c, s in result.conversation_scores[run].items()]
         else:
-            rows += [(c, p, run, s, "") for (c, p), s in result.turn_scores[run].items()]
+            rows += [(key[0], key[1], run, s, "")  # type: ignore[index]
+                     for key, s in result.turn_scores[run].items()]
     with project.pdb.atomic() as db:
         store_pred.replace_predictions(db, name, level, rows)
     return result

@@ -26,7 +26,8 @@ def replace_predictions(db: Database, predictor: str, level: str,
         db.execute("DELETE FROM turn_predictions WHERE predictor = ?", [predictor])
         sql = ("INSERT INTO turn_predictions (conversation_id, position, predictor, run, score, "
                "reasoning) VALUES (?, ?, ?, ?, ?, ?)")
-        params = [(c, p, predictor, r, s, why) for c, p, r, s, why in rows]
+        params: list[tuple[Any, ...]] = [(c, p, predictor, r, s, why)
+                                         for c, p, r, s, why in rows]
     else:
         db.execute("DELETE FROM predictions WHERE predictor = ?", [predictor])
         sql = ("INSERT INTO predictions (conversation_id, predictor, run, score, reasoning) "
@@ -48,7 +49,7 @@ def predictions(db: Database, level: str, predictor: str | None = None,
                "FROM turn_predictions p JOIN conversations c "
                f"ON c.conversation_id = p.conversation_id{where} "
                "ORDER BY p.predictor, c.rowid, p.position, p.run")
-        cols = ("predictor", "conversation_id", "position", "run", "score")
+        cols: tuple[str, ...] = ("predictor", "conversation_id", "position", "run", "score")
     else:
         sql = ("SELECT p.predictor, p.conversation_id, p.run, p.score "
                "FROM predictions p JOIN conversations c "
@@ -77,7 +78,7 @@ def turn_texts(db: Database, conversations: ConversationFilter | None = None
     sql = ("SELECT t.conversation_id, c.participant_id, c.model, c.topic, t.position, t.role, "
            "t.text FROM turns t JOIN conversations c ON c.conversation_id = t.conversation_id"
            f"{where} ORDER BY c.rowid, t.position")
-    return [tuple(r) for r in db.execute(sql, params)]  # type: ignore[misc]
+    return [tuple(r) for r in db.execute(sql, params)]
 
 
 def turn_keys(db: Database, conversation_ids: Sequence[str] | None = None
@@ -101,3 +102,12 @@ def save_llm_answer(db: Database, request_key: str, conversation_id: str, api_mo
         [request_key, conversation_id, api_model, run, reply, score,
          dt.datetime.now(dt.UTC).isoformat(timespec="seconds")],
     )
+
+
+def conversation_table(db: Database, conversations: ConversationFilter | None = None
+                       ) -> list[tuple[str, str | None, str | None, str | None, str]]:
+    """conversation_id, participant_id, model, topic, attributes (JSON text), import order."""
+    where, params = _filter_sql(conversations or ConversationFilter())
+    sql = ("SELECT c.conversation_id, c.participant_id, c.model, c.topic, c.attributes "
+           f"FROM conversations c{where} ORDER BY c.rowid")
+    return [tuple(r) for r in db.execute(sql, params)]
