@@ -254,6 +254,12 @@ def cooccurrence(table: Any, title: str = "Co-occurrence of codes (Jaccard)") ->
     return fig
 
 
+#: the agreement bands' colours (the same hues as the agreement table)
+BAND_INK = {"good": "#3f8f4f", "tentative": "#c99a2e", "low": "#b5483f",
+            "undefined": "#8a8a8a"}
+ALPHA_TITLE = "Krippendorff's α per code, with 95% bootstrap interval"
+
+
 @dataclass
 class AlphaItem:
     """One row of the alpha plot."""
@@ -265,41 +271,79 @@ class AlphaItem:
     band: str
     note: str = ""
 
+    @property
+    def value_text(self) -> str:
+        if self.value is None:
+            return "undefined"
+        ci = (f" [{self.low:.3f}, {self.high:.3f}]"
+              if self.low is not None and self.high is not None else "")
+        return f"{self.value:.3f}" + ci
+
 
 def alpha_range(items: Sequence[AlphaItem]) -> tuple[float, float]:
-    """The x range of the alpha plot: 0..1, widened (in steps of .5) to what is shown."""
-    values = [v for it in items for v in (it.value, it.low, it.high)
-              if v is not None and math.isfinite(v)]
-    lo = min([0.0, *values])
-    hi = max([1.0, *values])
-    return math.floor(lo * 2) / 2, math.ceil(hi * 2) / 2
+    """Axis range: 0 to 1, widened downwards (in steps of .1, to -1 at most) to show every
+    interval."""
+    lows = [v for it in items for v in (it.value, it.low) if v is not None]
+    lo = min([0.0, *lows])
+    return (max(-1.0, math.floor(lo * 10 + 1e-9) / 10), 1.0)
+
+
+def _short(note: str, limit: int = 70) -> str:
+    first = note.split(";")[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def alpha_height(n: int) -> float:
+    """Figure height in inches for ``n`` rows."""
+    return 0.36 * max(n, 1) + 1.25
 
 
 @_styled
 def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.667,
-          title: str = "Krippendorff's α per code, with 95% bootstrap interval") -> Any:
-    """Alpha per code: a dot at alpha, a whisker over the interval, bands behind."""
+          width: float = 8.0, height: float | None = None) -> Any:
+    """Alpha per code: a dot at alpha, a whisker over the interval, the bands behind,
+    dashed lines at .667 and .800 and the value with its interval on the right."""
+    from matplotlib.transforms import blended_transform_factory
+
     n = max(1, len(items))
-    fig, ax = _figure(7.0, 0.34 * n + 1.3)
+    fig, ax = _figure(width, height or alpha_height(n))
+    ax.set_title(ALPHA_TITLE, loc="left")
+    if not items:
+        ax.axis("off")
+        ax.text(0.5, 0.5, "Run the agreement to see alpha per code", ha="center",
+                va="center", color="#6b6b6b", transform=ax.transAxes)
+        return fig
     lo, hi = alpha_range(items)
-    ax.axvspan(lo, tentative, color=BAND_COLOURS["low"], lw=0)
-    ax.axvspan(tentative, good, color=BAND_COLOURS["tentative"], lw=0)
-    ax.axvspan(good, hi, color=BAND_COLOURS["good"], lw=0)
-    for x in (tentative, good):
-        ax.axvline(x, ls="--", lw=0.8, color="#888888")
+    for band, a, b in (("low", lo, tentative), ("tentative", tentative, good),
+                       ("good", good, hi)):
+        if b > a:
+            ax.axvspan(a, b, color=BAND_COLOURS[band], lw=0, zorder=0)
+    for x, name, side in ((tentative, ".667 tentative", "right"), (good, ".800 good", "left")):
+        ax.axvline(x, ls="--", lw=1.0, color=BAND_INK["tentative" if x == tentative else "good"])
+        ax.text(x + (-0.005 if side == "right" else 0.005), -0.62, name, ha=side, va="bottom",
+                fontsize=7.5, color="#555555")
+    right = blended_transform_factory(ax.transAxes, ax.transData)
     for i, it in enumerate(items):
+        ink = BAND_INK.get(it.band, BAND_INK["undefined"])
         if it.value is None or not math.isfinite(it.value):
-            ax.text(lo + 0.01 * (hi - lo), i, f"undefined {it.note}".strip(), va="center",
-                    fontsize=7.5, color="#666666", style="italic")
-            continue
-        if it.low is not None and it.high is not None:
-            ax.plot([it.low, it.high], [i, i], lw=1.6, color="#555555", solid_capstyle="butt")
-        ax.plot([it.value], [i], "o", ms=6, color=PALETTE[0])
-        ax.text(it.value, i - 0.32, f"{it.value:.3f}", ha="center", va="bottom", fontsize=7)
+            text = "undefined" + (f" — {_short(it.note)}" if it.note else "")
+            ax.text(lo + 0.01 * (hi - lo), i, text, va="center", fontsize=8, color="#6b6b6b")
+        else:
+            if it.low is not None and it.high is not None:
+                ax.errorbar([max(lo, it.value)], [i],
+                            xerr=[[max(lo, it.value) - max(lo, it.low)],
+                                  [min(hi, it.high) - max(lo, it.value)]],
+                            fmt="none", ecolor=ink, elinewidth=1.8, capsize=4, capthick=1.5)
+            ax.plot([max(lo, it.value)], [i], "o", ms=7, color=ink, mec="white", mew=1.2,
+                    zorder=3)
+        ax.text(1.015, i, it.value_text, transform=right, va="center", fontsize=8,
+                color="#1f1f1f" if it.value is not None else "#6b6b6b", clip_on=False)
     ax.set_yticks(range(len(items)), [it.label for it in items])
-    ax.set_ylim(n - 0.5, -0.7)
+    ax.set_ylim(n - 0.5, -0.75)
     ax.set_xlim(lo, hi)
-    ax.set_xlabel("α (dashed: .667 tentative, .800 good)")
     ax.grid(axis="y", visible=False)
-    ax.set_title(title, loc="left")
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel("Krippendorff's α")
+    # room on the right for the values
+    fig.get_layout_engine().set(rect=(0, 0, 0.84, 1))
     return fig
