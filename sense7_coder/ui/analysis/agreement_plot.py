@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QImage, QPainter, QPaintEvent, QResizeEvent
@@ -42,7 +43,8 @@ def preferred_height(n: int) -> int:
     return int(alpha_height(n) * SCREEN_DPI)
 
 
-def _figure(items: Sequence[AlphaItem], width_in: float = 8.0, height_in: float | None = None):  # type: ignore[no-untyped-def]
+def _figure(items: Sequence[AlphaItem], width_in: float = 8.0,
+            height_in: float | None = None) -> Any:
     from ...domain import plots
 
     return plots.alpha(items, width=width_in, height=height_in)
@@ -101,7 +103,7 @@ def render_image(items: Sequence[AlphaItem], size: QSize, ratio: float = 1.0) ->
     dpi = SCREEN_DPI * ratio
     fig = _figure(items, max(size.width(), 200) / SCREEN_DPI,
                   max(size.height(), 120) / SCREEN_DPI)
-    image = QImage.fromData(png_bytes(fig, dpi=dpi), "PNG")
+    image = QImage.fromData(png_bytes(fig, dpi=dpi), b"PNG")
     image.setDevicePixelRatio(ratio)
     return image
 
