@@ -143,3 +143,25 @@ def test_turn_level_predictions_and_unknown_predictor(demo_project: Path, tmp_pa
         assert figures["spearman"] is None and figures["n"] == len(truth)
         with pytest.raises(ProjectError, match="no conversation-level predictions of 'const'"):
             evaluate_predictor(p, "const", "conversation")
+
+
+def test_a_predictor_is_one_more_rater_in_agreement(demo_project: Path, tmp_path: Path):
+    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+
+    with Project.open(demo_project, backup=False) as p:
+        truth = targets(p, "turn")
+        # a "model" that copies the users' overall rating, off by a fraction
+        lines = ["conversation_id,turn,score"] + [f"{c},{pos},{v + 0.3}"
+                                                   for (c, pos), v in truth.items()]
+        import_predictions(p, _write(tmp_path / "copy.csv", "\n".join(lines)), "copycat")
+        report = project_agreement(p, AgreementOptions(
+            codes=["overall"], include_users=True, bootstrap=20, predictors=["copycat"]))
+        pairs = {(r.measure, tuple(r.coders)): r for r in report.records}
+        vs_users = pairs[("krippendorff_alpha", ("model:copycat", "users"))]
+        assert vs_users.value == pytest.approx(1.0) and vs_users.n_units == len(truth)
+        assert vs_users.ci_low is not None
+        # and against each coder, with the same measures
+        assert ("cohen_kappa", ("alice", "model:copycat")) in pairs or \
+            ("cohen_kappa", ("model:copycat", "alice")) in pairs
+        with pytest.raises(ProjectError, match="no predictor"):
+            project_agreement(p, AgreementOptions(predictors=["nobody"]))

@@ -20,7 +20,7 @@ Pure Python plus numpy/scipy/scikit-learn, imported inside the functions.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,9 +49,9 @@ def conversation_targets(
     return {cid: sum(v) / len(v) for cid, v in sums.items()}
 
 
-def to_level(value: float) -> int:
-    """Round to the nearest level (halves up: 2.5 -> 3) and clip to 1..5."""
-    return int(min(max(math.floor(value + 0.5), LEVELS[0]), LEVELS[-1]))
+def to_level(value: float, levels: Sequence[int] = LEVELS) -> int:
+    """Round to the nearest level (halves up: 2.5 -> 3) and clip to the scale (1..5)."""
+    return int(min(max(math.floor(value + 0.5), min(levels)), max(levels)))
 
 
 @dataclass
