@@ -272,3 +272,30 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         store_pred.replace_predictions(db, predictor, "conversation", rows)
     return {"requests": len(jobs), "asked": asked, "cached": len(jobs) - asked,
             "stored": len(rows)}
+
+
+# -- suggestions beside the coding panel -------------------------------------------------------
+
+SHOW_KEY = "show_predictions"
+
+
+def suggestions_allowed(project: Project) -> bool:
+    """The lead's setting: show stored predictions beside the coding panel."""
+    return project.setting(SHOW_KEY, "0") == "1"
+
+
+def set_suggestions_allowed(project: Project, on: bool) -> None:
+    project.set_setting(SHOW_KEY, "1" if on else "0")
+
+
+def suggestions(project: Project, conversation_id: str, position: int) -> list[str]:
+    """Lines such as ``baseline: 3.4 (this turn) · 3.1 (conversation)`` for the coding
+    panel; empty when not allowed or while blind coding is on (never shown blind)."""
+    if not suggestions_allowed(project) or project.blind_coding:
+        return []
+    by_name: dict[str, list[str]] = {}
+    for name, level, score in store_pred.scores_of(project.db, conversation_id, position):
+        if score is not None:
+            by_name.setdefault(name, []).append(
+                f"{score:.1f} ({'this turn' if level == 'turn' else 'conversation'})")
+    return [f"{name}: {' · '.join(parts)}" for name, parts in by_name.items()]

@@ -111,3 +111,16 @@ def conversation_table(db: Database, conversations: ConversationFilter | None = 
     sql = ("SELECT c.conversation_id, c.participant_id, c.model, c.topic, c.attributes "
            f"FROM conversations c{where} ORDER BY c.rowid")
     return [tuple(r) for r in db.execute(sql, params)]
+
+
+def scores_of(db: Database, conversation_id: str, position: int
+              ) -> list[tuple[str, str, float | None]]:
+    """(predictor, 'turn' or 'conversation', mean score over runs) for one turn and its
+    conversation."""
+    rows = db.execute(
+        "SELECT predictor, 'turn', AVG(score) FROM turn_predictions "
+        "WHERE conversation_id = ? AND position = ? GROUP BY predictor "
+        "UNION ALL SELECT predictor, 'conversation', AVG(score) FROM predictions "
+        "WHERE conversation_id = ? GROUP BY predictor ORDER BY 1, 2 DESC",
+        [conversation_id, position, conversation_id])
+    return [(r[0], r[1], r[2]) for r in rows]

@@ -73,6 +73,10 @@ class AgreementPanel(QWidget):
         self.include_users.setChecked(True)
         self.include_consensus = QCheckBox("Include the consensus", self)
         self.include_consensus.setChecked(True)
+        self.include_predictors = QCheckBox("Include predictors (turn-level scores)", self)
+        self.include_predictors.setToolTip(
+            "Every stored predictor with turn-level scores joins as rater 'model:NAME' of the "
+            "code that matches the users' overall rating (scores rounded to the scale)")
         self.run_button = QPushButton("Run", self)
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
@@ -86,6 +90,7 @@ class AgreementPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
+        form.addRow(self.include_predictors)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -120,7 +125,7 @@ class AgreementPanel(QWidget):
         self.level.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         for signal in (self.level.currentIndexChanged, self.bootstrap.valueChanged,
                        self.seed.valueChanged, self.include_users.toggled,
-                       self.include_consensus.toggled):
+                       self.include_consensus.toggled, self.include_predictors.toggled):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
         self.load_choices()
@@ -144,7 +149,13 @@ class AgreementPanel(QWidget):
             level=self.level.currentData(), bootstrap=self.bootstrap.value(),
             seed=self.seed.value(), include_users=self.include_users.isChecked(),
             include_consensus=self.include_consensus.isChecked(),
+            predictors=self._predictors() if self.include_predictors.isChecked() else (),
         ))
+
+    def _predictors(self) -> list[str]:
+        from ...project.predictions import predictor_counts
+
+        return [n for n, c in predictor_counts(self.project).items() if c["turn"]]
 
     def _options_changed(self, *_: object) -> None:
         if self.report is not None and self.ran_with != self.options():

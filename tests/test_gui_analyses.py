@@ -1,0 +1,79 @@
+"""The Analysis window (offscreen): analyses, figures, tables and predictors on the demo."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from sense7_coder.project import Project
+from sense7_coder.project.predictions import (
+    import_predictions,
+    set_suggestions_allowed,
+    suggestions,
+    targets,
+)
+from sense7_coder.ui.analysis.analysis_panel import AnalysisPanel
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def project(demo_project: Path) -> Iterator[Project]:
+    p = Project.open(demo_project, backup=False)
+    p.set_coder("lead", "adjudicator")
+    yield p
+    p.close()
+
+
+def test_analysis_window_runs_shows_figures_tables_and_predictors(
+        qtbot: Any, project: Project, tmp_path: Path) -> None:
+    panel = AnalysisPanel(project)
+    qtbot.addWidget(panel)
+    panel.out_dir.setText(str(tmp_path / "out"))
+    panel.filters.lists["models"].set_checked(["GPT4", "GPT4-empathy"])
+    panel.show()
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.wait(120) and panel.error is None, panel.error
+    assert (tmp_path / "out" / "index.html").exists()
+    assert panel.figure_choice.count() >= 6
+    panel.figure_choice.setCurrentIndex(0)
+    assert not panel.figure.pixmap().isNull()
+    panel.table_choice.setCurrentIndex(panel.table_choice.findData("means_by_assistant"))
+    shown = {panel.table_model.index(r, 0).data() for r in range(panel.table_model.rowCount())}
+    assert shown == {"GPT4", "GPT4-empathy"}  # the filter held
+
+    panel.tabs.setCurrentIndex(2)
+    assert panel.train_baseline().wait(120)
+    assert panel.wait(60) and panel.error is None, panel.error
+    assert [r["predictor"] for r in panel.evaluation] == ["baseline"]
+    assert panel.eval_model.rowCount() == 1
+    text = panel.eval_model.index(0, 3).data()
+    assert "±" not in text and text.count(".") == 1  # one run: no SD
+    if os.environ.get("SENSE7_SCREENSHOTS"):
+        panel.resize(1280, 800)
+        panel.tabs.setCurrentIndex(0)
+        panel.grab().save(str(Path(os.environ["SENSE7_SCREENSHOTS"]) / "analysis.png"))
+        panel.tabs.setCurrentIndex(2)
+        panel.grab().save(str(Path(os.environ["SENSE7_SCREENSHOTS"]) / "predictors.png"))
+
+
+def test_suggestions_need_the_leads_permission_and_never_show_blind(
+        project: Project, tmp_path: Path) -> None:
+    truth = targets(project, "turn")
+    (cid, pos), _ = next(iter(truth.items()))
+    f = tmp_path / "m.csv"
+    f.write_text("conversation_id,turn,score\n" + f"{cid},{pos},3.25\n")
+    import_predictions(project, f, "m")
+    assert suggestions(project, cid, pos) == []  # not allowed yet
+    set_suggestions_allowed(project, True)
+    assert suggestions(project, cid, pos) == ["m: 3.2 (this turn)"]
+    project.blind_coding = True
+    assert suggestions(project, cid, pos) == []
