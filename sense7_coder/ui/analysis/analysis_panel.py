@@ -148,7 +148,7 @@ class AnalysisPanel(QWidget):
         self.figure = QLabel(self)
         self.figure.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._pixmap = QPixmap()
-        scroll = self.scroll = QScrollArea(self)
+        scroll = self.figure_scroll = QScrollArea(self)
         scroll.setWidget(self.figure)
         scroll.setWidgetResizable(True)
         figures = QWidget(self)
@@ -301,7 +301,7 @@ class AnalysisPanel(QWidget):
     def _fit_figure(self) -> None:
         """The figure at the width of the view (never enlarged)."""
         pixmap = self._pixmap
-        width = self.scroll.viewport().width() - 8
+        width = self.figure_scroll.viewport().width() - 8
         if not pixmap.isNull() and pixmap.width() > width > 100:
             pixmap = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
         self.figure.setPixmap(pixmap)
