@@ -116,3 +116,27 @@ def test_help_loads_no_heavy_libraries():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).parents[1]).stdout
     assert out.strip() == "[]"
+
+
+def test_classify_llm_against_a_local_server_then_from_the_cache(
+        demo_project: Path, capsys: pytest.CaptureFixture[str]):
+    from tests.test_llm_judge import FakeServer, score_by_length
+
+    server = FakeServer(score_by_length)
+    try:
+        args = ["classify", demo_project, "--model", "llm", "--endpoint", server.url,
+                "--api-model", "local", "--evaluate", "--format", "json"]
+        code, out, err = run(capsys, *args)
+        assert code == 0, err
+        result = json.loads(out)
+        assert result["predictor"] == "llm:local" and result["n"] == 12
+        assert "12 requests sent, 0 answered from the project's cache" in err
+        code, out, err = run(capsys, *args)
+        assert "0 requests sent, 12 answered from the project's cache" in err
+        assert json.loads(out) == result
+    finally:
+        server.stop()
+    code, _, err = run(capsys, "classify", demo_project, "--model", "llm", "--endpoint",
+                       "http://127.0.0.1:9/v1", "--api-model", "other", "--concurrency", "1",
+                       "--timeout", "1", "--retries", "0")
+    assert code == 2 and "not reachable" in err and len(err.strip().splitlines()) == 1

@@ -96,6 +96,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="LLM requests in flight at once (default 4)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for one LLM answer (default 120)")
+    p.add_argument("--retries", type=int, default=4, metavar="N",
+                   help="retries of a failed LLM request, with exponential backoff "
+                   "(default 4)")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=cmd_classify)
 
@@ -163,6 +166,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
             out = pred.run_llm(project, args.endpoint, args.api_model, runs=args.runs,
                                name=name, api_key=os.environ.get(API_KEY_ENV),
                                concurrency=args.concurrency, timeout_s=args.timeout,
+                               retries=max(0, args.retries),
                                progress=_progress("LLM requests"))
             print(f"LLM judge: {out['asked']} requests sent, {out['cached']} answered from "
                   f"the project's cache", file=sys.stderr)

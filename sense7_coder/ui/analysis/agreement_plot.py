@@ -103,7 +103,7 @@ def render_image(items: Sequence[AlphaItem], size: QSize, ratio: float = 1.0) ->
     dpi = SCREEN_DPI * ratio
     fig = _figure(items, max(size.width(), 200) / SCREEN_DPI,
                   max(size.height(), 120) / SCREEN_DPI)
-    image = QImage.fromData(png_bytes(fig, dpi=dpi), b"PNG")
+    image = QImage.fromData(png_bytes(fig, dpi=dpi))  # the format is read from the data
     image.setDevicePixelRatio(ratio)
     return image
 
