@@ -187,7 +187,12 @@ def course(table: Any, title: str = "Ratings over the course of the conversation
     ax.set_ylim(1, 5)
     from matplotlib.ticker import MaxNLocator
 
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    first, last = int(table["turn_index"].min()), int(table["turn_index"].max())
+    ax.set_xlim(first - 0.5, last + 0.5)
+    if last - first < 12:
+        ax.set_xticks(range(first, last + 1))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title, loc="left")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
@@ -236,15 +241,22 @@ def cooccurrence(table: Any, title: str = "Co-occurrence of codes (Jaccard)") ->
 
     codes = list(dict.fromkeys([*table["code_a"], *table["code_b"]]))
     m = np.full((len(codes), len(codes)), np.nan)
-    for a, b, j in zip(table["code_a"], table["code_b"], table["jaccard"], strict=True):
+    counts = {}
+    for a, b, j, n in zip(table["code_a"], table["code_b"], table["jaccard"], table["n_a"],
+                          strict=True):
+        if a == b:  # the diagonal says how often the code was given, not a Jaccard of 1
+            counts[a] = int(n)
+            continue
         m[codes.index(a), codes.index(b)] = m[codes.index(b), codes.index(a)] = j
-    side = 0.45 * len(codes) + 2.2
-    fig, ax = _figure(side + 1.0, side)
+    side = 0.5 * len(codes) + 2.4
+    fig, ax = _figure(side + 2.0, side)
     image = ax.imshow(m, vmin=0, vmax=1, cmap="Blues")
     ax.set_xticks(range(len(codes)), codes, rotation=45, ha="right")
     ax.set_yticks(range(len(codes)), codes)
     ax.grid(False)
     for i in range(len(codes)):
+        ax.text(i, i, f"n={counts.get(codes[i], 0)}", ha="center", va="center", fontsize=7,
+                color="#555555")
         for k in range(len(codes)):
             if m[i, k] == m[i, k]:
                 ax.text(k, i, f"{m[i, k]:.2f}", ha="center", va="center", fontsize=7,
