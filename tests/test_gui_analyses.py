@@ -77,3 +77,20 @@ def test_suggestions_need_the_leads_permission_and_never_show_blind(
     assert suggestions(project, cid, pos) == ["m: 3.2 (this turn)"]
     project.blind_coding = True
     assert suggestions(project, cid, pos) == []
+
+
+def test_workspace_shows_suggestions_beside_the_ratings_only_when_allowed(
+        gui: Any, demo_project: Path, tmp_path: Path) -> None:
+    with Project.open(demo_project, backup=False) as p:
+        f = tmp_path / "judge.csv"
+        f.write_text("conversation_id,score\n101,3.6\n")
+        import_predictions(p, f)
+        set_suggestions_allowed(p, True)
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert ws.conversation_id == "101" and ws.position == 2
+    assert "Model suggestions: judge: 3.6 (conversation)" in ws.ratings.shown_text()
+    # blind coding hides them like everything else a coder could lean on
+    ws.project.blind_coding = True
+    ws.refresh_panel()
+    assert "suggestions" not in ws.ratings.shown_text()
