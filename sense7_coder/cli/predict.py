@@ -163,11 +163,16 @@ def cmd_classify(args: argparse.Namespace) -> int:
             evaluated.append(pred.BASELINE)
         if args.model == "llm":
             name = args.predictor if args.predictor and not args.predictions else None
-            out = pred.run_llm(project, args.endpoint, args.api_model, runs=args.runs,
-                               name=name, api_key=os.environ.get(API_KEY_ENV),
-                               concurrency=args.concurrency, timeout_s=args.timeout,
-                               retries=max(0, args.retries),
-                               progress=_progress("LLM requests"))
+            try:
+                out = pred.run_llm(project, args.endpoint, args.api_model, runs=args.runs,
+                                   name=name, api_key=os.environ.get(API_KEY_ENV),
+                                   concurrency=args.concurrency, timeout_s=args.timeout,
+                                   retries=max(0, args.retries),
+                                   progress=_progress("LLM requests"))
+            except KeyboardInterrupt:
+                print("sense7-coder: interrupted; the answers received so far are kept in "
+                      "the project and a re-run asks only for the rest", file=sys.stderr)
+                return 130
             print(f"LLM judge: {out['asked']} requests sent, {out['cached']} answered from "
                   f"the project's cache", file=sys.stderr)
             evaluated.append(name or f"llm:{args.api_model}")
