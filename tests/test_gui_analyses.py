@@ -94,3 +94,28 @@ def test_workspace_shows_suggestions_beside_the_ratings_only_when_allowed(
     ws.project.blind_coding = True
     ws.refresh_panel()
     assert "suggestions" not in ws.ratings.shown_text()
+
+
+def test_llm_judge_from_the_window_with_its_prompt_stored(
+        qtbot: Any, project: Project) -> None:
+    from sense7_coder.project.predictions import llm_prompt
+    from tests.test_llm_judge import FakeServer, score_by_length
+
+    server = FakeServer(score_by_length)
+    try:
+        panel = AnalysisPanel(project)
+        qtbot.addWidget(panel)
+        prompt = 'Rate the empathy from 1 to 5. Answer {"score": n}.'
+        task = panel.run_llm(server.url, "local", runs=1, concurrency=2, prompt=prompt,
+                             retries=0, backoff_s=0.01)
+        assert task.wait(60) and panel.wait(60) and panel.error is None, panel.error
+        assert llm_prompt(project) == prompt
+        assert server.requests[0]["messages"][0]["content"] == prompt
+        assert [r["predictor"] for r in panel.evaluation] == ["llm:local"]
+        assert "12 requests sent" in panel.status.text()
+    finally:
+        server.stop()
+    # the endpoint gone: one clear line in the window, nothing else changes
+    task = panel.run_llm(server.url, "other", retries=0)
+    assert task.wait(60)
+    assert panel.error is not None and "not reachable" in panel.error
