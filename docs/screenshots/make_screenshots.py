@@ -20,6 +20,8 @@ same public methods the GUI tests use, waits for their background tasks, and sav
 ``codebook-editor.png``  the SENSE-7 codebook in the codebook editor
 ``agreement.png``        agreement among the demo's coders and with the users (1000 draws, seed 0)
 ``reconcile.png``        the reconciliation window, adjudicating with some decisions made
+``analysis.png``         the Analysis window: the users' ratings over the course of the
+                         conversations, after the baseline predictor was trained
 
 Main windows are grabbed at 1280x800, dialogs at the size they take on a 1280x800 screen.
 With the offscreen platform the script gives Qt a 1280x800 screen itself. ``--only NAME ...``
@@ -49,7 +51,7 @@ if str(REPO) not in sys.path and (REPO / "sense7_coder").is_dir():
     sys.path.insert(0, str(REPO))  # a source checkout that is not installed
 
 SHOTS = ("welcome", "workspace", "workspace-dark", "import-dialog", "codebook-editor",
-         "agreement", "reconcile")
+         "agreement", "reconcile", "analysis")
 WIDTH, HEIGHT = 1280, 800
 #: the folder the temporary one is shown as on the welcome screen (a README should not show
 #: a random temporary path); only the displayed text changes, the files are the real ones
@@ -398,6 +400,31 @@ def run_dark_child(out: Path) -> None:
                     "--only", "workspace-dark"], env=env, check=True)
 
 
+def shoot_analysis(studio: Studio, out: Path) -> None:
+    w = studio.window
+    if w.project is None or w.project.path != studio.team:
+        studio.open(studio.team, "dana")
+    panel = w.analysis.analyses()
+    show(panel, (WIDTH, HEIGHT))
+    folder = studio.root / "analysis"
+    panel.out_dir.setText(str(folder))
+    task = panel.train_baseline()
+    if not task.wait(300) or not panel.wait(60) or panel.error:
+        raise RuntimeError(f"the baseline failed: {panel.error}")
+    task = panel.run()
+    if task is None or not panel.wait(300) or panel.error:
+        raise RuntimeError(f"the analyses failed: {panel.error}")
+    panel.tabs.setCurrentIndex(0)
+    panel.figure_choice.setCurrentIndex(panel.figure_choice.findText("course"))
+    settle(200)
+    shown = f"{SHOWN_HOME}/team-coding-analysis"
+    panel.status.setText(panel.status.text().replace(str(folder), shown))
+    panel.out_dir.setText(shown)
+    panel.out_dir.setCursorPosition(0)
+    save(panel, out, "analysis")
+    panel.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the PNG files")
@@ -430,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("codebook-editor", lambda: shoot_codebook(studio, out)),
                 ("agreement", lambda: shoot_agreement(studio, out)),
                 ("reconcile", lambda: shoot_reconcile(studio, out)),
+                ("analysis", lambda: shoot_analysis(studio, out)),
             ]
             for name, step in steps:
                 if name in wanted:

@@ -26,6 +26,9 @@ except ImportError:  # pragma: no cover - during development only
 from . import exchange  # noqa: E402  (REFI-QDA: export-qdpx)
 
 _MODULES.append(exchange)
+from . import predict  # noqa: E402  (analyze, classify)
+
+_MODULES.append(predict)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -78,6 +78,9 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    "user_rating key)")
     p.add_argument("--no-consensus", action="store_true",
                    help="leave the adjudicated consensus out of the comparison")
+    p.add_argument("--predictor", action=_ListAction, default=[], metavar="NAME,...",
+                   help="stored predictors whose turn-level scores join as raters "
+                   "'model:NAME' of the code matching the users' overall rating")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -187,6 +190,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         seed=getattr(args, "seed", 0), include_users=getattr(args, "include_users", False),
         include_consensus=not getattr(args, "no_consensus", False),
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
+        predictors=getattr(args, "predictor", []),
     )
 
 

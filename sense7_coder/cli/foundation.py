@@ -190,12 +190,17 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from ..project.predictions import predictor_counts
+
     with _open(args.project) as project:
         info = project.info()
         info["coder_names"] = [c["name"] for c in project.coders()]
+        info["predictors"] = predictor_counts(project)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
+    info["predictors"] = [f"{name} ({c['conversation']} conversation, {c['turn']} turn scores)"
+                          for name, c in info["predictors"].items()]
     width = max(len(k) for k in info)
     for k, v in info.items():
         if isinstance(v, list):

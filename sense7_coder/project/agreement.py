@@ -43,8 +43,10 @@ from ..domain.agreement.bootstrap import CI_METHODS
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
+from ..domain.evaluation import to_level
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..store import frames
+from ..store import predictions as store_pred
 from ..store.conversations import (
     ConversationFilter,
     attribute_values,
@@ -57,6 +59,8 @@ ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
 UNIT_COLUMNS = ("conversation_id", "position", "sentence")
+#: a predictor as a rater in agreement: "model:<predictor>"
+MODEL_PREFIX = "model:"
 RESERVED = (USERS_RATER, CONSENSUS_RATER)
 
 
@@ -84,6 +88,9 @@ class AgreementOptions:
     include_consensus: bool = True
     ci: str = "percentile"
     min_units: int | None = None
+    #: stored predictors whose turn-level scores join as raters ("model:<name>") of the
+    #: codes that correspond to the users' overall rating
+    predictors: Sequence[str] = ()
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -127,6 +134,10 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     coder_names = [c["name"] for c in project.coders()]
     if any(c not in coder_names for c in options.coders):
         raise _unknown("coder", options.coders, coder_names)
+    if options.predictors:
+        turn_level = [n for n, c in store_pred.predictor_counts(project.db).items() if c["turn"]]
+        if any(p not in turn_level for p in options.predictors):
+            raise _unknown("predictor with turn-level scores", options.predictors, turn_level)
     for column, asked, kind in (
         ("model", options.models, "model"),
         ("participant_id", options.participants, "participant"),
@@ -218,6 +229,9 @@ class ProjectRatings:
     sentences: pd.DataFrame
     consensus: pd.DataFrame
     user_ratings: pd.DataFrame
+    #: predictor, conversation_id, position, score (mean over runs)
+    predictions: pd.DataFrame = field(default_factory=lambda: _empty(
+        "predictor", "conversation_id", "position", "score"))
 
 
 def _empty(*columns: str) -> pd.DataFrame:
@@ -232,6 +246,7 @@ def read_ratings(
     conversations: ConversationFilter | None = None,
     include_users: bool = False,
     include_consensus: bool = True,
+    predictors: Sequence[str] = (),
 ) -> ProjectRatings:
     """Read the project's tables once for the given (non-empty list of) codes and filters."""
     db = project.db
@@ -258,6 +273,13 @@ def read_ratings(
         data.user_ratings = frames.user_ratings_frame(
             db, ratings=rating_keys, conversations=conversations
         )
+    if predictors:
+        rows = [r for name in predictors
+                for r in store_pred.predictions(db, "turn", name, conversations)]
+        if rows:
+            frame = pd.DataFrame(rows)
+            data.predictions = (frame.groupby(["predictor", "conversation_id", "position"],
+                                              sort=False)["score"].mean().reset_index())
     return data
 
 
@@ -317,6 +339,16 @@ def code_spec(
         users, off_scale = _users_rows(code, data.user_ratings)
         parts.append(users)
         references.append(USERS_RATER)
+    if len(data.predictions) and code.user_rating == "overall" and code.unit == "turn" \
+            and all(isinstance(v, int) for v in code.values):
+        for name, part in data.predictions.groupby("predictor", sort=False):
+            scale = [int(v) for v in code.values]
+            values = [to_level(float(v), scale) for v in part["score"]]
+            parts.append(pd.DataFrame({
+                "coder": f"{MODEL_PREFIX}{name}", "conversation_id": part["conversation_id"],
+                "position": part["position"].astype("int64"), "sentence": 0,
+                "value": pd.Series(values, index=part.index, dtype=object)}))
+            references.append(f"{MODEL_PREFIX}{name}")
     if include_consensus:
         cons = data.consensus[data.consensus["code"] == code.key]
         if len(cons):
@@ -424,6 +456,7 @@ def project_agreement(
     data = read_ratings(
         project, codes, coders=options.coders, conversations=options.conversation_filter(),
         include_users=options.include_users, include_consensus=options.include_consensus,
+        predictors=options.predictors,
     )
     specs: dict[str, CodeFrameSpec] = {}
     notes: dict[str, str] = {}

@@ -223,4 +223,35 @@ def m004_untyped_values(db: Database) -> None:
     restore_nominal_values(db, ["codings", "consensus"])
 
 
+@migrations()
+def m006_prediction_runs(db: Database) -> None:
+    """Turn-level predictions and the LLM judge's answers, kept so a re-run sends nothing
+    already answered (the judge's prompt lives in ``meta``)."""
+    db.executescript(
+        """
+        CREATE TABLE turn_predictions (
+            conversation_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            predictor TEXT NOT NULL,
+            run INTEGER NOT NULL DEFAULT 1,
+            score REAL,
+            reasoning TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (conversation_id, position, predictor, run),
+            FOREIGN KEY (conversation_id, position)
+                REFERENCES turns(conversation_id, position) ON DELETE CASCADE
+        );
+        CREATE TABLE llm_answers (
+            request_key TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            api_model TEXT NOT NULL,
+            run INTEGER NOT NULL,
+            reply TEXT NOT NULL,
+            score REAL,
+            answered_at TEXT
+        );
+        """
+    )
+
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -91,6 +91,10 @@ class AgreementPanel(QWidget):
         self.include_users.setChecked(True)
         self.include_consensus = QCheckBox("Include the consensus", self)
         self.include_consensus.setChecked(True)
+        self.include_predictors = QCheckBox("Include predictors (turn-level scores)", self)
+        self.include_predictors.setToolTip(
+            "Every stored predictor with turn-level scores joins as rater 'model:NAME' of the "
+            "code that matches the users' overall rating (scores rounded to the scale)")
         self.run_button = QPushButton("Run", self)
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
@@ -106,6 +110,7 @@ class AgreementPanel(QWidget):
         form.addRow("Band from", self.min_units)
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
+        form.addRow(self.include_predictors)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -146,7 +151,7 @@ class AgreementPanel(QWidget):
         for signal in (self.level.currentIndexChanged, self.bootstrap.valueChanged,
                        self.seed.valueChanged, self.ci.currentIndexChanged,
                        self.min_units.valueChanged, self.include_users.toggled,
-                       self.include_consensus.toggled):
+                       self.include_consensus.toggled, self.include_predictors.toggled):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
         self.load_choices()
@@ -171,7 +176,13 @@ class AgreementPanel(QWidget):
             seed=self.seed.value(), include_users=self.include_users.isChecked(),
             include_consensus=self.include_consensus.isChecked(),
             ci=self.ci.currentData(), min_units=self.min_units.value(),
+            predictors=self._predictors() if self.include_predictors.isChecked() else (),
         ))
+
+    def _predictors(self) -> list[str]:
+        from ...project.predictions import predictor_counts
+
+        return [n for n, c in predictor_counts(self.project).items() if c["turn"]]
 
     def _options_changed(self, *_: object) -> None:
         if self.report is not None and self.ran_with != self.options():

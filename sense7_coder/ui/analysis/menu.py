@@ -1,4 +1,4 @@
-"""The Analysis menu of the main window: agreement, reconciliation, export, merge.
+"""The Analysis menu of the main window: agreement, reconciliation, analyses, export, merge.
 
 The windows are imported when first opened. One agreement and one reconciliation window per
 main window; both close when their project closes.
@@ -45,6 +45,9 @@ class AnalysisMenu(QObject):
              "Krippendorff's alpha, kappa and the coders against the users", self.agreement),
             ("reconcile", "&Reconcile disagreements…", "Ctrl+Shift+R",
              "Decide the consensus where coders differ", self.reconcile),
+            ("analyses", "Analyses and &predictions…", "",
+             "The paper's analyses (tables, figures) and empathy-level predictors",
+             self.analyses),
             ("export", "&Export as CSV…", "Ctrl+E",
              "Long, wide, consensus, agreement or codebook tables", self.export),
             ("merge", "&Merge coders' project files…", "",
@@ -107,6 +110,21 @@ class AnalysisMenu(QObject):
             panel.changed.connect(self.window.coder_changed)
             panel.coderChanged.connect(self.window.coder_changed)
             self.panels["reconcile"] = panel
+        self._show(panel)
+        return panel
+
+    def analyses(self) -> QWidget | None:
+        project = self._project()
+        if project is None:
+            return None
+        from .analysis_panel import AnalysisPanel
+
+        panel = self.panels.get("analyses")
+        if isinstance(panel, AnalysisPanel):
+            panel.load_choices()
+        else:
+            panel = self.panels["analyses"] = AnalysisPanel(project, self.window)
+            panel.evaluate()
         self._show(panel)
         return panel
 

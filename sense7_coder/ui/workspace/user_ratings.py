@@ -69,7 +69,15 @@ class UserRatingsPanel(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(self.grid_widget)
         layout.addWidget(self.comment)
+        self.suggestions = QLabel(self)
+        self.suggestions.setWordWrap(True)
+        self.suggestions.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.suggestions.setToolTip("Stored predictions of the empathy level: suggestions, "
+                                    "never codings (shown when the lead allows it, never "
+                                    "while blind coding is on)")
+        layout.addWidget(self.suggestions)
         self.show_nothing("")
+        self.show_suggestions([])
 
     def show_nothing(self, why: str) -> None:
         self.note.setText(why)
@@ -92,6 +100,10 @@ class UserRatingsPanel(QWidget):
         self.comment.setVisible(bool(comment))
         self.comment.setText(f"“{comment}”" if comment else "")
 
+    def show_suggestions(self, lines: list[str]) -> None:
+        self.suggestions.setText("Model suggestions: " + "; ".join(lines) if lines else "")
+        self.suggestions.setVisible(bool(lines))
+
     def shown_text(self) -> str:
         """What a person reads in the panel now (for tests and accessibility)."""
         parts = [self.note.text()] if not self.note.isHidden() else []
@@ -99,4 +111,6 @@ class UserRatingsPanel(QWidget):
             parts += [f"{k}: {v.text()}" for k, v in self.values.items()]
         if not self.comment.isHidden():
             parts.append(self.comment.text())
+        if not self.suggestions.isHidden():
+            parts.append(self.suggestions.text())
         return "\n".join(parts)

@@ -15,6 +15,7 @@ from ...domain.codebook import Code
 from ...domain.models import Conversation, Unit
 from ...project import Project
 from ...project import workspace as ws
+from ...project.predictions import suggestions
 from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
@@ -281,6 +282,9 @@ class Workspace(CodingActions, QWidget):
             self.ratings.show_hidden()
         else:
             self.ratings.show_ratings(turn.ratings, turn.comment)
+        self.ratings.show_suggestions(
+            suggestions(self.project, self.conversation_id, self.position)
+            if self.conversation_id and role == "assistant" else [])
         memo_unit = Unit(self.conversation_id or "", self.position, 0)
         self.memo.set_unit(memo_unit, self.state.get("memos", {}).get((self.position, 0), ""))
 

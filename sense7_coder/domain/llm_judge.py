@@ -1,0 +1,230 @@
+"""An LLM judge of perceived empathy through an OpenAI-compatible chat-completions endpoint.
+
+As in the SENSE-7 paper, the whole conversation goes to the model as a JSON list of
+``{"role", "content"}`` messages, after a system prompt (editable, stored in the project)
+that asks for one score from 1 to 5. Only the standard library talks to the endpoint
+(``urllib``), so nothing leaves the machine unless the user points the endpoint elsewhere.
+
+* :func:`parse_score` reads the score from a reply: a JSON object with ``score`` (also
+  inside a code fence), ``score: N`` / ``rating: N``, or a reply that is just a number.
+* :class:`ChatClient` posts one request, retrying timeouts, dropped connections, HTTP 429
+  and 5xx with exponential backoff (``Retry-After`` honoured up to the cap) and replies it
+  cannot read; other HTTP errors (401, 404, ...) fail at once.
+* :func:`judge` runs many requests with a bounded number in flight, skips every request
+  whose answer is cached, hands each answer to ``save`` on the calling thread as it
+  arrives (so a cancel or a failure keeps what was answered), and reports progress.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Cancelled, Sense7Error
+
+DEFAULT_PROMPT = """\
+You will read a conversation between a user and an AI assistant, given as a JSON list of \
+messages with a role and content. Judge how empathic the user perceived the assistant to \
+be over the whole conversation, considering affective empathy, cognitive empathy, the \
+appropriateness of the responses, prosocial behaviour, interest in the user, attention to \
+the user's context and the relationship built.
+
+Rate it on this scale: 1 = very poor, 2 = poor, 3 = neutral, 4 = good, 5 = very good.
+
+Answer with a JSON object only: {"score": <1-5>, "reasoning": "<one or two sentences>"}"""
+
+MAX_BACKOFF_S = 30.0
+
+
+class LLMError(Sense7Error):
+    """The endpoint failed or replied something that holds no score."""
+
+
+def conversation_messages(turns: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """``(role, text)`` turns as the JSON list the model reads."""
+    return [{"role": role, "content": text} for role, text in turns]
+
+
+def chat_request(prompt: str, conversation: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": prompt},
+        {"role": "user", "content": json.dumps(conversation, ensure_ascii=False)},
+    ]
+
+
+def request_key(api_model: str, messages: list[dict[str, str]], run: int,
+                temperature: float) -> str:
+    """The cache key of a request: same model, prompt, conversation, run and temperature."""
+    blob = json.dumps([api_model, messages, run, temperature], ensure_ascii=False,
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+_LABELLED = re.compile(r"(?:score|rating)\W{0,5}([1-5](?:\.\d+)?)\b", re.I)
+_BARE = re.compile(r"^\s*([1-5](?:\.\d+)?)\s*[.!]?\s*$")
+
+
+def parse_score(reply: str) -> tuple[float, str]:
+    """(score, reasoning) from a model's reply; ValueError when there is no score 1..5."""
+    candidates = [m.group(1) for m in _FENCE.finditer(reply)]
+    brace = reply.find("{"), reply.rfind("}")
+    if brace[0] >= 0 and brace[1] > brace[0]:
+        candidates.append(reply[brace[0]:brace[1] + 1])
+    for text in candidates:
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            lowered = {str(k).lower(): v for k, v in obj.items()}
+            value = lowered.get("score", lowered.get("rating"))
+            if isinstance(value, int | float | str) and not isinstance(value, bool):
+                try:
+                    score = float(value)
+                except ValueError:
+                    continue
+                if 1 <= score <= 5:
+                    return score, str(lowered.get("reasoning", "") or "")
+                raise ValueError(f"the score {value!r} is outside 1..5")
+    m = _LABELLED.search(reply) or _BARE.match(reply)
+    if m:
+        return float(m.group(1)), reply.strip()
+    raise ValueError("no score from 1 to 5 in the reply")
+
+
+@dataclass
+class ChatClient:
+    endpoint: str
+    api_model: str
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 1.0
+    temperature: float = 0.0
+
+    @property
+    def url(self) -> str:
+        url = self.endpoint.rstrip("/")
+        return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+    def _post(self, messages: list[dict[str, str]], seed: int) -> str:
+        body = json.dumps({"model": self.api_model, "messages": messages,
+                           "temperature": self.temperature, "seed": seed}).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:  # noqa: S310
+            payload = resp.read()
+        try:
+            data = json.loads(payload)
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise _Malformed(f"the reply is not a chat completion: {payload[:200]!r}") from None
+        if not isinstance(content, str):
+            raise _Malformed("the reply's message has no text content")
+        return content
+
+    def score(self, messages: list[dict[str, str]], seed: int,
+              cancel: Callable[[], bool] | None = None) -> tuple[str, float, str]:
+        """(reply, score, reasoning), retrying what may pass; LLMError when it does not."""
+        problem = ""
+        for attempt in range(self.retries + 1):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
+            try:
+                reply = self._post(messages, seed)
+                score, reasoning = parse_score(reply)
+                return reply, score, reasoning
+            except urllib.error.HTTPError as e:
+                problem = f"HTTP {e.code} {e.reason}"
+                if e.code != 429 and e.code < 500:
+                    raise LLMError(f"{self.url}: {problem} (model '{self.api_model}')") from None
+                retry_after = e.headers.get("Retry-After") if e.headers else None
+                if retry_after and retry_after.strip().isdigit():
+                    wait = min(max(wait, float(retry_after)), MAX_BACKOFF_S)
+            except urllib.error.URLError as e:
+                problem = f"not reachable ({e.reason})"
+            except (TimeoutError, ConnectionError) as e:
+                problem = f"no answer ({e.__class__.__name__}: {e})"
+            except _Malformed as e:
+                problem = str(e)
+            except ValueError as e:  # parse_score
+                problem = f"{e}: {reply[:200]!r}"
+            if attempt < self.retries:
+                time.sleep(wait)
+        raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
+
+
+class _Malformed(Exception):
+    pass
+
+
+@dataclass
+class Job:
+    conversation_id: str
+    run: int
+    messages: list[dict[str, str]]
+    key: str
+
+
+def judge(
+    jobs: Sequence[Job],
+    client: ChatClient,
+    *,
+    cached: Callable[[str], bool],
+    save: Callable[[Job, str, float, str], None],
+    concurrency: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> int:
+    """Ask for every job not yet cached; returns how many requests were answered now."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    todo = [j for j in jobs if not cached(j.key)]
+    total = len(todo)
+    if progress is not None:
+        progress(0, total)
+    if not todo:
+        return 0
+    stop = False
+
+    def stopped() -> bool:
+        return stop or (cancel is not None and cancel())
+
+    answered = 0
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    pending: dict[Future[Any], Job] = {}
+    queue = list(reversed(todo))
+    try:
+        while queue or pending:
+            while queue and len(pending) < max(1, concurrency):
+                job = queue.pop()
+                pending[pool.submit(client.score, job.messages, job.run, stopped)] = job
+            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            if cancel is not None and cancel():
+                raise Cancelled()
+            for fut in done:
+                job = pending.pop(fut)
+                try:
+                    reply, score, reasoning = fut.result()
+                except LLMError as e:
+                    raise LLMError(f"conversation '{job.conversation_id}' (run {job.run}): "
+                                   f"{e}") from None
+                save(job, reply, score, reasoning)
+                answered += 1
+                if progress is not None:
+                    progress(answered, total)
+    finally:
+        stop = True
+        pool.shutdown(wait=True, cancel_futures=True)
+    return answered
