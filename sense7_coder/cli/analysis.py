@@ -98,7 +98,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
         "the adjudicated values; agreement: the agreement figures; codebook: one row per "
         "code and level. Text cells that a spreadsheet would run as a formula (starting "
-        "with = + - @) get a leading ' unless --raw.",
+        "with = + - @), and cells starting with ', get a leading ' unless --raw; "
+        "import-codings takes exactly one ' off again.",
     )
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, metavar="OUT")

@@ -186,22 +186,25 @@ def default_levels(kind: str) -> list[Level]:
 def parse_levels_spec(spec: str, kind: str) -> list[Level]:
     """Parse the command line's ``--levels``: ``1..5`` or ``a,b,c``."""
     spec = spec.strip()
-    m = re.fullmatch(r"(-?\d+)\s*\.\.\s*(-?\d+)", spec)
+    m = re.fullmatch(r"(-?\d{1,18})\s*\.\.\s*(-?\d{1,18})", spec)
     if m:
         lo, hi = int(m.group(1)), int(m.group(2))
         if hi <= lo:
             raise CodebookError(f"levels '{spec}': the upper bound must exceed the lower")
+        if hi - lo + 1 > MAX_LEVELS:
+            raise CodebookError(f"levels '{spec}': {hi - lo + 1:,} levels; a code has at "
+                                f"most {MAX_LEVELS:,} levels")
         return [Level(i, str(i)) for i in range(lo, hi + 1)]
     items = [s.strip() for s in spec.split(",") if s.strip()]
     if not items:
         raise CodebookError(f"levels '{spec}': give a range like 1..5 or a list like a,b,c")
+    if len(items) > MAX_LEVELS:
+        raise CodebookError(f"levels: {len(items):,} levels; a code has at most "
+                            f"{MAX_LEVELS:,} levels")
     if kind in ("ordinal", "binary"):
-        try:
+        if all(re.fullmatch(r"[+-]?\d{1,18}", s) for s in items):
             return [Level(int(s), s) for s in items]
-        except ValueError:
-            raise CodebookError(
-                f"levels '{spec}': {kind} codes need whole-number levels"
-            ) from None
+        raise CodebookError(f"levels '{spec}': {kind} codes need whole-number levels")
     return [Level(s, s) for s in items]
 
 

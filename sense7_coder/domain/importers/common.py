@@ -192,7 +192,7 @@ def parse_rating(raw: Any) -> int | None | _Absent:
         raise ValueError(f"'{raw}' is not a rating; {RATING_HELP}")
     if isinstance(raw, int | float):
         if isinstance(raw, int) and not -10**6 < raw < 10**6:
-            raise ValueError(f"a number of {len(str(abs(raw)))} digits is not a rating; "
+            raise ValueError(f"a number of {len(str(abs(raw))):,} digits is not a rating; "
                              f"{RATING_HELP}")
         number: float | None = float(raw)
         text = str(raw)
@@ -254,7 +254,7 @@ def parse_number(raw: Any) -> float | None:
         try:
             value = float(raw)
         except OverflowError:
-            raise ValueError(f"a number of {len(str(abs(raw)))} digits is too large") from None
+            raise ValueError(f"a number of {len(str(abs(raw))):,} digits is too large") from None
         if math.isnan(value) or math.isinf(value):
             raise ValueError(f"'{raw}' is not a number")
         return value
@@ -285,8 +285,15 @@ def control_character(text: str) -> str | None:
 
 
 def shown(text: str, limit: int = 60) -> str:
-    """``text`` shortened for an error message."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+    """``text`` for an error message: shortened, control characters as escapes (``\\t``)."""
+    if len(text) > limit:
+        return f"{escaped(text[:limit])}... ({len(text):,} characters)"
+    return escaped(text)
+
+
+def escaped(text: str) -> str:
+    """``text`` with its control characters written as escapes, so it stays on one line."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 # -- files and encodings -------------------------------------------------------------------------

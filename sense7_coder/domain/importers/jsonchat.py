@@ -86,15 +86,18 @@ def load_json(path: Path, encoding: str | None = None) -> Any:
             hint = "; if the file holds one JSON object per line, import it as JSON Lines (jsonl)"
         raise InputError(str(path), f"not valid JSON ({e.msg}{hint})",
                          location=f"line {e.lineno}, column {e.colno}") from None
-    except (ValueError, RecursionError) as e:  # caught by json_text's checks; a safety net
-        raise InputError(str(path), f"cannot be read as JSON ({e})") from None
+    except ValueError as e:  # a number beyond Python's int-string conversion limit
+        raise too_long_number(path, text, e) from None
+    except RecursionError:  # json_text refuses deeper nesting first; a safety net
+        raise InputError(str(path), "JSON nested too deeply") from None
 
 
 def json_text(path: Path, encoding: str | None = None) -> str:
     """The text of a JSON (or JSON Lines) file, checked so that parsing it costs no more
-    than its size: nesting deeper than :data:`MAX_JSON_DEPTH`, numbers too long for
-    Python to convert and escapes of lone surrogates (``\\ud800``, which no text can
-    hold) are refused naming the line and column."""
+    than its size: nesting deeper than :data:`MAX_JSON_DEPTH` and escapes of lone
+    surrogates (``\\ud800``, which no text can hold) are refused naming the line and
+    column. (Numbers too long for Python to convert are refused when parsing,
+    :func:`too_long_number`.)"""
     data = read_bytes(path)
     text = decode_text(path, data, encoding)
     raw = text.encode("utf-8") if encoding is not None else data.removeprefix(b"\xef\xbb\xbf")
@@ -126,18 +129,18 @@ def _too_deep(raw: bytes) -> int:
         return -1
     import numpy as np
 
+    step = np.zeros(256, dtype=np.int8)
+    step[[ord("["), ord("{")]] = 1
+    step[[ord("]"), ord("}")]] = -1
     arr = np.frombuffer(raw, dtype=np.uint8)
     depth = 0
     chunk = 1 << 22
     for start in range(0, len(arr), chunk):
-        part = arr[start : start + chunk]
-        step = ((part == 91) | (part == 123)).astype(np.int32)
-        step -= ((part == 93) | (part == 125)).astype(np.int32)
-        level = np.cumsum(step) + depth
-        over = np.flatnonzero(level > MAX_JSON_DEPTH)
-        if len(over):
-            return start + int(over[0])
-        depth = int(level[-1]) if len(level) else depth
+        level = np.cumsum(step[arr[start : start + chunk]], dtype=np.int32)
+        level += depth
+        if int(level.max()) > MAX_JSON_DEPTH:
+            return start + int(np.argmax(level > MAX_JSON_DEPTH))
+        depth = int(level[-1])
     return -1
 
 
@@ -161,13 +164,22 @@ def _check_json_bytes(path: Path, raw: bytes) -> None:
                                  "surrogate pair with no other half; no text can hold it "
                                  "(was the file cut or converted wrongly?)",
                                  location=_where(raw, start))
+
+
+def too_long_number(path: Path, text: str, error: ValueError, line: int = 1) -> InputError:
+    """The error for a number beyond Python's int-string conversion limit (``json.loads``
+    raised ``error`` for it), naming its line and column; ``line`` is the first line of
+    ``text`` in the file."""
+    raw = text.encode("utf-8")
     limit = sys.get_int_max_str_digits()
-    if limit and re.search(rb"[0-9]{%d}" % (limit + 1), raw):
-        number = re.search(rb"[0-9]{%d,}" % (limit + 1), _masked(raw))
-        if number is not None:
-            raise InputError(str(path), f"a number of {len(number.group()):,} digits; numbers "
-                             f"of more than {limit:,} digits are not read",
-                             location=_where(raw, number.start()))
+    number = re.search(rb"[0-9]{%d,}" % (limit + 1), _masked(raw)) if limit else None
+    if number is None:
+        return InputError(str(path), f"cannot be read as JSON ({str(error).split(';')[0]})")
+    where = _where(raw, number.start())
+    if line > 1:
+        where = f"line {line}" + where[where.index(","):]
+    return InputError(str(path), f"a number of {len(number.group()):,} digits; numbers of more "
+                      f"than {limit:,} digits are not read", location=where)
 
 
 def _lower(obj: dict[str, Any]) -> dict[str, str]:
@@ -441,8 +453,10 @@ def read_jsonl(path: Path, options: ImportOptions, ticker: Ticker | None = None)
                 raise InputError(str(path), f"not valid JSON ({e.msg} at column {e.colno}); "
                                  "each line must hold one whole conversation",
                                  location=f"line {i}") from None
-            except (ValueError, RecursionError) as e:  # json_text's checks catch these first
-                raise InputError(str(path), f"cannot be read as JSON ({e})",
+            except ValueError as e:  # a number beyond Python's int-string conversion limit
+                raise too_long_number(path, line, e, i) from None
+            except RecursionError:  # json_text refuses deeper nesting first; a safety net
+                raise InputError(str(path), "JSON nested too deeply",
                                  location=f"line {i}") from None
             if isinstance(obj, dict) and _message_list(obj, options.mapping)[0] is None \
                     and _is_message(obj, options.mapping):
