@@ -170,9 +170,10 @@ def _sqlite_file(folder: Path) -> Path:
 
 
 def _workbook(sheet_prefix: bytes = b"", extra: tuple[str, int] | None = None,
-              name: str = "book.xlsx") -> Callable[[Path], Path]:
-    """A SENSE-7 workbook, with ``sheet_prefix`` put before its first sheet's XML and an
-    ``extra`` part of that many zero bytes (a ZIP bomb)."""
+              name: str = "book.xlsx",
+              part: tuple[str, bytes] | None = None) -> Callable[[Path], Path]:
+    """A SENSE-7 workbook, with ``sheet_prefix`` put before its first sheet's XML, an
+    ``extra`` part of that many zero bytes (a ZIP bomb) and another ``part``."""
     def make(folder: Path) -> Path:
         plain = folder / "plain.xlsx"
         with pd.ExcelWriter(plain) as writer:
@@ -189,6 +190,8 @@ def _workbook(sheet_prefix: bytes = b"", extra: tuple[str, int] | None = None,
                 if item.filename == "xl/worksheets/sheet1.xml":
                     data = sheet_prefix + data
                 out.writestr(item, data)
+            if part is not None:
+                out.writestr(*part)
             if extra is not None:
                 with out.open(extra[0], "w", force_zip64=True) as fh:
                     block = bytes(1 << 24)
@@ -250,8 +253,22 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
      ["--encoding", "utf-8"], ("cp2.csv, line 2: cannot be read as utf-8",)),
     ("unknown --encoding", _write("plain.csv", CSV), ["--encoding", "klingon"],
      ("--encoding 'klingon': unknown encoding",)),
+    ("a codec that is not a text encoding", _write("plain.csv", CSV), ["--encoding", "base64"],
+     ("--encoding 'base64': not a text encoding",)),
+    ("--encoding that makes a lone surrogate",
+     _write("escape.csv", CSV + "x1,user,a\\ud800b\n"), ["--encoding", "unicode_escape"],
+     ("escape.csv, line 4: read as unicode-escape, the file holds a character no text can "
+      "hold (U+D800)",)),
     ("xlsx whose sheet declares a DTD", _workbook(DTD, name="dtd.xlsx"), [],
      ("dtd.xlsx: the workbook's part xl/worksheets/sheet1.xml declares a DTD",)),
+    ("xlsx with a DTD in a part not named .xml",
+     _workbook(part=("xl/printerSettings/evil.bin", b"  \n" + DTD[39:] + b"<a/>"),
+               name="dtd2.xlsx"), [],
+     ("dtd2.xlsx: the workbook's part xl/printerSettings/evil.bin declares a DTD",)),
+    ("xlsx with a DTD in a UTF-16 part",
+     _workbook(part=("xl/custom.xml", DTD.decode().replace("UTF-8", "UTF-16").encode("utf-16")
+                     + "<a/>".encode("utf-16-le")), name="dtd16.xlsx"), [],
+     ("dtd16.xlsx: the workbook's part xl/custom.xml declares a DTD",)),
     ("xlsx inflating to 1 GiB", _workbook(extra=("xl/media/pad.bin", 1 << 30),
                                           name="bomb.xlsx"), [],
      ("bomb.xlsx: the workbook would inflate to 1,024 MiB; at most 512 MiB",)),

@@ -334,10 +334,14 @@ _FILE_KINDS = (
 def check_encoding(name: str) -> str:
     """The codec name for ``--encoding NAME``; raises ValueError naming an unknown one."""
     try:
-        return codecs.lookup(name).name
+        info = codecs.lookup(name)
     except LookupError:
-        raise ValueError(f"--encoding '{name}': unknown encoding; give a name such as "
-                         "utf-8, utf-16, utf-32, cp1252 or latin-1") from None
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        what = "unknown encoding" if info is None else "not a text encoding"
+        raise ValueError(f"--encoding '{name}': {what}; give a name such as "
+                         "utf-8, utf-16, utf-32, cp1252 or latin-1")
+    return info.name
 
 
 def _not_regular(path: Path, mode: int) -> InputError:
@@ -445,6 +449,12 @@ def decode_text(path: Path, data: bytes, encoding: str | None = None) -> str:
                              location=_line_of(data, e.start)) from None
         if text.startswith("\ufeff"):
             text = text[1:]
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # lone surrogates, e.g. from unicode_escape
+            raise InputError(str(path), f"read as {encoding}, the file holds a character no "
+                             f"text can hold (U+{ord(text[e.start]):04X})",
+                             location=f"line {text.count(chr(10), 0, e.start) + 1}") from None
         if not text.strip():
             raise InputError(str(path), "the file is empty")
         nul = text.find("\x00")

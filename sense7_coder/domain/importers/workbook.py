@@ -3,9 +3,10 @@
 An .xlsx file is a ZIP archive of XML parts. Before openpyxl sees it, the archive's
 directory alone (no inflating) is checked against :data:`MAX_UNCOMPRESSED` bytes in all
 and a compression ratio of :data:`MAX_RATIO` per part, so that a small file that inflates
-to gigabytes is refused at once; then the prolog of every XML part (the few bytes before
-its first element) is read and a part that declares a DTD (``<!DOCTYPE``, which is where
-entity expansion attacks live, and which no spreadsheet program writes) is refused.
+to gigabytes is refused at once; then the prolog of every part (the bytes before its
+first element; every part whatever its name, as a reader may take any part for XML) is
+read, and a part that declares a DTD (``<!DOCTYPE``, where entity expansion attacks live,
+and which no spreadsheet program writes) is refused.
 Inflating stops at a part's size as declared in the directory (Python's ``zipfile``
 checks it), so the declared sizes bound what any reader inflates.
 """
@@ -27,7 +28,6 @@ RATIO_FLOOR = 1024 * 1024
 MAX_PARTS = 10_000
 #: the most bytes read looking for the first element of an XML part
 MAX_PROLOG = 1024 * 1024
-_XML_SUFFIXES = (".xml", ".rels", ".vml")
 
 
 def check_workbook(path: Path) -> None:
@@ -56,7 +56,7 @@ def check_workbook(path: Path) -> None:
                         f"more than {MAX_RATIO} to 1 is refused as a likely ZIP bomb",
                     )
             for part in parts:
-                if part.filename.casefold().endswith(_XML_SUFFIXES) and not part.is_dir():
+                if not part.is_dir():  # every part that starts like XML, whatever its name
                     with archive.open(part) as fh:
                         verdict = _declares_dtd(fh)
                     if verdict:
@@ -115,5 +115,5 @@ def _scan_prolog(raw: bytes, final: bool) -> str | None:
             i += end + 3
         elif rest.startswith(b"<!"):
             return "declares a DTD (<!DOCTYPE ...>)"
-        else:
+        else:  # the first element, or not XML at all (an image)
             return ""
