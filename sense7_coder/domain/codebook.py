@@ -374,8 +374,8 @@ def load_codebook(path: str | Path) -> Codebook:
                                 f"at most {MAX_CODEBOOK_BYTES // 2**20} MiB")
         text = decode_text(path, read_bytes(path, MAX_CODEBOOK_BYTES + 1))
     except InputError as e:
-        if e.message == "no such file":
-            raise CodebookError(f"{path}: no such codebook file") from None
+        if e.message in ("no such file", "is a folder, not a file"):
+            raise CodebookError(f"{path}: {e.message.replace('file', 'codebook file')}") from None
         raise CodebookError(str(e)) from None
     try:
         data = json.loads(text)
