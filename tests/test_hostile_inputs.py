@@ -226,6 +226,14 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
                                       .replace('"overall": 0', '"overall": ' + "7" * 4000)),
      [], ("rating.json, conversation 1 (id 'x1'), message 1, field 'ratings.overall': "
           "a number of 4,000 digits is not a rating",)),
+    ("rating cell of 5,000 digits", _write("rating.csv", "conversation_id,role,text,overall\n"
+                                           "x1,user,hi,\nx1,assistant,yo," + "9" * 5000 + "\n"),
+     [], ("rating.csv, line 3, field 'overall': '9999", "... (5,000 characters)' is not a "
+          "rating",)),
+    ("position cell of 5,000 digits", _write("pos.csv", "conversation_id,position,role,text\n"
+                                             "x1,1,user,hi\nx1," + "9" * 5000 + ",assistant,yo\n"),
+     [], ("pos.csv, line 3, field 'position': '9999", "... (5,000 characters)' is not a "
+          "number",)),
     ("time offset of 4,000 digits", _write("time.json", _conversation(time_offset=0)
                                            .replace('"time_offset": 0',
                                                     '"time_offset": ' + "5" * 4000)), [],

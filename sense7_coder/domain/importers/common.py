@@ -211,7 +211,7 @@ def parse_rating(raw: Any) -> int | None | _Absent:
             number = None
     if number is not None and number.is_integer() and 1 <= number <= 5:
         return int(number)
-    raise ValueError(f"'{text}' is not a rating; {RATING_HELP}")
+    raise ValueError(f"'{shown(text)}' is not a rating; {RATING_HELP}")
 
 
 #: column/key names that hold each rating, besides the key itself and ``rating_<key>``
@@ -264,9 +264,9 @@ def parse_number(raw: Any) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"'{text}' is not a number") from None
+        raise ValueError(f"'{shown(text)}' is not a number") from None
     if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"'{text}' is not a number")
+        raise ValueError(f"'{shown(text)}' is not a number")
     return value
 
 

@@ -210,7 +210,7 @@ def _positions(table: Table, column: str | None, must_be_numbers: bool) -> np.nd
         first_bad = int(np.argmax(bad))
         label = int(table.frame.index[int(np.argmax(codes == first_bad))])
         value = uniques[first_bad]
-        message = "the position is empty" if value == "" else f"'{value}' is not a number"
+        message = "the position is empty" if value == "" else f"'{shown(value)}' is not a number"
         raise table.error(label, message, column)
     result: np.ndarray = numbers[codes]
     return result
