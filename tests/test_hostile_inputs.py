@@ -652,3 +652,51 @@ def test_codecs_named_in_messages_exist() -> None:
     for name in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be",
                  "cp1252", "latin-1"):
         codecs.lookup(name)
+
+
+# -- a project file given as input -----------------------------------------------------------------
+
+def test_a_project_in_use_given_as_input_is_refused_by_name(
+    study: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refused(capsys, study, ["import", study, study, "--format", "csv"],
+            "study.sense7: is a database in use (a -wal or -shm file lies beside it")
+    refused(capsys, study, ["import-codings", study, study], "study.sense7: is a database in use")
+    refused(capsys, study, ["import", study, study.with_name("study.sense7-wal"), "--format",
+                            "jsonl"], "study.sense7-wal: is a database in use")
+
+
+def test_reading_inputs_never_opens_a_project_held_by_this_process(
+    study: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing any descriptor of a database file drops this process's locks on it: the
+    readers must refuse a project in use without opening it."""
+    from sense7_coder.domain.codebook import load_codebook
+    from sense7_coder.domain.codings_csv import read_codings_csv
+    from sense7_coder.domain.errors import CodebookError, InputError
+    from sense7_coder.domain.importers import ImportOptions, read_files
+
+    opened: list[str] = []
+    real_os_open, real_open = os.open, io.open
+
+    def os_open(path: object, *args: object, **kwargs: object) -> int:
+        opened.append(str(path))
+        return real_os_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def py_open(path: object, *args: object, **kwargs: object) -> object:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    with Project.open(study, backup=False) as project:
+        monkeypatch.setattr(os, "open", os_open)
+        monkeypatch.setattr("builtins.open", py_open)
+        monkeypatch.setattr(io, "open", py_open)
+        for fmt in ("csv", "json", "jsonl", "transcript", "sense7-xlsx"):
+            with pytest.raises(InputError, match="is a database in use"):
+                read_files([study], ImportOptions(format=fmt))
+        with pytest.raises(InputError, match="is a database in use"):
+            read_codings_csv(study, project.codebook)
+        with pytest.raises(CodebookError, match="is a database in use"):
+            load_codebook(study)
+        monkeypatch.undo()
+    assert not [p for p in opened if p.startswith(str(study))]

@@ -351,8 +351,25 @@ def _not_regular(path: Path, mode: int) -> InputError:
     return InputError(str(path), f"is {kind}; only regular files are read")
 
 
+_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def _database_in_use(path: Path) -> bool:
+    """Is ``path`` a database (a project file) with its ``-wal``/``-shm`` beside it, or one
+    of those? Told from names alone: opening and closing such a file in a process holding
+    a connection to it would drop that connection's locks."""
+    name = str(path)
+    for suffix in _SIDECARS:
+        if name.endswith(suffix) and os.path.exists(name[: -len(suffix)]):
+            return True
+        if os.path.exists(name + suffix):
+            return True
+    return False
+
+
 def regular_file(path: Path) -> os.stat_result:
-    """Check that ``path`` is a regular file (not a pipe, device, socket or folder)."""
+    """Check that ``path`` is a regular file (not a pipe, device, socket or folder) and
+    not a database in use (see :func:`_database_in_use`); nothing is opened."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -361,6 +378,9 @@ def regular_file(path: Path) -> os.stat_result:
         raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
     if not stat.S_ISREG(st.st_mode):
         raise _not_regular(path, st.st_mode)
+    if _database_in_use(path):
+        raise InputError(str(path), "is a database in use (a -wal or -shm file lies beside "
+                         "it: a project file?), not a data file; it is not read")
     return st
 
 
@@ -429,7 +449,8 @@ def refuse_foreign(path: Path, data: bytes) -> None:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(str(path), f"holds a NUL byte at byte offset {nul}: binary data, "
-                         "not text", location=_line_of(data, nul))
+                         "not text (UTF-16 text in a script the importer cannot recognise? "
+                         "then give --encoding utf-16)", location=_line_of(data, nul))
 
 
 def decode_text(path: Path, data: bytes, encoding: str | None = None) -> str:
