@@ -283,6 +283,9 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
     ("xlsx part compressed 1000 to 1", _workbook(extra=("xl/media/pad.bin", 1 << 26),
                                                  name="ratio.xlsx"), [],
      ("ratio.xlsx: the workbook's part xl/media/pad.bin is compressed", "likely ZIP bomb")),
+    ("password-protected or .xls workbook", _write("locked.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1"
+                                                   b"\x1a\xe1" + bytes(600)), [],
+     ("locked.xlsx: is an old Excel (.xls) workbook or a password-protected one",)),
     ("xlsx that is not a zip", _write("fake.xlsx", b"hello, this is not a workbook"), [],
      ("fake.xlsx: not a readable Excel workbook (.xlsx)",)),
     ("named pipe", _fifo, [], ("pipe.csv: is a named pipe (FIFO); only regular files",)),

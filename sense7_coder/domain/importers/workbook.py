@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import InputError
-from .common import regular_file
+from .common import read_bytes, regular_file
 
 #: the most bytes the parts of a workbook may inflate to, all together
 MAX_UNCOMPRESSED = 1024 * 1024 * 1024 // 2
@@ -28,6 +28,8 @@ RATIO_FLOOR = 1024 * 1024
 MAX_PARTS = 10_000
 #: the most bytes read looking for the first element of an XML part
 MAX_PROLOG = 1024 * 1024
+#: the first bytes of an OLE compound file: .xls workbooks and password-protected .xlsx
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
 def check_workbook(path: Path) -> None:
@@ -66,6 +68,9 @@ def check_workbook(path: Path) -> None:
                             "saved by a spreadsheet program has none, so it is refused",
                         )
     except zipfile.BadZipFile as e:
+        if read_bytes(path, 8) == OLE_MAGIC:
+            raise InputError(str(path), "is an old Excel (.xls) workbook or a password-"
+                             "protected one; save it as .xlsx without a password") from None
         raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
     except (OSError, EOFError, RuntimeError, NotImplementedError) as e:
         raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
