@@ -115,7 +115,7 @@ def test_agreement_window_runs_and_closes_from_the_keyboard(gui, qtbot, demo_pro
     qtbot.keyClick(panel.run_button, Qt.Key.Key_Return, CTRL)
     assert panel.task is not None
     qtbot.waitUntil(lambda: panel.report is not None, timeout=20000)
-    assert QApplication.focusWidget() is panel.run_button  # Enter runs it again
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is panel.run_button, timeout=2000)  # Enter runs it again
     qtbot.keyClick(panel.run_button, Qt.Key.Key_W, CTRL)
     assert not panel.isVisible()
 

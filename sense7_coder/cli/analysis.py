@@ -116,7 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the adjudicated values; agreement: the agreement figures; codebook: one row per "
         "code and level. The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
         "In CSV, text cells that a spreadsheet would run as a formula (starting with "
-        "= + - @) get a leading ' unless --raw.",
+        "= + - @), and cells starting with ', get a leading ' unless --raw; "
+        "import-codings takes exactly one ' off again.",
     )
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, metavar="OUT")

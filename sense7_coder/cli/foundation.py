@@ -11,11 +11,13 @@ from pathlib import Path
 from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
+from ..domain.importers.common import check_encoding
 from ..project import Project, codebook_ops
 from ..resources import resolve_codebook
 
 # Only light modules at the top: `--help`, `info` and `codebook list` build the whole
 # parser. A command that needs pandas, spaCy, Qt... imports it inside its function.
+ENCODING_HELP = "text encoding of the files when not UTF-8 (e.g. utf-16, cp1252, latin-1)"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,12 +57,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--roles", default="", help="map speaker names to roles: NAME=ROLE,...")
     p.add_argument("--map", default="", dest="mapping", help="map fields to columns: FIELD=COLUMN,...")
     p.add_argument("--dry-run", action="store_true", help="check and report; write nothing")
+    p.add_argument("--encoding", default=None, help=ENCODING_HELP)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("import-codings", help="import coders' codings from CSV")
     p.add_argument("project", type=Path)
     p.add_argument("file", type=Path)
     p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--encoding", default=None, help=ENCODING_HELP)
     p.set_defaults(func=cmd_import_codings)
 
     p = sub.add_parser("info", help="what a project holds")
@@ -164,7 +168,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     try:
         options = ImportOptions(
-            format=args.format, roles=parse_roles(args.roles), mapping=parse_mapping(args.mapping)
+            format=args.format, roles=parse_roles(args.roles), mapping=parse_mapping(args.mapping),
+            encoding=check_encoding(args.encoding) if args.encoding else None,
         )
     except ValueError as e:
         raise CodebookError(str(e)) from None  # reported as a plain error line
@@ -178,10 +183,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_import_codings(args: argparse.Namespace) -> int:
+    try:
+        encoding = check_encoding(args.encoding) if args.encoding else None
+    except ValueError as e:
+        raise CodebookError(str(e)) from None  # reported as a plain error line
+
     from ..project.imports import import_codings
 
     with _open(args.project) as project:
-        s = import_codings(project, args.file, dry_run=args.dry_run)
+        s = import_codings(project, args.file, dry_run=args.dry_run, encoding=encoding)
     verb = "would import" if args.dry_run else "imported"
     extra = f" ({s.unchanged} already present)" if s.unchanged else ""
     coders = f"; new coders: {', '.join(s.new_coders)}" if s.new_coders else ""

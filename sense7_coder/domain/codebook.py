@@ -47,6 +47,12 @@ APPLIES_TO = ("assistant", "user", "any")
 KEY_RE = re.compile(r"^(?!.*__)[a-z][a-z0-9_]{0,39}$")
 COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 LEVEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")
+#: the most levels one code may have (agreement tables grow with the square of it)
+MAX_LEVELS = 1000
+#: the most codes a codebook may have
+MAX_CODES = 1000
+#: the largest codebook file read
+MAX_CODEBOOK_BYTES = 16 * 1024 * 1024
 
 
 def _reads_as_na(text: str) -> bool:
@@ -124,8 +130,11 @@ class Code:
                 return 1
             if self.kind == "binary" and text.casefold() in {"false", "no", "absent"}:
                 return 0
-        allowed = ", ".join(str(v) for v in self.values)
-        raise ValueError(f"'{text}' is not a level of code '{self.key}' (allowed: {allowed})")
+        allowed = ", ".join(str(v) for v in self.values[:20])
+        if len(self.values) > 20:
+            allowed += ", ..."
+        shown = text if len(text) <= 60 else f"{text[:60]}... ({len(text):,} characters)"
+        raise ValueError(f"'{shown}' is not a level of code '{self.key}' (allowed: {allowed})")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -177,22 +186,25 @@ def default_levels(kind: str) -> list[Level]:
 def parse_levels_spec(spec: str, kind: str) -> list[Level]:
     """Parse the command line's ``--levels``: ``1..5`` or ``a,b,c``."""
     spec = spec.strip()
-    m = re.fullmatch(r"(-?\d+)\s*\.\.\s*(-?\d+)", spec)
+    m = re.fullmatch(r"(-?\d{1,18})\s*\.\.\s*(-?\d{1,18})", spec)
     if m:
         lo, hi = int(m.group(1)), int(m.group(2))
         if hi <= lo:
             raise CodebookError(f"levels '{spec}': the upper bound must exceed the lower")
+        if hi - lo + 1 > MAX_LEVELS:
+            raise CodebookError(f"levels '{spec}': {hi - lo + 1:,} levels; a code has at "
+                                f"most {MAX_LEVELS:,} levels")
         return [Level(i, str(i)) for i in range(lo, hi + 1)]
     items = [s.strip() for s in spec.split(",") if s.strip()]
     if not items:
         raise CodebookError(f"levels '{spec}': give a range like 1..5 or a list like a,b,c")
+    if len(items) > MAX_LEVELS:
+        raise CodebookError(f"levels: {len(items):,} levels; a code has at most "
+                            f"{MAX_LEVELS:,} levels")
     if kind in ("ordinal", "binary"):
-        try:
+        if all(re.fullmatch(r"[+-]?\d{1,18}", s) for s in items):
             return [Level(int(s), s) for s in items]
-        except ValueError:
-            raise CodebookError(
-                f"levels '{spec}': {kind} codes need whole-number levels"
-            ) from None
+        raise CodebookError(f"levels '{spec}': {kind} codes need whole-number levels")
     return [Level(s, s) for s in items]
 
 
@@ -228,6 +240,9 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
     else:
         if not isinstance(raw_levels, list):
             raise CodebookError(f"{where}: field 'levels' must be a list")
+        if len(raw_levels) > MAX_LEVELS:
+            raise CodebookError(f"{where}: {len(raw_levels):,} levels; a code has at most "
+                                f"{MAX_LEVELS:,} levels")
         levels = []
         for i, lv in enumerate(raw_levels, 1):
             if not isinstance(lv, dict) or "value" not in lv:
@@ -301,6 +316,9 @@ def codebook_from_dict(data: Any, where: str = "codebook") -> Codebook:
     raw_codes = data.get("codes")
     if not isinstance(raw_codes, list) or not raw_codes:
         raise CodebookError(f"{where}: field 'codes' must be a non-empty list")
+    if len(raw_codes) > MAX_CODES:
+        raise CodebookError(f"{where}: {len(raw_codes):,} codes; a codebook has at most "
+                            f"{MAX_CODES:,} codes")
     codes = [code_from_dict(c, f"{where}, code {i}") for i, c in enumerate(raw_codes, 1)]
     validate_codes(codes, where)
     return Codebook(
@@ -327,20 +345,49 @@ def validate_codes(codes: list[Code], where: str = "codebook") -> None:
             shortcuts[c.shortcut] = c.key
 
 
+def stored_levels(text: Any, where: str) -> list[Level]:
+    """A code's levels as a project file stores them (a JSON list of objects with a
+    ``value`` and a ``label``); anything else raises one CodebookError naming the code."""
+    try:
+        raw = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):
+        raw = None
+    if not isinstance(raw, list):
+        raise CodebookError(f"{where}: the stored levels are not a JSON list of levels; the "
+                            "project file was changed outside sense7-coder")
+    if len(raw) > MAX_LEVELS:
+        raise CodebookError(f"{where}: {len(raw):,} levels; a code has at most "
+                            f"{MAX_LEVELS:,} levels")
+    levels = []
+    for i, lv in enumerate(raw, 1):
+        value = lv.get("value") if isinstance(lv, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise CodebookError(f"{where}: stored level {i} has no whole-number or text "
+                                "value; the project file was changed outside sense7-coder")
+        levels.append(Level(value, str(lv.get("label", value)), str(lv.get("description", ""))))
+    return levels
+
+
 def load_codebook(path: str | Path) -> Codebook:
+    from .errors import InputError
+    from .importers.common import decode_text, read_bytes, regular_file
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CodebookError(f"{path}: no such codebook file") from None
-    except IsADirectoryError:
-        raise CodebookError(f"{path}: is a folder, not a codebook file") from None
-    except OSError as e:
-        raise CodebookError(f"{path}: cannot be read ({e.strerror or e})") from None
-    except UnicodeDecodeError as e:
-        raise CodebookError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        if regular_file(path).st_size > MAX_CODEBOOK_BYTES:
+            raise CodebookError(f"{path}: {path.stat().st_size:,} bytes; a codebook file has "
+                                f"at most {MAX_CODEBOOK_BYTES // 2**20} MiB")
+        text = decode_text(path, read_bytes(path, MAX_CODEBOOK_BYTES + 1))
+    except InputError as e:
+        if e.message in ("no such file", "is a folder, not a file"):
+            raise CodebookError(f"{path}: {e.message.replace('file', 'codebook file')}") from None
+        raise CodebookError(str(e)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CodebookError(f"{path}, line {e.lineno}: not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise CodebookError(f"{path}: not a codebook (JSON nested too deeply)") from None
+    except ValueError as e:  # a number beyond Python's int-string conversion limit
+        raise CodebookError(f"{path}: not a codebook ({str(e).split(';')[0]})") from None
     return codebook_from_dict(data, str(path))

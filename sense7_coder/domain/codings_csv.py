@@ -10,8 +10,11 @@
 * ``value``: a level value or label of that code (``Code.parse_value``); empty, ``NA`` or
   ``not applicable`` for not applicable where the code allows it.
 
-A cell that a long export wrote with a leading ``'`` to keep spreadsheets from running it
-as a formula (``'=x``) is read as it was (``=x``), so every long export reads back.
+A long export marks a cell that a spreadsheet could take for a formula, and every cell
+that already starts with ``'``, with one more leading ``'`` (``=x`` is written ``'=x``,
+``'=x`` is written ``''=x``); reading takes exactly one leading ``'`` off any cell that
+starts with one, so every value of a long export reads back as it was. Coder names and
+conversation ids must not hold control characters.
 
 Column names are matched ignoring case. A coding given twice (same coder, unit and code) is
 an error. Whether the conversations and turns exist (and, given the turns' roles, whether a
@@ -27,6 +30,7 @@ from pathlib import Path
 from .codebook import Code, Codebook
 from .errors import InputError
 from .export import unneutralise
+from .importers.common import control_character, shown
 from .importers.tables import norm, read_csv_table
 from .models import Coding, Unit
 
@@ -39,13 +43,19 @@ OPTIONAL = ("sentence",)
 Known = Callable[[str, int], bool] | Collection[tuple[str, int]]
 
 
+#: the largest turn or sentence number read
+MAX_NUMBER = 10**9
+
+
 def _whole(text: str, what: str) -> int:
     try:
         number = float(text)
     except ValueError:
-        raise ValueError(f"{what} '{text}' is not a whole number") from None
+        raise ValueError(f"{what} '{shown(text)}' is not a whole number") from None
     if not number.is_integer():
-        raise ValueError(f"{what} '{text}' is not a whole number")
+        raise ValueError(f"{what} '{shown(text)}' is not a whole number")
+    if abs(number) > MAX_NUMBER:
+        raise ValueError(f"{what} '{shown(text)}' is too large (at most {MAX_NUMBER:,})")
     return int(number)
 
 
@@ -119,6 +129,7 @@ def read_codings_csv(
     turns: Mapping[tuple[str, int], str] | Collection[tuple[str, int]] | None = None,
     conversations: Collection[str] | None = None,
     known: Known | None = None,
+    encoding: str | None = None,
 ) -> list[tuple[int, Coding]]:
     """The codings of the file with their line numbers, or one InputError.
 
@@ -126,9 +137,10 @@ def read_codings_csv(
     mapping of them to the turn's role) let the caller's project check that every coding
     refers to something that exists; with roles, a code that applies to assistant (or user)
     turns is refused on a turn of the other role. ``known`` is a callable alternative.
+    ``encoding`` names the file's text encoding when it is not UTF-8.
     """
     path = Path(path)
-    table = read_csv_table(path)
+    table = read_csv_table(path, encoding)
     by_norm = {norm(c): c for c in table.columns}
     missing = [c for c in REQUIRED if norm(c) not in by_norm]
     if missing:
@@ -159,7 +171,7 @@ def read_codings_csv(
         def bad(message: str, field: str, line: int = line) -> InputError:
             return InputError(str(path), message, location=f"line {line}", field=field)
 
-        # a long export neutralises formula-like cells ('=x); read them back as written
+        # a long export marks formula-like cells and cells starting with ' by one more '
         coder, cid, turn, key, sentence = (
             unneutralise(s.strip()) for s in (coder, cid, turn, key, sentence)
         )
@@ -168,10 +180,16 @@ def read_codings_csv(
             raise bad("the coder is empty", names[0])
         if not cid:
             raise bad("the conversation id is empty", names[1])
+        for text, what, column in ((coder, "coder name", names[0]),
+                                   (cid, "conversation id", names[1])):
+            char = control_character(text)
+            if char is not None:
+                raise bad(f"the {what} '{shown(text)}' holds the control character {char}",
+                          column)
         code = codebook.get(key)
         if code is None:
             known_keys = ", ".join(c.key for c in codebook.codes)
-            raise bad(f"unknown code '{key}' (codebook '{codebook.name}' has: {known_keys})",
+            raise bad(f"unknown code '{shown(key)}' (codebook '{codebook.name}' has: {known_keys})",
                       names[3])
         try:
             position = _position(code, turn)
@@ -188,9 +206,9 @@ def read_codings_csv(
         except ValueError as e:
             raise bad(str(e), names[4]) from None
         if where.exists(cid, 0) is False:
-            raise bad(f"there is no conversation '{cid}' in the project", names[1])
+            raise bad(f"there is no conversation '{shown(cid)}' in the project", names[1])
         if position and where.exists(cid, position) is False:
-            raise bad(f"conversation '{cid}' has no turn {position}", names[2])
+            raise bad(f"conversation '{shown(cid)}' has no turn {position}", names[2])
         role = where.role(cid, position) if position else None
         if role is not None and code.applies_to not in ("any", role):
             raise bad(f"code '{code.key}' applies to {code.applies_to} turns; turn {position} "

@@ -6,6 +6,7 @@ researcher can open the file and fix it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -31,7 +32,16 @@ class InputError(Sense7Error):
             parts.append(self.location)
         if self.field:
             parts.append(f"field '{self.field}'")
-        return f"{', '.join(parts)}: {self.message}"
+        return _one_line(f"{', '.join(parts)}: {self.message}")
+
+
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    """Control characters (line breaks above all) quoted from a file, written as escapes,
+    so that the message stays one line."""
+    return _LINE_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class ProjectError(Sense7Error):

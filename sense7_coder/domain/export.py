@@ -18,11 +18,16 @@ Kinds (``EXPORT_KINDS``):
 * ``codebook`` -- one row per code x level.
 
 Files are UTF-8 with CRLF line ends (RFC 4180), so that a cell holding a line break or a
-carriage return is quoted and every reader sees one record per row. Spreadsheet formula injection: a text cell that
-starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return and is not a plain
-number is written with a leading ``'`` so that spreadsheet programs show it as text;
-``raw=True`` writes such cells unchanged. ``import-codings`` takes the ``'`` off again
-(:func:`unneutralise`), so a long export reads back either way.
+carriage return is quoted and every reader sees one record per row.
+
+Spreadsheet formula injection: a text cell that starts with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return and is not a plain number is written with a leading ``'`` so that
+spreadsheet programs show it as text; so is every text cell that already starts with
+``'``, so that the marking can be undone exactly: :func:`unneutralise` (used by
+``import-codings``) takes exactly one ``'`` off any cell that starts with one. ``=x`` is
+written ``'=x``, ``'=x`` is written ``''=x``, and both read back as they were.
+``raw=True`` writes every cell unchanged (such a file does not read back cells that start
+with ``'``).
 
 A file is written under a temporary name in the same folder and renamed when complete
 (:mod:`.files`), so a failed or cancelled export never leaves a half-written CSV behind.
@@ -61,6 +66,8 @@ CODEBOOK_COLUMNS = (
 #: separator between code and coder in the wide table's column names
 WIDE_SEPARATOR = "__"
 NA_TEXT = "NA"
+#: the mark a neutralised cell starts with
+MARK = "'"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 CHUNK_ROWS = 200_000
@@ -246,21 +253,30 @@ def is_formula(text: str) -> bool:
     return text[:1] in FORMULA_START and not _NUMBER.match(text)
 
 
-def unneutralise(text: str) -> str:
-    """A cell as it was before :func:`neutralise`: the leading ``'`` it adds is removed.
+def needs_mark(text: str) -> bool:
+    """Does :func:`neutralise` prefix ``'`` to this cell? Formula-like cells, and cells
+    that already start with ``'`` (so that the mark can be told from the text)."""
+    return text[:1] == MARK or is_formula(text)
 
-    Only a ``'`` followed by formula-like text is taken off, so what a researcher wrote
-    with a leading quote of their own stays as it is.
-    """
-    return text[1:] if text[:1] == "'" and is_formula(text[1:]) else text
+
+def neutralise_text(text: str) -> str:
+    """One cell as :func:`neutralise` writes it."""
+    return MARK + text if needs_mark(text) else text
+
+
+def unneutralise(text: str) -> str:
+    """A cell as it was before :func:`neutralise`: exactly one leading ``'`` is removed
+    from a cell that starts with one (every such cell was marked when written)."""
+    return text[1:] if text[:1] == MARK else text
 
 
 def _formulas(values: np.ndarray) -> list[str]:
-    return [u for u in pd.unique(values) if isinstance(u, str) and is_formula(u)]
+    return [u for u in pd.unique(values) if isinstance(u, str) and needs_mark(u)]
 
 
 def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Prefix ``'`` to every text cell that a spreadsheet would take for a formula.
+    """Prefix ``'`` to every text cell that a spreadsheet would take for a formula, and
+    to every text cell that starts with ``'`` (see :func:`unneutralise`).
 
     Looks at the distinct values of each text column (the categories of a categorical
     one), so millions of repeated ids cost one hash pass. Returns ``frame`` itself when

@@ -242,17 +242,20 @@ class CodingsSummary:
     unchanged: int = 0
 
 
-def import_codings(project: Project, path: str | Path, *, dry_run: bool = False) -> CodingsSummary:
+def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
+                   encoding: str | None = None) -> CodingsSummary:
     """Load coders' codings from ``coder,conversation_id,turn,code,value[,sentence]``.
 
     Unknown coders are created. Unknown codes, conversations, turns and out-of-range values
-    are errors naming the line; nothing is written then.
+    are errors naming the line; nothing is written then. ``encoding`` names the file's
+    text encoding when it is not UTF-8.
     """
     path = Path(path)
     refuse_open_project_file(path, "to import")
     turns = store_conv.turn_roles(project.db)
     conv_ids = store_conv.all_conversation_ids(project.db)
-    rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids)
+    rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids,
+                            encoding=encoding)
     summary = CodingsSummary(str(path))
     known = {c["name"] for c in project.coders()}
     summary.new_coders = sorted({c.coder for _, c in rows} - known)

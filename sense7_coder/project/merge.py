@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..domain.codebook import stored_levels
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS, ROLES_OF, Unit
 from ..domain.models import ROLES as TURN_ROLES
@@ -184,7 +185,7 @@ def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
                 )
             notes.append(f"code '{key}' is not in the target and is not used; left out")
             continue
-        levels = [lv["value"] for lv in json.loads(row["levels"])]
+        levels = [lv.value for lv in stored_levels(row["levels"], f"{name}: code '{key}'")]
         same_levels = (levels == mine.values if mine.kind == "ordinal"
                        else sorted(map(str, levels)) == sorted(map(str, mine.values)))
         if row["kind"] != mine.kind or row["unit"] != mine.unit or not same_levels:

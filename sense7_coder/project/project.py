@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.codebook import Code, Codebook
-from ..domain.errors import ProjectError
+from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import RATING_KEYS, Conversation, Unit, Value
 from ..store import codes as store_codes
 from ..store import codings as store_codings
@@ -99,7 +99,10 @@ class Project:
     @property
     def codebook(self) -> Codebook:
         if self._codebook is None:
-            self._codebook = store_codes.codebook_from_db(self.db)
+            try:
+                self._codebook = store_codes.codebook_from_db(self.db)
+            except CodebookError as e:  # a codebook changed by hand inside the file
+                raise ProjectError(f"{self.path}: {e}") from None
         return self._codebook
 
     def invalidate_codebook(self) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.codebook import Code, Codebook, Level
+from ..domain.codebook import Code, Codebook, stored_levels
 
 _COLUMNS = (
     "key", "ord", "label", "kind", "unit", "applies_to", "levels", "allow_na", "description",
@@ -36,8 +36,7 @@ def load_codes(db: Database) -> list[Code]:
             Code(
                 key=d["key"], label=d["label"], kind=d["kind"], unit=d["unit"],
                 applies_to=d["applies_to"],
-                levels=[Level(lv["value"], lv["label"], lv.get("description", ""))
-                        for lv in json.loads(d["levels"])],
+                levels=stored_levels(d["levels"], f"code '{d['key']}'"),
                 allow_na=bool(d["allow_na"]), description=d["description"],
                 include=d["include"], exclude=d["exclude"], examples=json.loads(d["examples"]),
                 shortcut=d["shortcut"], color=d["color"], group=d["grp"],

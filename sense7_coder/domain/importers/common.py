@@ -5,9 +5,12 @@ Everything here is pure Python (plus pandas for tables); no Qt, no SQL.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import math
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -67,12 +70,14 @@ class ImportOptions:
 
     ``roles`` maps speaker/role names as written in the file to ``user``/``assistant``/
     ``system``; ``mapping`` maps a field of :data:`MAP_FIELDS` to the column (or JSON key)
-    that holds it.
+    that holds it; ``encoding`` names the files' text encoding when it is not UTF-8.
     """
 
     format: str = "auto"
     roles: dict[str, str] = field(default_factory=dict)
     mapping: dict[str, str] = field(default_factory=dict)
+    #: ``--encoding``: the text encoding of the files (None = UTF-8, others refused)
+    encoding: str | None = None
 
 
 class RecordError(Exception):
@@ -186,6 +191,9 @@ def parse_rating(raw: Any) -> int | None | _Absent:
     if isinstance(raw, bool):
         raise ValueError(f"'{raw}' is not a rating; {RATING_HELP}")
     if isinstance(raw, int | float):
+        if isinstance(raw, int) and not -10**6 < raw < 10**6:
+            raise ValueError(f"a number of {len(str(abs(raw))):,} digits is not a rating; "
+                             f"{RATING_HELP}")
         number: float | None = float(raw)
         text = str(raw)
     else:
@@ -203,7 +211,7 @@ def parse_rating(raw: Any) -> int | None | _Absent:
             number = None
     if number is not None and number.is_integer() and 1 <= number <= 5:
         return int(number)
-    raise ValueError(f"'{text}' is not a rating; {RATING_HELP}")
+    raise ValueError(f"'{shown(text)}' is not a rating; {RATING_HELP}")
 
 
 #: column/key names that hold each rating, besides the key itself and ``rating_<key>``
@@ -243,65 +251,290 @@ def parse_number(raw: Any) -> float | None:
     if isinstance(raw, bool):
         raise ValueError(f"'{raw}' is not a number")
     if isinstance(raw, int | float):
-        return float(raw)
+        try:
+            value = float(raw)
+        except OverflowError:
+            raise ValueError(f"a number of {len(str(abs(raw))):,} digits is too large") from None
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError(f"'{raw}' is not a number")
+        return value
     text = str(raw).strip()
     if not text:
         return None
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"'{text}' is not a number") from None
+        raise ValueError(f"'{shown(text)}' is not a number") from None
     if math.isnan(value) or math.isinf(value):
-        raise ValueError(f"'{text}' is not a number")
+        raise ValueError(f"'{shown(text)}' is not a number")
     return value
+
+
+# -- text checks ------------------------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character of ``text`` as ``U+0007``, or None.
+
+    Identifiers (conversation ids, coder names) must not hold them: they cannot be told
+    apart on screen, and a line break would split a row of every export."""
+    m = _CONTROL.search(text)
+    return None if m is None else f"U+{ord(m.group()):04X}"
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` for an error message: shortened, control characters as escapes (``\\t``)."""
+    if len(text) > limit:
+        return f"{escaped(text[:limit])}... ({len(text):,} characters)"
+    return escaped(text)
+
+
+def escaped(text: str) -> str:
+    """``text`` with its control characters written as escapes, so it stays on one line."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 # -- files and encodings -------------------------------------------------------------------------
 
+#: the most characters one table cell (or one header) may hold
+MAX_CELL_CHARS = 1_000_000
+#: the most columns a table may have
+MAX_COLUMNS = 2_000
+#: the deepest nesting of JSON arrays and objects read
+MAX_JSON_DEPTH = 200
 
-def read_bytes(path: Path) -> bytes:
+NEWLINE = b"\n"
+#: the first bytes of files that are archives or binary formats, not text
+_MAGIC = (
+    (b"\x1f\x8b", "a gzip-compressed file; decompress it first"),
+    (b"PK\x03\x04", "a ZIP archive (an Excel workbook?); give .xlsx workbooks the ending .xlsx"),
+    (b"BZh", "a bzip2-compressed file; decompress it first"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file; decompress it first"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; extract it first"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel (.xls) or Word file; save it as .xlsx or CSV"),
+    (b"%PDF-", "a PDF document, not a data file"),
+    (b"SQLite format 3\x00", "an SQLite database (a project file?), not a data file"),
+)
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32"),
+    (b"\xff\xfe", "UTF-16", "utf-16"),
+    (b"\xfe\xff", "UTF-16", "utf-16"),
+)
+_FILE_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_encoding(name: str) -> str:
+    """The codec name for ``--encoding NAME``; raises ValueError naming an unknown one."""
     try:
-        data = path.read_bytes()
+        info = codecs.lookup(name)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):
+        what = "unknown encoding" if info is None else "not a text encoding"
+        raise ValueError(f"--encoding '{name}': {what}; give a name such as "
+                         "utf-8, utf-16, utf-32, cp1252 or latin-1")
+    return info.name
+
+
+def _not_regular(path: Path, mode: int) -> InputError:
+    if stat.S_ISDIR(mode):
+        return InputError(str(path), "is a folder, not a file")
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    return InputError(str(path), f"is {kind}; only regular files are read")
+
+
+_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def _database_in_use(path: Path) -> bool:
+    """Is ``path`` a database (a project file) with its ``-wal``/``-shm`` beside it, or one
+    of those? Told from names alone: opening and closing such a file in a process holding
+    a connection to it would drop that connection's locks."""
+    name = str(path)
+    for suffix in _SIDECARS:
+        if name.endswith(suffix) and os.path.exists(name[: -len(suffix)]):
+            return True
+        if os.path.exists(name + suffix):
+            return True
+    return False
+
+
+def regular_file(path: Path) -> os.stat_result:
+    """Check that ``path`` is a regular file (not a pipe, device, socket or folder) and
+    not a database in use (see :func:`_database_in_use`); nothing is opened."""
+    try:
+        st = os.stat(path)
     except FileNotFoundError:
         raise InputError(str(path), "no such file") from None
+    except OSError as e:
+        raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_regular(path, st.st_mode)
+    if _database_in_use(path):
+        raise InputError(str(path), "is a database in use (a -wal or -shm file lies beside "
+                         "it: a project file?), not a data file; it is not read")
+    return st
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (at most ``limit`` of them); anything else is refused.
+
+    The file is opened without blocking and checked again once open, so a pipe or a
+    device put in its place can neither hang the reader nor fill memory.
+    """
+    regular_file(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except IsADirectoryError:
         raise InputError(str(path), "is a folder, not a file") from None
     except OSError as e:
         raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
-    return data
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read() if limit is None else fh.read(limit)
+    except OSError as e:
+        raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
 
 
-def decode_utf8(path: Path, data: bytes) -> str:
-    """Decode UTF-8 (a BOM is allowed). Raises InputError for empty or non-UTF-8 files."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError(str(path), "is UTF-16 text; save it as UTF-8 and import again")
+def _line_of(data: bytes, offset: int) -> str:
+    return f"line {data.count(NEWLINE, 0, offset) + 1}"
+
+
+def sniff_encoding(data: bytes) -> tuple[str, str] | None:
+    """(name, codec) of a UTF-16 or UTF-32 file, told by its BOM or by its NUL bytes."""
+    for bom, name, codec in _BOMS:
+        if data.startswith(bom):
+            return name, codec
+    head = data[:4096]
+    head = head[: len(head) // 4 * 4]
+    if len(head) < 4 or b"\x00" not in head:
+        return None
+    quarter = len(head) // 4
+    zeros = [head[k::4].count(0) / quarter for k in range(4)]
+    if min(zeros[1:]) > 0.6 and zeros[0] < 0.4:
+        return "UTF-32 (little-endian, no byte-order mark)", "utf-32-le"
+    if min(zeros[:3]) > 0.6 and zeros[3] < 0.4:
+        return "UTF-32 (big-endian, no byte-order mark)", "utf-32-be"
+    if zeros[1] > 0.6 and zeros[3] > 0.6 and max(zeros[0], zeros[2]) < 0.4:
+        return "UTF-16 (little-endian, no byte-order mark)", "utf-16-le"
+    if zeros[0] > 0.6 and zeros[2] > 0.6 and max(zeros[1], zeros[3]) < 0.4:
+        return "UTF-16 (big-endian, no byte-order mark)", "utf-16-be"
+    return None
+
+
+def refuse_foreign(path: Path, data: bytes) -> None:
+    """Refuse what is not UTF-8 text at a glance: other encodings (named), archives,
+    binary files, NUL bytes. Cheap: looks at the first bytes and searches for NUL once."""
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise InputError(str(path), f"is {what}")
+    found = sniff_encoding(data)
+    if found is not None:
+        name, codec = found
+        raise InputError(str(path), f"the file is {name} encoded; re-save it as UTF-8, "
+                         f"or import it with --encoding {codec}")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(str(path), f"holds a NUL byte at byte offset {nul}: binary data, "
+                         "not text (UTF-16 text in a script the importer cannot recognise? "
+                         "then give --encoding utf-16)", location=_line_of(data, nul))
+
+
+def decode_text(path: Path, data: bytes, encoding: str | None = None) -> str:
+    """The text of a file: UTF-8 (a BOM is allowed), or ``encoding`` when the user gave one.
+
+    Raises InputError for empty files, NUL bytes and text in another encoding (naming
+    the encoding where it can be recognised)."""
+    if encoding is not None:
+        codec = check_encoding(encoding)
+        if codec == "utf-8":
+            codec = "utf-8-sig"
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError as e:
+            raise InputError(str(path), f"cannot be read as {encoding}: bytes at byte offset "
+                             f"{e.start} are not {encoding} ({e.reason})",
+                             location=_line_of(data, e.start)) from None
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # lone surrogates, e.g. from unicode_escape
+            raise InputError(str(path), f"read as {encoding}, the file holds a character no "
+                             f"text can hold (U+{ord(text[e.start]):04X})",
+                             location=f"line {text.count(chr(10), 0, e.start) + 1}") from None
+        if not text.strip():
+            raise InputError(str(path), "the file is empty")
+        nul = text.find("\x00")
+        if nul >= 0:
+            raise InputError(str(path), f"holds a NUL character: binary data, not {encoding} "
+                             "text", location=f"line {text.count(chr(10), 0, nul) + 1}")
+        return text
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.strip():
         raise InputError(str(path), "the file is empty")
+    refuse_foreign(path, data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise not_utf8(path, data, e.start) from None
 
 
+def utf8_bytes(path: Path, data: bytes, encoding: str | None = None) -> bytes:
+    """The file's bytes as UTF-8 (BOM kept) after the checks of :func:`decode_text`;
+    without ``encoding`` the bytes are only looked at, not decoded (the reader will)."""
+    if encoding is not None:
+        return decode_text(path, data, encoding).encode("utf-8")
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    if not body.strip():
+        raise InputError(str(path), "the file is empty")
+    refuse_foreign(path, body)
+    return data
+
+
+def _binary(sample: bytes) -> bool:
+    controls = sum(sample.count(bytes([b])) for b in (*range(1, 9), *range(14, 32), 127))
+    return controls > max(len(sample) // 20, 2)
+
+
 def not_utf8(path: Path, data: bytes, offset: int) -> InputError:
-    line = data.count(b"\n", 0, offset) + 1
+    """The error for bytes that are not UTF-8: binary data, or text in an 8-bit encoding."""
+    if _binary(data[:65536]):
+        return InputError(str(path), "holds binary data, not text (is it the right file?)")
+    sample = data[offset: offset + 4096]
+    windows = any(0x80 <= b <= 0x9F for b in sample)
+    guess = "Windows-1252" if windows else "Latin-1 (ISO-8859-1) or Windows-1252"
+    codec = "cp1252" if windows else "latin-1"
     return InputError(
         str(path),
-        f"not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} cannot be decoded "
-        "(the file may be Latin-1 or Windows-1252); save it as UTF-8 and import again",
-        location=f"line {line}",
+        f"not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} cannot be decoded; "
+        f"the file looks like {guess} text; re-save it as UTF-8, or import it with "
+        f"--encoding {codec}",
+        location=_line_of(data, offset),
     )
 
 
-def read_text(path: Path) -> str:
-    return decode_utf8(path, read_bytes(path))
+def read_text(path: Path, encoding: str | None = None) -> str:
+    return decode_text(path, read_bytes(path), encoding)
 
 
-def check_utf8_file(path: Path) -> None:
+def check_utf8_file(path: Path, encoding: str | None = None) -> None:
     """Raise the clear InputError for a file pandas could not decode."""
-    decode_utf8(path, read_bytes(path))
+    read_text(path, encoding)
 
 
 # -- progress and cancel ------------------------------------------------------------------------

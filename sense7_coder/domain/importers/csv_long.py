@@ -128,7 +128,7 @@ def conversation_values(
 
 
 def read_long_csv(path: Path, options: ImportOptions, ticker: Ticker | None = None) -> ImportBatch:
-    table = read_csv_table(path)
+    table = read_csv_table(path, options.encoding)
     return batch_from_table(table, path, options, ticker)
 
 

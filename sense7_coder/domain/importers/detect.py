@@ -31,7 +31,7 @@ def check_format(fmt: str) -> str:
 
 
 def detect_csv(path: Path, options: ImportOptions) -> str:
-    columns = read_header(path)
+    columns = read_header(path, options.encoding)
     if is_messages_header(columns, options) or is_tasks_header(columns, options):
         return "sense7-csv"
     names = {norm(c) for c in columns}
@@ -44,13 +44,13 @@ def detect_csv(path: Path, options: ImportOptions) -> str:
     return "csv"
 
 
-def detect_json(path: Path) -> tuple[str, Any]:
+def detect_json(path: Path, encoding: str | None = None) -> tuple[str, Any]:
     """The format of a ``.json`` file and, when it parsed as a whole, its data."""
     try:
-        data = load_json(path)
+        data = load_json(path, encoding)
     except InputError as e:
         if "Extra data" in e.message:
-            first = next((ln for ln in read_text(path).splitlines() if ln.strip()), "")
+            first = next((ln for ln in read_text(path, encoding).splitlines() if ln.strip()), "")
             try:
                 json.loads(first)
             except json.JSONDecodeError:
@@ -65,7 +65,7 @@ def detect_with_data(path: Path, options: ImportOptions) -> tuple[str, Any]:
     if suffix in SUFFIXES:
         return SUFFIXES[suffix], None
     if suffix == ".json":
-        return detect_json(path)
+        return detect_json(path, options.encoding)
     if suffix in (".csv", ".tsv"):
         return detect_csv(path, options), None
     if not path.exists():

@@ -111,7 +111,7 @@ def _conversation(obj: dict[str, Any], n: int, stem: str, resolver: RoleResolver
 def read_esconv(path: Path, options: ImportOptions, ticker: Ticker | None = None,
                 data: Any = None) -> ImportBatch:
     if data is None:
-        data = load_json(path)
+        data = load_json(path, options.encoding)
     if not isinstance(data, list):
         raise InputError(str(path), "an ESConv file is a list of conversations with a 'dialog'")
     if not data:

@@ -30,6 +30,8 @@ Message texts are kept exactly, empty ones included. ``--map`` renames keys, e.g
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,15 +42,19 @@ from ..models import RATING_KEYS, ROLES, Conversation, ImportBatch, Participant,
 from .common import (
     ABSENT,
     CHECK_EVERY,
+    MAX_JSON_DEPTH,
     ImportOptions,
     RecordError,
     RoleResolver,
     Ticker,
+    control_character,
+    decode_text,
     gc_paused,
     parse_number,
     parse_rating,
     rating_candidates,
-    read_text,
+    read_bytes,
+    shown,
 )
 
 LIST_KEYS = ("messages", "conversation", "conversations", "dialog", "dialogue", "turns",
@@ -69,9 +75,9 @@ KEYS: dict[str, tuple[str, ...]] = {
 RATING_NAMES = {c.casefold(): key for key in RATING_KEYS for c in rating_candidates(key)}
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path, encoding: str | None = None) -> Any:
     """Parse a JSON file; truncated or malformed JSON names the line and column."""
-    text = read_text(path)
+    text = json_text(path, encoding)
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
@@ -80,6 +86,100 @@ def load_json(path: Path) -> Any:
             hint = "; if the file holds one JSON object per line, import it as JSON Lines (jsonl)"
         raise InputError(str(path), f"not valid JSON ({e.msg}{hint})",
                          location=f"line {e.lineno}, column {e.colno}") from None
+    except ValueError as e:  # a number beyond Python's int-string conversion limit
+        raise too_long_number(path, text, e) from None
+    except RecursionError:  # json_text refuses deeper nesting first; a safety net
+        raise InputError(str(path), "JSON nested too deeply") from None
+
+
+def json_text(path: Path, encoding: str | None = None) -> str:
+    """The text of a JSON (or JSON Lines) file, checked so that parsing it costs no more
+    than its size: nesting deeper than :data:`MAX_JSON_DEPTH` and escapes of lone
+    surrogates (``\\ud800``, which no text can hold) are refused naming the line and
+    column. (Numbers too long for Python to convert are refused when parsing,
+    :func:`too_long_number`.)"""
+    data = read_bytes(path)
+    text = decode_text(path, data, encoding)
+    raw = text.encode("utf-8") if encoding is not None else data.removeprefix(b"\xef\xbb\xbf")
+    _check_json_bytes(path, raw)
+    return text
+
+
+def _where(raw: bytes, offset: int) -> str:
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    column = len(raw[line_start:offset].decode("utf-8", errors="replace")) + 1
+    line = raw.count(b"\n", 0, offset) + 1
+    return f"line {line}, column {column}"
+
+
+_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_SURROGATE = re.compile(rb"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LOW = re.compile(rb"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _masked(raw: bytes) -> bytes:
+    """``raw`` with the inside of every JSON string blanked (offsets unchanged)."""
+    return _STRING.sub(lambda m: b'"' + b" " * (len(m.group()) - 2) + b'"', raw)
+
+
+def _too_deep(raw: bytes) -> int:
+    """The offset where nesting first exceeds MAX_JSON_DEPTH, or -1 (brackets in strings
+    count too: the caller confirms on the masked text)."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return -1
+    import numpy as np
+
+    step = np.zeros(256, dtype=np.int8)
+    step[[ord("["), ord("{")]] = 1
+    step[[ord("]"), ord("}")]] = -1
+    arr = np.frombuffer(raw, dtype=np.uint8)
+    depth = 0
+    chunk = 1 << 22
+    for start in range(0, len(arr), chunk):
+        level = np.cumsum(step[arr[start : start + chunk]], dtype=np.int32)
+        level += depth
+        if int(level.max()) > MAX_JSON_DEPTH:
+            return start + int(np.argmax(level > MAX_JSON_DEPTH))
+        depth = int(level[-1])
+    return -1
+
+
+def _check_json_bytes(path: Path, raw: bytes) -> None:
+    if _too_deep(raw) >= 0:
+        offset = _too_deep(_masked(raw))
+        if offset >= 0:
+            raise InputError(str(path), f"JSON nested more than {MAX_JSON_DEPTH} levels deep "
+                             f"(arrays and objects); at most {MAX_JSON_DEPTH} are read",
+                             location=_where(raw, offset))
+    if b"\\u" in raw:
+        paired: set[int] = set()
+        for m in _SURROGATE.finditer(raw):
+            start = m.end() - 6
+            high = raw[start + 3 : start + 4] in b"89abAB"
+            if high and _LOW.match(raw, m.end()):
+                paired.add(m.end())
+            elif high or start not in paired:
+                escape = raw[start : m.end()].decode("ascii")
+                raise InputError(str(path), f"the escape {escape} is half of a UTF-16 "
+                                 "surrogate pair with no other half; no text can hold it "
+                                 "(was the file cut or converted wrongly?)",
+                                 location=_where(raw, start))
+
+
+def too_long_number(path: Path, text: str, error: ValueError, line: int = 1) -> InputError:
+    """The error for a number beyond Python's int-string conversion limit (``json.loads``
+    raised ``error`` for it), naming its line and column; ``line`` is the first line of
+    ``text`` in the file."""
+    raw = text.encode("utf-8")
+    limit = sys.get_int_max_str_digits()
+    number = re.search(rb"[0-9]{%d,}" % (limit + 1), _masked(raw)) if limit else None
+    if number is None:
+        return InputError(str(path), f"cannot be read as JSON ({str(error).split(';')[0]})")
+    where = _where(raw, number.start())
+    if line > 1:
+        where = f"line {line}" + where[where.index(","):]
+    return InputError(str(path), f"a number of {len(number.group()):,} digits; numbers of more "
+                      f"than {limit:,} digits are not read", location=where)
 
 
 def _lower(obj: dict[str, Any]) -> dict[str, str]:
@@ -267,6 +367,10 @@ def build_conversation(obj: Any, n: int, stem: str, reader: MessageReader,
             cid = str(raw_id).strip()
         else:
             raise RecordError("the conversation id must be text or a number", where, id_key)
+        char = control_character(cid)
+        if char is not None:
+            raise RecordError(f"the conversation id '{shown(cid)}' holds the control character "
+                              f"{char}", where, id_key)
         conv = Conversation(conversation_id=cid)
         if raw_id is not None and str(raw_id).strip():
             where = f"{where} (id '{cid}')"
@@ -327,7 +431,7 @@ def _batch(path: Path, items: Iterator[tuple[str, Any]], options: ImportOptions,
 def read_json(path: Path, options: ImportOptions, ticker: Ticker | None = None,
               data: Any = None) -> ImportBatch:
     if data is None:
-        data = load_json(path)
+        data = load_json(path, options.encoding)
     try:
         items = conversations_in(data, options.mapping)
     except RecordError as e:
@@ -337,7 +441,7 @@ def read_json(path: Path, options: ImportOptions, ticker: Ticker | None = None,
 
 
 def read_jsonl(path: Path, options: ImportOptions, ticker: Ticker | None = None) -> ImportBatch:
-    lines = read_text(path).splitlines()
+    lines = json_text(path, options.encoding).splitlines()
 
     def objects() -> Iterator[tuple[str, Any]]:
         for i, line in enumerate(lines, 1):
@@ -348,6 +452,11 @@ def read_jsonl(path: Path, options: ImportOptions, ticker: Ticker | None = None)
             except json.JSONDecodeError as e:
                 raise InputError(str(path), f"not valid JSON ({e.msg} at column {e.colno}); "
                                  "each line must hold one whole conversation",
+                                 location=f"line {i}") from None
+            except ValueError as e:  # a number beyond Python's int-string conversion limit
+                raise too_long_number(path, line, e, i) from None
+            except RecursionError:  # json_text refuses deeper nesting first; a safety net
+                raise InputError(str(path), "JSON nested too deeply",
                                  location=f"line {i}") from None
             if isinstance(obj, dict) and _message_list(obj, options.mapping)[0] is None \
                     and _is_message(obj, options.mapping):

@@ -17,6 +17,7 @@ from .common import ImportOptions, RecordError
 from .jsonchat import _message_list, conversations_in, load_json
 from .reading import plan, read_files
 from .tables import norm, read_header
+from .workbook import check_workbook
 
 BASE_COLUMNS = ("conversation_id", "position", "role", "speaker", "text")
 #: how the preview shows a rating of "not applicable" (an unrated turn shows None)
@@ -70,22 +71,25 @@ def turns_frame(batches: Sequence[ImportBatch], limit: int | None = None) -> pd.
     return frame
 
 
-def source_columns(paths: Sequence[Path], fmt: str) -> list[str]:
+def source_columns(paths: Sequence[Path], fmt: str,
+                   options: ImportOptions | None = None) -> list[str]:
     """The columns (or keys) a user could map, as named in the source."""
+    options = options or ImportOptions()
     out: list[str] = []
     for path in paths:
         suffix = path.suffix.casefold()
         try:
             if suffix in (".csv", ".tsv"):
-                out.extend(c for c in read_header(path) if c not in out)
+                out.extend(c for c in read_header(path, options.encoding) if c not in out)
             elif suffix in (".xlsx", ".xlsm"):
+                check_workbook(path)
                 with pd.ExcelFile(path, engine="openpyxl") as book:
                     for sheet in book.sheet_names:
                         if norm(sheet) in ("tasks", "messages"):
                             frame = pd.read_excel(book, sheet_name=sheet, nrows=0)
                             out.extend(str(c) for c in frame.columns if str(c) not in out)
             elif suffix == ".json":
-                items = conversations_in(load_json(path), {})
+                items = conversations_in(load_json(path, options.encoding), {})
                 first = items[0] if items else None
                 if isinstance(first, dict):
                     out.extend(str(k) for k in first)
@@ -114,7 +118,7 @@ def preview(path: Path | str | Sequence[Path | str], options: ImportOptions,
         return PreviewResult(
             format=fmt,
             frame=turns_frame([]),
-            columns=source_columns(paths, fmt),
+            columns=source_columns(paths, fmt, options),
             messages=[str(e)],
             error=e,
         )
@@ -122,7 +126,7 @@ def preview(path: Path | str | Sequence[Path | str], options: ImportOptions,
     return PreviewResult(
         format=fmt,
         frame=turns_frame(batches, n),
-        columns=source_columns(paths, fmt),
+        columns=source_columns(paths, fmt, options),
         messages=messages,
         conversations=sum(len(b.conversations) for b in batches),
         turns=sum(len(c.turns) for b in batches for c in b.conversations),

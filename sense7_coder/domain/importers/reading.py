@@ -10,7 +10,15 @@ from typing import Any
 
 from ..errors import Cancelled, InputError
 from ..models import ImportBatch
-from .common import CancelFn, ImportOptions, ProgressFn, Ticker
+from .common import (
+    CancelFn,
+    ImportOptions,
+    ProgressFn,
+    Ticker,
+    control_character,
+    regular_file,
+    shown,
+)
 from .csv_long import read_long_csv
 from .detect import check_format, detect_with_data
 from .esconv import read_esconv
@@ -43,6 +51,7 @@ def plan(paths: Sequence[Path | str], options: ImportOptions) -> list[Group]:
     sense7_csv: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        regular_file(path)
         if options.format == "auto":
             fmt, data = detect_with_data(path, options)
         else:
@@ -113,6 +122,11 @@ def read_files(
         except (OSError, UnicodeError) as e:
             raise InputError(group.name, f"cannot be read ({e})") from None
         for conv in batch.conversations:
+            char = control_character(conv.conversation_id)
+            if char is not None:
+                raise InputError(group.name, f"the conversation id "
+                                 f"'{shown(conv.conversation_id)}' holds the control character "
+                                 f"{char}", field="conversation_id")
             other = seen.get(conv.conversation_id)
             if other is not None:
                 raise InputError(group.name, f"conversation id '{conv.conversation_id}' is "

@@ -45,6 +45,7 @@ from .common import (
 )
 from .tables import Table, drop_blank_rows, find_column, norm, read_csv_table, read_header
 from .turns import MessageColumns, build_conversations
+from .workbook import check_workbook
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
 SHEETS = ("Tasks", "Messages")
@@ -73,6 +74,7 @@ def is_tasks_header(columns: Sequence[str], options: ImportOptions) -> bool:
 
 def read_workbook(path: Path) -> tuple[Table, Table]:
     """The Tasks and Messages sheets of a workbook, as all-text tables."""
+    check_workbook(path)
     try:
         book = pd.ExcelFile(path, engine="openpyxl")
     except FileNotFoundError:
@@ -107,8 +109,9 @@ def read_workbook(path: Path) -> tuple[Table, Table]:
 
 def split_csv_tables(paths: Sequence[Path], options: ImportOptions) -> tuple[Path, Path]:
     """Which of two CSV files is the Tasks and which the Messages table."""
-    tasks = [p for p in paths if is_tasks_header(read_header(p), options)]
-    messages = [p for p in paths if is_messages_header(read_header(p), options)]
+    tasks = [p for p in paths if is_tasks_header(read_header(p, options.encoding), options)]
+    messages = [p for p in paths
+                if is_messages_header(read_header(p, options.encoding), options)]
     if len(paths) != 2 or len(tasks) != 1 or len(messages) != 1:
         names = ", ".join(str(p) for p in paths)
         raise InputError(
@@ -132,8 +135,8 @@ def read_sense7_workbook(path: Path, options: ImportOptions,
 def read_sense7_csv(paths: Sequence[Path], options: ImportOptions,
                     ticker: Ticker | None = None) -> ImportBatch:
     tasks_path, messages_path = split_csv_tables(paths, options)
-    tasks = read_csv_table(tasks_path)
-    messages = read_csv_table(messages_path)
+    tasks = read_csv_table(tasks_path, options.encoding)
+    messages = read_csv_table(messages_path, options.encoding)
     source = f"{tasks_path} + {messages_path}"
     return join_tables(tasks, messages, source, messages_path.name, options, ticker)
 

@@ -20,7 +20,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .common import check_utf8_file, read_bytes
+from .common import MAX_CELL_CHARS, MAX_COLUMNS, check_utf8_file, read_bytes, utf8_bytes
+
+# Python's csv module refuses cells above its field size limit (128 KiB by default).
+csv.field_size_limit(4 * MAX_CELL_CHARS + 1)
+#: the most bytes the header (the first record of a CSV file) may take
+MAX_HEADER_BYTES = 16 * 1024 * 1024
 
 
 def norm(name: str) -> str:
@@ -85,40 +90,73 @@ def sniff_delimiter(path: Path, head: bytes) -> str:
     return best if counts[best] > 0 and counts[best] > counts[","] else ","
 
 
-def _header(text_head: str, sep: str) -> list[str]:
-    reader = csv.reader(io.StringIO(text_head), delimiter=sep)
-    try:
-        return next(reader)
-    except (StopIteration, csv.Error):
-        return []
+def _first_record(data: bytes, sep: str) -> tuple[list[str], bool]:
+    """The first CSV record of ``data`` (UTF-8) and whether it ended within
+    :data:`MAX_HEADER_BYTES`.
+
+    Reads a growing prefix, so that a header longer than any fixed size is read whole
+    while a large file is not decoded just to learn its columns.
+    """
+    size = 65536
+    while True:
+        prefix = data[:size]
+        whole = len(prefix) == len(data)
+        text = prefix.decode("utf-8", errors="replace")
+        buffer = io.StringIO(text, newline="")
+        try:
+            record: list[str] | None = next(csv.reader(buffer, delimiter=sep))
+        except StopIteration:
+            return [], True
+        except csv.Error:
+            record = None
+        if record is not None and (whole or buffer.tell() < len(text)):
+            return record, True
+        if size >= MAX_HEADER_BYTES:
+            return record or [], False
+        size = min(size * 4, MAX_HEADER_BYTES)
 
 
-def read_csv_table(path: Path) -> Table:
-    """Read a CSV (or TSV) file as all-text cells. Raises InputError with a clear message."""
-    data = read_bytes(path)
-    head = data[:65536]
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    if not data.strip() or not head.strip():
-        check_utf8_file(path)  # raises "empty" (or "not UTF-8")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        check_utf8_file(path)
-    sep = sniff_delimiter(path, head)
-    header = _header(head.decode("utf-8", errors="replace"), sep)
-    seen: dict[str, int] = {}
+def _checked_header(path: Path, data: bytes, sep: str) -> list[str]:
+    """The header of a CSV file, refused when it is too long, too wide or repeats a name."""
+    header, complete = _first_record(data, sep)
+    if not complete:
+        raise InputError(str(path), f"the header (the first record) is longer than "
+                         f"{MAX_HEADER_BYTES:,} bytes, or a quote in it is never closed",
+                         location="line 1")
+    if len(header) > MAX_COLUMNS:
+        raise InputError(str(path), f"the header has {len(header):,} columns; at most "
+                         f"{MAX_COLUMNS:,} columns are read", location="line 1")
+    seen: set[str] = set()
     for name in header:
         key = name.strip()
+        if len(key) > MAX_CELL_CHARS:
+            raise InputError(str(path), f"a column name is {len(key):,} characters long; at "
+                             f"most {MAX_CELL_CHARS:,} are read", location="line 1")
         if key in seen:
             raise InputError(str(path), f"column '{key}' appears twice in the header",
                              location="line 1", field=key)
-        seen[key] = 1
+        seen.add(key)
+    return header
+
+
+def read_csv_table(path: Path, encoding: str | None = None) -> Table:
+    """Read a CSV (or TSV) file as all-text cells. Raises InputError with a clear message.
+
+    The file must be UTF-8 unless ``encoding`` names its encoding; only regular files are
+    read; the header, the number of columns and each cell's size are capped
+    (:data:`MAX_COLUMNS`, :data:`MAX_CELL_CHARS`)."""
+    data = utf8_bytes(path, read_bytes(path), encoding)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    sep = sniff_delimiter(path, data[:65536])
+    _checked_header(path, data, sep)
     try:
         raw = pd.read_csv(
             io.BytesIO(data),
             dtype=str,
             keep_default_na=False,
             skip_blank_lines=False,
-            encoding="utf-8-sig",
+            encoding="utf-8",
             sep=sep,
         )
     except UnicodeDecodeError:
@@ -139,7 +177,20 @@ def read_csv_table(path: Path) -> Table:
     frame = drop_blank_rows(raw)
     if frame.empty:
         raise InputError(str(path), "the table has a header but no rows", location="line 2")
-    return Table(str(path), frame, raw=raw, header_lines=header_lines)
+    table = Table(str(path), frame, raw=raw, header_lines=header_lines)
+    if len(data) > MAX_CELL_CHARS:
+        _check_cell_sizes(table)
+    return table
+
+
+def _check_cell_sizes(table: Table) -> None:
+    """Refuse a cell longer than :data:`MAX_CELL_CHARS` (naming its line and column)."""
+    for column in table.frame.columns:
+        lengths = table.frame[column].str.len()
+        if int(lengths.max()) > MAX_CELL_CHARS:
+            label = table.first_label(lengths > MAX_CELL_CHARS)
+            raise table.error(label, f"the cell holds {int(lengths[label]):,} characters; at "
+                              f"most {MAX_CELL_CHARS:,} are read per cell", str(column))
 
 
 def malformed_csv(path: Path, data: bytes, sep: str, detail: str) -> InputError:
@@ -156,7 +207,11 @@ def malformed_csv(path: Path, data: bytes, sep: str, detail: str) -> InputError:
                                   f"{len(record)} cells but the header has {width}; check "
                                   "quotes and separators", location=f"line {start}")
             start = reader.line_num + 1
-    except csv.Error:
+    except csv.Error as e:
+        if "field limit" in str(e):
+            return InputError(str(path), f"a cell starting on this line is longer than "
+                              f"{MAX_CELL_CHARS:,} characters (or a quote is never closed)",
+                              location=f"line {start}")
         return InputError(str(path), "not a well-formed CSV table: a quoted cell starting "
                           "on this line is never closed (a missing '\"'?)",
                           location=f"line {start}")
@@ -173,13 +228,12 @@ def drop_blank_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[~blank] if bool(blank.any()) else frame
 
 
-def read_header(path: Path) -> list[str]:
+def read_header(path: Path, encoding: str | None = None) -> list[str]:
     """The column names of a CSV file (for format detection and previews)."""
-    head = read_bytes(path)[:65536]
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    return [c.strip() for c in _header(head.decode("utf-8", errors="replace"),
-                                       sniff_delimiter(path, head))]
+    data = utf8_bytes(path, read_bytes(path), encoding)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return [c.strip() for c in _checked_header(path, data, sniff_delimiter(path, data[:65536]))]
 
 
 # -- columns ----------------------------------------------------------------------------------

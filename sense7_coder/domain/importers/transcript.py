@@ -98,7 +98,7 @@ def unknown_names_warning(unknown: Counter[str]) -> list[str]:
 
 def read_transcript_txt(path: Path, options: ImportOptions,
                         ticker: Ticker | None = None) -> ImportBatch:
-    text = read_text(path)
+    text = read_text(path, options.encoding)
     try:
         turns, unknown = parse_transcript(text, RoleResolver(options.roles))
     except RecordError as e:
@@ -110,7 +110,7 @@ def read_transcript_txt(path: Path, options: ImportOptions,
 
 def read_transcript_csv(path: Path, options: ImportOptions,
                         ticker: Ticker | None = None) -> ImportBatch:
-    table = read_csv_table(path)
+    table = read_csv_table(path, options.encoding)
     mapping = options.mapping
     column = find_column(table, "transcript", TRANSCRIPT_COLUMNS, mapping, required=True,
                          what="transcript")

@@ -21,9 +21,11 @@ from .common import (
     RoleResolver,
     Ticker,
     coerce_scalar,
+    control_character,
     gc_paused,
     parse_number,
     parse_rating,
+    shown,
 )
 from .tables import Table, unique_map
 
@@ -120,6 +122,12 @@ def build_conversations(
             empty_code = uniques.index("")
             raise sub.error(int(labels[int(np.argmax(codes == empty_code))]),
                             "the conversation id is empty", cols.conversation_id)
+        for k, cid in enumerate(uniques):
+            char = control_character(cid)
+            if char is not None:
+                raise sub.error(int(labels[int(np.argmax(codes == k))]),
+                                f"the conversation id '{shown(cid)}' holds the control "
+                                f"character {char}", cols.conversation_id)
     else:
         starts = (np.concatenate(([True], np.diff(pos) <= 0)) if pos is not None
                   else np.zeros(n, dtype=bool))
@@ -202,7 +210,7 @@ def _positions(table: Table, column: str | None, must_be_numbers: bool) -> np.nd
         first_bad = int(np.argmax(bad))
         label = int(table.frame.index[int(np.argmax(codes == first_bad))])
         value = uniques[first_bad]
-        message = "the position is empty" if value == "" else f"'{value}' is not a number"
+        message = "the position is empty" if value == "" else f"'{shown(value)}' is not a number"
         raise table.error(label, message, column)
     result: np.ndarray = numbers[codes]
     return result

@@ -94,8 +94,8 @@ class ExportDialog(QDialog):
         self.neutralise.setChecked(True)
         self.neutralise.setToolTip(
             "CSV only: text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
-            "them as text instead of running them. Untick only when such a text must read back "
-            "exactly (e.g. a coder name that starts with -).")
+            "them as text instead of running them; cells already starting with ' get one more. "
+            "Importing codings takes exactly one ' off again, so the file reads back exactly.")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
         self.include_users.setChecked(True)
         self.bootstrap = QSpinBox(self)
