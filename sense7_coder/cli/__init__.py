@@ -23,6 +23,9 @@ try:  # analysis commands (agreement, export, merge) live in their own module
     _MODULES.append(analysis)
 except ImportError:  # pragma: no cover - during development only
     pass
+from . import team  # noqa: E402  (assign, package)
+
+_MODULES.append(team)
 
 
 def build_parser() -> argparse.ArgumentParser:

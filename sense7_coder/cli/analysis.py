@@ -105,6 +105,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=EXPORT_KINDS, required=True)
     p.add_argument("--raw", action="store_true",
                    help="write formula-like text cells unchanged (no leading ')")
+    p.add_argument("--with-text", action="store_true",
+                   help="long: add the coded turn's (or sentence's) text")
+    p.add_argument("--value", metavar="V",
+                   help="segments: only units coded V (a level or NA) on the one --codes code")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -251,7 +255,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
-                                 progress=_progress("export"))
+                                 progress=_progress("export"), with_text=args.with_text,
+                                 value=args.value)
     print(summary.line())
     return 0
 

@@ -16,6 +16,8 @@ Kinds (``EXPORT_KINDS``):
   ``coder``, plus ``adjudicator, rationale, decided_at``.
 * ``agreement`` -- the agreement report, one row per figure.
 * ``codebook`` -- one row per code x level.
+* ``assignments``, ``history``, ``segments``, ``memos``, ``ratings`` -- the team tables
+  (see :mod:`sense7_coder.project.team_tables`).
 
 Files are UTF-8 with CRLF line ends (RFC 4180), so that a cell holding a line break or a
 carriage return is quoted and every reader sees one record per row. Spreadsheet formula injection: a text cell that
@@ -43,7 +45,8 @@ from .errors import Cancelled
 from .files import ExportError as ExportError  # re-exported: export errors live in .files
 from .files import atomic_text_file
 
-EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook")
+EXPORT_KINDS = ("long", "wide", "consensus", "agreement", "codebook", "assignments", "history",
+                "segments", "memos", "ratings")
 LONG_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
     "value", "level_label", "user_rating",

@@ -152,7 +152,7 @@ def import_files(
     sentence_roles = sorted(
         {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
     )
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("import"), project.pdb.atomic() as db:
         for batch in planned:
             def write_progress(done: int, _total: int, base: int = written) -> None:
                 if progress:
@@ -195,7 +195,7 @@ def ensure_sentences(project: Project, conversation_id: str) -> None:
     role_list = ["user", "assistant", "system"] if "any" in roles else sorted(roles)
     todo = store_conv.unsegmented_turns(project.db, role_list, conversation_id)
     if todo:
-        with project.pdb.atomic() as db:
+        with project.pdb.acting("import"), project.pdb.atomic() as db:
             store_conv.insert_sentences(db, segment_turns(todo))
 
 
@@ -263,7 +263,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
     summary.codings = len(rows) - summary.unchanged
     if dry_run:
         return summary
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("import codings"), project.pdb.atomic() as db:
         store_conv.insert_sentences(db, sentences)
         for name in summary.new_coders:
             store_codings.ensure_coder(db, name)

@@ -36,6 +36,8 @@ from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit
+from ..store import assignments as store_assignments
+from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
 from .agreement import ROLES_OF
@@ -92,6 +94,8 @@ class SourceSummary:
     statuses: int = 0
     memos: int = 0
     consensus: int = 0
+    assignments: int = 0
+    history: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -99,7 +103,7 @@ class SourceSummary:
     def changes(self) -> int:
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
-                + self.consensus)
+                + self.consensus + self.assignments + self.history)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
@@ -110,7 +114,8 @@ class SourceSummary:
             parts[0] += f" ({self.codings_unchanged} already present)"
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
-                        (self.memos, "memos"), (self.consensus, "consensus decisions")):
+                        (self.memos, "memos"), (self.consensus, "consensus decisions"),
+                        (self.assignments, "assignments"), (self.history, "history events")):
             if n:
                 parts.append(f"{n} {what}")
         if self.new_coders:
@@ -263,6 +268,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
         summary.notes.append(f"coder '{coder}' is {theirs} here but {mine} in the target; "
                              f"kept {mine}")
     summary.new_coders = store_merge.insert_new_coders(db)
+    summary.assignments = store_assignments.insert_merged(db)
     step()
     for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
         summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
@@ -274,6 +280,9 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
         summary.conflicts.append(Conflict("consensus", name, _unit(row, 0), None, row[3],
                                           row[4], row[5]))
     step()
+    # the source's own history first, then this file's record of what the merge changes
+    summary.history = store_history.insert_merged(db, Path(name).name)
+    store_history.stamp_context(db, project.pdb.actor, f"merge {Path(name).name}")
     summary.codings_unchanged = store_merge.count_same(
         db, "codings", store_merge.CODING_KEY, "value"
     )

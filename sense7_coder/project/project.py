@@ -93,7 +93,74 @@ class Project:
 
     @blind_coding.setter
     def blind_coding(self, on: bool) -> None:
+        self.require_lead("switch blind coding")
         self.set_setting("blind_coding", "1" if on else "0")
+
+    @property
+    def package_coder(self) -> str | None:
+        """The coder a coder package was made for (None in a lead's project)."""
+        return self.setting("package_coder") or None
+
+    @property
+    def require_all_codes(self) -> bool:
+        """A turn can be marked done only when every applicable code has a value."""
+        return self.setting("require_all_codes", "0") == "1"
+
+    @require_all_codes.setter
+    def require_all_codes(self, on: bool) -> None:
+        self.require_lead("change what marking a turn done requires")
+        self.set_setting("require_all_codes", "1" if on else "0")
+
+    @property
+    def hidden_attributes(self) -> list[str]:
+        """Conversation attributes (and 'model') a blind coder does not see until done."""
+        raw = self.setting("hidden_attributes") or ""
+        return [a for a in raw.split("\n") if a]
+
+    @hidden_attributes.setter
+    def hidden_attributes(self, names: Sequence[str]) -> None:
+        self.require_lead("choose the hidden attributes")
+        self.set_setting("hidden_attributes", "\n".join(n.strip() for n in names if n.strip()))
+
+    def is_lead(self, name: str | None = None) -> bool:
+        """The coder (default: the current one) may run the study: an adjudicator outside
+        a coder package."""
+        name = name or self._coder
+        return (self.package_coder is None and name is not None
+                and self.coder_role(name) == "adjudicator")
+
+    def require_lead(self, what: str) -> None:
+        """Refuse ``what`` unless the current coder leads the study.
+
+        In a coder package nobody may; in a project with no adjudicator yet (a study being
+        set up) and on the command line without a coder name, the person at the file may.
+        """
+        package = self.package_coder
+        if package is not None:
+            raise ProjectError(
+                f"this is the coder package of '{package}'; only the lead's project can {what}"
+            )
+        if self._coder is None or self.is_lead():
+            return
+        if any(c["role"] == "adjudicator" for c in self.coders()):
+            raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
+                               f"'{self._coder}'")
+
+    def require_unblinded(self, what: str) -> None:
+        """Refuse ``what`` (which shows other coders' values) to a coder working blind."""
+        if self.blind_coding and not self.is_lead():
+            who = f"'{self._coder}' codes" if self._coder else "coders code"
+            raise ProjectError(f"{who} blind in this project: only a lead (an adjudicator) "
+                               f"can {what}")
+
+    def blind_for(self, conversation_id: str, position: int, coder: str | None = None) -> bool:
+        """Whether what blinding hides stays hidden from ``coder`` on this turn."""
+        coder = coder or self._coder
+        if not self.blind_coding or (coder is not None and self.is_lead(coder)):
+            return False
+        if coder is None:
+            return True
+        return not store_codings.get_done(self.db, coder, conversation_id, position)
 
     # -- codebook --------------------------------------------------------------------------
     @property
@@ -126,6 +193,9 @@ class Project:
             raise ProjectError("a coder needs a name")
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
+        current = self.coder_role(name)
+        if role is not None and role != (current or "coder"):
+            self.require_lead(f"make '{name}' {'an' if role[0] in 'aeiou' else 'a'} {role}")
         with self.pdb.atomic() as db:
             store_codings.ensure_coder(db, name, role or "coder")
             if role is not None:
@@ -133,6 +203,7 @@ class Project:
         if name != self._coder:
             self.undo_stack.clear()
         self._coder = name
+        self.pdb.actor = name
 
     def coder_role(self, name: str | None = None) -> str | None:
         name = name or self._coder
@@ -225,6 +296,14 @@ class Project:
         coder = self._require_coder()
         if store_conv.turn_text(self.db, conversation_id, position) is None:
             raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
+        if done and self.require_all_codes:
+            empty = self.empty_codes(conversation_id, position)
+            if empty:
+                raise ProjectError(
+                    f"turn {position} of '{conversation_id}' cannot be marked done: this "
+                    f"project requires every applicable code, and {', '.join(empty)} "
+                    f"{'is' if len(empty) == 1 else 'are'} empty"
+                )
         return self._apply_new(
             f"mark turn {position} {'done' if done else 'not done'}",
             [Cell("done", (coder, conversation_id, position), None, bool(done))],
@@ -242,6 +321,17 @@ class Project:
             [Cell("memo", (coder, unit.conversation_id, unit.position, unit.sentence), None,
                   text.strip())],
         )
+
+    def empty_codes(self, conversation_id: str, position: int) -> list[str]:
+        """Turn-level codes that apply to this turn and the current coder left empty."""
+        coder = self._require_coder()
+        role = store_conv.turn_role(self.db, conversation_id, position)
+        have = {r["code"] for r in store_codings.codings_of_conversation(
+            self.db, conversation_id, coder) if r["position"] == position}
+        return [c.key for c in self.codebook.codes
+                if not c.retired and c.unit == "turn" and c.kind != "binary"
+                and c.applies_to in ("any", role)
+                and c.key not in have]
 
     def _require_adjudicator(self) -> str:
         coder = self._require_coder()
@@ -301,7 +391,8 @@ class Project:
         """
         cmd = self.undo_stack.peek_undo()
         if cmd is not None:
-            self._replay(cmd, reverse=True)
+            with self.pdb.acting("undo"):
+                self._replay(cmd, reverse=True)
             self.undo_stack.pop_undo()
         return cmd
 
@@ -309,7 +400,8 @@ class Project:
         """Write again what the last undone command wrote (same check as :meth:`undo`)."""
         cmd = self.undo_stack.peek_redo()
         if cmd is not None:
-            self._replay(cmd, reverse=False)
+            with self.pdb.acting("redo"):
+                self._replay(cmd, reverse=False)
             self.undo_stack.pop_redo()
         return cmd
 
@@ -397,6 +489,11 @@ class Project:
             else:
                 others.append(row)
         done = store_codings.done_positions(self.db, conversation_id)
+        if self.blind_coding and not (coder is not None and self.is_lead(coder)):
+            # blind: other coders' values of a turn only once this coder has finished it
+            finished = done.get(coder or "", set())
+            others = [r for r in others if r["position"] in finished]
+            done = {k: (v if k == coder else v & finished) for k, v in done.items()}
         memos = {
             (m["position"], m["sentence"]): m["text"]
             for m in store_codings.memos_of_conversation(self.db, conversation_id)

@@ -23,6 +23,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
+from .history import stamp_context
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -35,6 +36,9 @@ class ProjectDB:
     def __init__(self, path: Path, db: Database) -> None:
         self.path = path
         self.db = db
+        #: who writes and why, recorded with every change in the history (see history.py)
+        self.actor: str | None = None
+        self.source = "edit"
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -45,6 +49,7 @@ class ProjectDB:
         """One transaction: everything inside lands, or nothing does."""
         try:
             with self.db.atomic() as db:
+                stamp_context(db, self.actor, self.source)
                 yield db
         except sqlite3.ProgrammingError:
             raise  # a mistake in the code, not something the researcher can act on
@@ -52,6 +57,18 @@ class ProjectDB:
             # any failure of the file (disk full, locked, read-only, damaged, a constraint
             # another window broke meanwhile) has rolled the transaction back: say so
             raise _friendly(self.path, e) from e
+
+    @contextlib.contextmanager
+    def acting(self, source: str, actor: str | None = None) -> Iterator[None]:
+        """Record the writes made inside as coming from ``source`` (and ``actor``)."""
+        saved = self.actor, self.source
+        self.source = source
+        if actor is not None:
+            self.actor = actor
+        try:
+            yield
+        finally:
+            self.actor, self.source = saved
 
     def data_version(self) -> int:
         """Changes when another connection commits (used to notice a second window)."""
