@@ -156,7 +156,9 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
     verb = "would import" if args.dry_run else "imported"
     extra = f" ({s.unchanged} already present)" if s.unchanged else ""
     coders = f"; new coders: {', '.join(s.new_coders)}" if s.new_coders else ""
-    print(f"{s.source}: {verb} {s.codings} codings{extra}{coders}")
+    done = f"; {s.done} turn{'s' if s.done != 1 else ''} marked done" if s.done else ""
+    noun = "coding" if s.codings == 1 else "codings"
+    print(f"{s.source}: {verb} {s.codings} {noun}{extra}{coders}{done}")
     return 0
 
 

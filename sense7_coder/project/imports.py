@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from ..domain.codings_csv import read_codings_csv
+from ..domain.codings_csv import read_codings_file
 from ..domain.errors import Cancelled, InputError
 from ..domain.importers import ImportOptions, read_files
 from ..domain.models import Coding, Conversation, ImportBatch, Sentence
@@ -237,6 +237,8 @@ class CodingsSummary:
     codings: int = 0
     new_coders: list[str] = field(default_factory=list)
     unchanged: int = 0
+    #: turns the file's done column marks done that were not done before
+    done: int = 0
 
 
 def import_codings(project: Project, path: str | Path, *, dry_run: bool = False) -> CodingsSummary:
@@ -248,7 +250,8 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
     path = Path(path)
     turns = store_conv.turn_roles(project.db)
     conv_ids = store_conv.all_conversation_ids(project.db)
-    rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids)
+    rows, marks = read_codings_file(path, project.codebook, turns=turns,
+                                    conversations=conv_ids)
     summary = CodingsSummary(str(path))
     known = {c["name"] for c in project.coders()}
     summary.new_coders = sorted({c.coder for _, c in rows} - known)
@@ -261,6 +264,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
         1 for k, (_, c) in zip(keys, rows, strict=True) if k in existing and existing[k] == c.value
     )
     summary.codings = len(rows) - summary.unchanged
+    summary.done = len([m for m in marks if not store_codings.get_done(project.db, *m)])
     if dry_run:
         return summary
     with project.pdb.acting("import codings"), project.pdb.atomic() as db:
@@ -274,4 +278,6 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False)
                 for _, c in rows
             ),
         )
+        for coder, cid, position in marks:
+            store_codings.put_done(db, coder, cid, position, True)
     return summary

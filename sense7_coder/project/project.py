@@ -20,6 +20,8 @@ from ..store import conversations as store_conv
 from ..store.db import ProjectDB, create_project_db, open_project_db
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
+#: what a blind coder gets in place of another coder's value of a turn not finished yet
+HIDDEN_VALUE = "(hidden)"
 COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
 ROLES = ("coder", "adjudicator")
 
@@ -31,6 +33,7 @@ class Project:
         self.pdb = pdb
         self.undo_stack = UndoStack()
         self._coder: str | None = None
+        self._adjudicator: str | None = None
         self._codebook: Codebook | None = None
         self._data_version = pdb.data_version()
 
@@ -205,6 +208,29 @@ class Project:
         self._coder = name
         self.pdb.actor = name
 
+    @property
+    def adjudicator(self) -> str | None:
+        """Who decides the consensus here: the adjudicator chosen with
+        :meth:`set_adjudicator`, else the current coder when they are one. Deciding as
+        someone never changes whose codings are written."""
+        if self._adjudicator and self.coder_role(self._adjudicator) == "adjudicator":
+            return self._adjudicator
+        if self._coder and self.coder_role(self._coder) == "adjudicator":
+            return self._coder
+        return None
+
+    def set_adjudicator(self, name: str) -> None:
+        """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
+        name = name.strip()
+        if not name:
+            raise ProjectError("an adjudicator needs a name")
+        if self.coder_role(name) != "adjudicator":
+            self.require_lead(f"make '{name}' an adjudicator")
+            with self.pdb.atomic() as db:
+                store_codings.ensure_coder(db, name, "adjudicator")
+                store_codings.set_coder_role(db, name, "adjudicator")
+        self._adjudicator = name
+
     def coder_role(self, name: str | None = None) -> str | None:
         name = name or self._coder
         return next((c["role"] for c in self.coders() if c["name"] == name), None)
@@ -334,6 +360,9 @@ class Project:
                 and c.key not in have]
 
     def _require_adjudicator(self) -> str:
+        decider = self.adjudicator
+        if decider is not None:
+            return decider
         coder = self._require_coder()
         if self.coder_role(coder) != "adjudicator":
             raise ProjectError(
@@ -491,9 +520,14 @@ class Project:
         done = store_codings.done_positions(self.db, conversation_id)
         if self.blind_coding and not (coder is not None and self.is_lead(coder)):
             # blind: other coders' values of a turn only once this coder has finished it
+            # (of the whole conversation once every assistant turn is); until then only
+            # that there are some
             finished = done.get(coder or "", set())
-            others = [r for r in others if r["position"] in finished]
-            done = {k: (v if k == coder else v & finished) for k, v in done.items()}
+            codable = store_conv.positions_of_role(self.db, conversation_id)
+            seen = finished | ({0} if codable and codable <= finished else set())
+            others = [r if r["position"] in seen else {**r, "value": HIDDEN_VALUE}
+                      for r in others]
+            done = {k: (v if k == coder else v & seen) for k, v in done.items()}
         memos = {
             (m["position"], m["sentence"]): m["text"]
             for m in store_codings.memos_of_conversation(self.db, conversation_id)

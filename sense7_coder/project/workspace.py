@@ -118,7 +118,7 @@ def revealed(project: Project, state: dict[str, Any], position: int,
     Without blind coding: always. With it: a turn once this coder marked it done; the whole
     conversation (position 0) once every codable turn of it is done.
     """
-    if not project.blind_coding:
+    if not project.blind_coding or project.is_lead():
         return True
     done: set[int] = state.get("done", set())
     if position == 0:

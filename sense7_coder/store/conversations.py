@@ -397,3 +397,10 @@ def counts(db: Database) -> dict[str, int]:
         "predictions": "SELECT COUNT(*) FROM predictions",
     }
     return {k: int(db.execute(sql).fetchone()[0]) for k, sql in q.items()}
+
+
+def positions_of_role(db: Database, conversation_id: str, role: str = "assistant") -> set[int]:
+    """Positions of a conversation's turns of ``role``."""
+    return {r[0] for r in db.execute(
+        "SELECT position FROM turns WHERE conversation_id = ? AND role = ?",
+        [conversation_id, role])}

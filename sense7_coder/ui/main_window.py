@@ -302,6 +302,9 @@ class MainWindow(QMainWindow):
         try:
             self.project.blind_coding = bool(on)
         except Sense7Error as e:
+            blocked = self.actions_.blind.blockSignals(True)
+            self.actions_.blind.setChecked(self.project.blind_coding)  # unchanged
+            self.actions_.blind.blockSignals(blocked)
             self._failed(str(e))
             return
         self.workspace.refresh_panel()

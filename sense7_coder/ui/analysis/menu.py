@@ -83,6 +83,12 @@ class AnalysisMenu(QObject):
             return None
         from .reconcile_panel import ReconcilePanel
 
+        if project.blind_coding and not project.is_lead():
+            QMessageBox.information(
+                self.window, "Reconcile",
+                "This project codes blind: reconciliation shows every coder's values, so only "
+                "a lead (an adjudicator) can open it. Ask your lead, or code as the lead.")
+            return None
         panel = self.panels.get("reconcile")
         if isinstance(panel, ReconcilePanel):
             panel.update_role()
