@@ -39,13 +39,18 @@ class AssignReport:
     new: dict[str, int] = field(default_factory=dict)
     overlap: int = 0
     unassigned: int = 0
+    selected: int = 0
 
     def lines(self) -> list[str]:
         total = sum(self.new.values())
+        if not self.selected:
+            return ["no conversation matches the filter"]
         if not total:
             return ["nothing new to assign: every selected conversation is already assigned"]
-        out = [f"assigned {_n(total - self.overlap * (len(self.coders) - 1), 'conversation')}"
-               f" ({_n(self.overlap, 'overlap conversation')} to every coder)"]
+        first = f"assigned {_n(total - self.overlap * (len(self.coders) - 1), 'conversation')}"
+        if self.overlap:
+            first += f" ({_n(self.overlap, 'overlap conversation')} to every coder)"
+        out = [first]
         out += [f"  {c}: {_n(self.new.get(c, 0), 'new conversation')}" for c in self.coders]
         if self.unassigned:
             out.append(f"{_n(self.unassigned, 'selected conversation')} left unassigned "
@@ -120,7 +125,7 @@ def assign(
         if shuffle:
             random.Random(f"{seed}:{coder}").shuffle(mine)
         rows += [(coder, cid, flag, next_ord[coder] + i) for i, (cid, flag) in enumerate(mine)]
-    report = AssignReport(names, overlap=len(shared))
+    report = AssignReport(names, overlap=len(shared), selected=len(selected_ids))
     with project.pdb.acting("assign"), project.pdb.atomic() as wdb:
         for coder in names:
             store_codings.ensure_coder(wdb, coder)
