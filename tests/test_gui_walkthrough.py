@@ -146,6 +146,9 @@ def test_blind_done_shows_the_users_ratings_then_goes_on(gui, qtbot, demo_projec
     w.actions_.blind.trigger()
     assert "shows the users' ratings" in ws.coding.status.text()
     gui.press(w, "4", "4", "5", "3", "4", "3", "4")  # seven of the eight codes
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # one is empty: it asks first
+    assert not gui.stored_done(demo_project, "dana", "101", 2)
+    assert "1 code left empty (Relational continuity)" in w.statusBar().currentMessage()
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)
     assert gui.stored_done(demo_project, "dana", "101", 2)
     assert ws.position == 2  # stays: what blind coding hid is shown now
@@ -161,6 +164,9 @@ def test_blind_done_shows_the_users_ratings_then_goes_on(gui, qtbot, demo_projec
 def test_done_without_blind_coding_moves_on_at_once(gui, demo_project: Path) -> None:
     w = gui.open(demo_project)
     gui.press(w, "4", "D")
+    assert w.workspace.position == 2 and "again to mark turn done anyway" in \
+        w.statusBar().currentMessage()
+    gui.press(w, "D")
     assert w.workspace.position == 4
     assert "7 left empty" in w.statusBar().currentMessage()
 

@@ -165,6 +165,17 @@ class CodingActions:
         undone = self.position in self.codable and self.position not in self.state.get("done", set())
         if undone:
             empty = self.empty_codes()
+            here = (self.conversation_id or "", self.position)
+            if empty and not self.project.require_all_codes and \
+                    getattr(self, "_confirm_empty", None) != here:
+                # asks first: a second press marks it done with those codes left empty
+                self._confirm_empty = here
+                n = len(empty)
+                self.message.emit(
+                    f"{n} code{'s' if n != 1 else ''} left empty ({', '.join(empty)}): press "
+                    "Ctrl+Enter (or D) again to mark turn done anyway")
+                return
+            self._confirm_empty = None
             reveals = self.project.blind_coding and self.hidden_here()
             if not self.set_done(True):
                 return
