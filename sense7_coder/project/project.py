@@ -541,6 +541,32 @@ class Project:
             "others_done": {k: v for k, v in done.items() if k != coder},
         }
 
+    def hides(self, attribute: str) -> bool:
+        """Whether the current coder works blind to ``attribute`` ('model' or a conversation
+        attribute the lead marked hidden)."""
+        return (self.blind_coding and attribute in self.hidden_attributes
+                and not self.is_lead())
+
+    def conversation_for_coder(self, conversation_id: str) -> Conversation | None:
+        """The conversation as the current coder may see it: under blind coding the model
+        and the attributes the lead marked hidden are left out until every assistant turn
+        of it is done."""
+        conv = self.conversation(conversation_id)
+        hidden = self.hidden_attributes
+        if conv is None or not hidden or not self.blind_coding or self.is_lead():
+            return conv
+        done = store_codings.done_positions(self.db, conversation_id, self._coder or "")
+        codable = store_conv.positions_of_role(self.db, conversation_id)
+        if codable and codable <= done.get(self._coder or "", set()):
+            return conv
+        if "model" in hidden and conv.model:
+            for turn in conv.turns:
+                if turn.speaker == conv.model:
+                    turn.speaker = None
+            conv.model = None
+        conv.attributes = {k: v for k, v in conv.attributes.items() if k not in hidden}
+        return conv
+
     def next_unfinished(self, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
         coder = self._require_coder()
         anchor = None

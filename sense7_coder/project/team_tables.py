@@ -128,3 +128,26 @@ def unit_texts(project: Project, table: pd.DataFrame) -> list[str]:
             text = text[start:end]
         out.append(text)
     return out
+
+
+def turn_history(project: Project, conversation_id: str, position: int) -> list[dict[str, Any]]:
+    """The history of one turn, oldest first, as the current coder may see it: under blind
+    coding a coder who has not finished the turn sees only their own rows."""
+    rows = store_history.rows(project.db, conversation_id, position)
+    if project.blind_for(conversation_id, position):
+        rows = [r for r in rows if r["coder"] == project.coder]
+    for r in rows:
+        r["before"] = _shown(r["action"], "before", r["before"])
+        r["after"] = _shown(r["action"], "after", r["after"])
+    return rows
+
+
+def retrieve(project: Project, code: str, value: Any = None, with_value: bool = False
+             ) -> pd.DataFrame:
+    """Every unit coded ``code`` (holding ``value`` when ``with_value``), with its text.
+    A coder working blind retrieves only their own codings."""
+    coders = None
+    if project.blind_coding and not project.is_lead():
+        coders = [project.coder or ""]
+    return segments_table(project, codes=[code], coders=coders, value=value,
+                          with_value=with_value)

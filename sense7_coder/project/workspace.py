@@ -145,3 +145,14 @@ def value_text(code: Code, value: Any) -> str:
     if code.kind == "ordinal":
         return str(value)
     return code.level_label(value)
+
+
+def assignment_progress(project: Project) -> dict[str, Any] | None:
+    """The current coder's assignment (conversations, turns to code, turns done), or None."""
+    from ..store import assignments as store_assignments
+
+    coder = project.coder
+    if not coder:
+        return None
+    return next((r for r in store_assignments.progress(project.db) if r["coder"] == coder),
+                None)

@@ -36,7 +36,7 @@ PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
     "prev_conversation", "done", "reopen", "blind", "coder", "codebook", "toggle_list",
-    "toggle_side", "auto_advance",
+    "toggle_side", "auto_advance", "team", "history", "retrieve",
 )
 
 
@@ -71,6 +71,8 @@ class MainWindow(QMainWindow):
             "prev_conversation": lambda: self.workspace and self.workspace.move_conversation(-1),
             "done": w("mark_done_and_next"), "reopen": w("reopen"),
             "blind": self.set_blind, "coder": self.switch_coder, "codebook": self.edit_codebook,
+            "team": self.show_team, "history": self.show_turn_history,
+            "retrieve": self.show_retrieve,
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
             "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
@@ -171,7 +173,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.workspace)
         self.stack.setCurrentWidget(self.workspace)
         self._enable_project_actions(True)
-        self.actions_.blind.setChecked(project.blind_coding)
+        self._update_lead_actions()
         self.actions_.toggle_list.setChecked(True)
         self.actions_.toggle_side.setChecked(True)
         self.workspace.auto_advance = self.settings.auto_advance()
@@ -287,10 +289,25 @@ class MainWindow(QMainWindow):
             return
         self.coder_changed()
 
+    def _update_lead_actions(self) -> None:
+        """Blind coding is the lead's to switch: a coder sees it, greyed, with the reason."""
+        if self.project is None:
+            return
+        project = self.project
+        lead = project.package_coder is None and (project.is_lead() or not any(
+            c["role"] == "adjudicator" for c in project.coders()))
+        blind = self.actions_.blind
+        blind.setEnabled(lead)
+        blind.setChecked(project.blind_coding)
+        blind.setToolTip("Hide other coders' values and the users' ratings of a turn until "
+                         "you mark it done" + ("" if lead else
+                                               " (only a lead, an adjudicator, can switch it)"))
+
     def coder_changed(self) -> None:
         """Show everything again for the (new) current coder."""
         if self.project is None or self.workspace is None:
             return
+        self._update_lead_actions()
         self.settings.set_last_coder(self.project.path, self.project.coder or "")
         self.workspace.refresh_all()
         self._update_status()
@@ -305,7 +322,7 @@ class MainWindow(QMainWindow):
             blocked = self.actions_.blind.blockSignals(True)
             self.actions_.blind.setChecked(self.project.blind_coding)  # unchanged
             self.actions_.blind.blockSignals(blocked)
-            self._failed(str(e))
+            self.statusBar().showMessage(str(e), 10000)
             return
         self.workspace.refresh_panel()
         self.statusBar().showMessage(
@@ -350,6 +367,32 @@ class MainWindow(QMainWindow):
 
         CodebookEditorDialog(self.project, self).exec()
         self._after_dialog(True)
+
+    def show_team(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        from .team_dialog import TeamDialog
+
+        dialog = TeamDialog(self.project, self)
+        dialog.changed.connect(lambda: self._after_dialog(True))
+        dialog.exec()
+
+    def show_turn_history(self) -> None:
+        ws_ = self.workspace
+        if self.project is None or ws_ is None or not ws_.conversation_id:
+            return
+        from .history_dialog import TurnHistoryDialog
+
+        TurnHistoryDialog(self.project, ws_.conversation_id, ws_.position, self).exec()
+
+    def show_retrieve(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        from .retrieve_dialog import RetrieveDialog
+
+        dialog = RetrieveDialog(self.project, self)
+        dialog.goTo.connect(lambda cid, pos: self.workspace and self.workspace.go_to(cid, pos))
+        dialog.exec()
 
     def _after_dialog(self, changed: bool) -> None:
         if self.project is None or self.workspace is None:

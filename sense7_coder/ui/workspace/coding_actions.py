@@ -31,6 +31,8 @@ class CodingActions:
 
     auto_advance = True
     _shortcuts: list[QShortcut]
+    #: the turn where marking done with empty codes was asked about (the next press confirms)
+    _confirm_empty: tuple[str, int] | None = None
 
     if TYPE_CHECKING:  # provided by Workspace
         project: Project
@@ -155,6 +157,7 @@ class CodingActions:
             return False
         self.reload_state()
         self.list_panel.model.refresh_conversation(cid)
+        self.list_panel.update_assignment()
         self.refresh_panel()
         return True
 
@@ -167,7 +170,7 @@ class CodingActions:
             empty = self.empty_codes()
             here = (self.conversation_id or "", self.position)
             if empty and not self.project.require_all_codes and \
-                    getattr(self, "_confirm_empty", None) != here:
+                    self._confirm_empty != here:
                 # asks first: a second press marks it done with those codes left empty
                 self._confirm_empty = here
                 n = len(empty)

@@ -151,7 +151,7 @@ class Workspace(CodingActions, QWidget):
         self.memo.flush()
         new_conv = cid != self.conversation_id
         if new_conv:
-            conv = self.project.conversation(cid)
+            conv = self.project.conversation_for_coder(cid)
             if conv is None:
                 return False
             self.conversation = conv
@@ -303,6 +303,7 @@ class Workspace(CodingActions, QWidget):
         self.coding.set_codebook(self.project.codebook)
         self.setup_shortcuts()
         self.list_panel.fill_choices()
+        self.list_panel.update_assignment()
         self.list_panel.apply_filter()
         cid, pos, sent = self.conversation_id, self.position, self.sentence
         self.conversation = None

@@ -1,0 +1,134 @@
+"""The team screens: assignments and packages, a coder's own list, the turn history,
+retrieval, and blinding that the window keeps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from sense7_coder.project import Project
+from sense7_coder.project.assignments import assign
+from sense7_coder.ui.history_dialog import TurnHistoryDialog
+from sense7_coder.ui.retrieve_dialog import RetrieveDialog
+from sense7_coder.ui.team_dialog import TeamDialog
+
+
+def make_lead(path: Path, coders: tuple[str, ...] = ("ana", "ben")) -> None:
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        assign(p, list(coders), overlap=0.25, seed=1)
+
+
+def test_lead_assigns_sees_progress_and_writes_a_package(qtbot: Any, demo_project: Path,
+                                                         tmp_path: Path) -> None:
+    with Project.open(demo_project, backup=False) as project:
+        project.set_coder("lee", "adjudicator")
+        dialog = TeamDialog(project)
+        qtbot.addWidget(dialog)
+        assert dialog.assign_box.isEnabled() and dialog.empty.isVisibleTo(dialog)
+        dialog.coders_edit.setText("ana, ben")
+        dialog.overlap.setValue(25)
+        assert dialog.run_assign().wait(30)
+        assert "assigned 12 conversations (3 overlap conversations to every coder)" in \
+            dialog.status.text()
+        rows = dialog.progress_rows()
+        assert [(r[0], r[1], r[2]) for r in rows] == [("ana", "8", "3"), ("ben", "7", "3")]
+        out = tmp_path / "ana.sense7"
+        assert dialog.write_package("ana", out).wait(30)
+        assert "8 conversations for ana" in dialog.status.text()
+    with Project.open(out, backup=False) as pkg:
+        assert pkg.info()["conversations"] == 8 and pkg.package_coder == "ana"
+
+
+def test_a_coder_cannot_assign(qtbot: Any, demo_project: Path) -> None:
+    make_lead(demo_project)
+    with Project.open(demo_project, backup=False) as project:
+        project.set_coder("ana")
+        dialog = TeamDialog(project)
+        qtbot.addWidget(dialog)
+        assert not dialog.assign_box.isEnabled() and not dialog.package_box.isEnabled()
+        assert "Only a lead" in dialog.status.text()
+        assert [r[0] for r in dialog.progress_rows()] == ["ana", "ben"]
+
+
+def test_coder_list_shows_own_assignment_and_hides_the_model(gui: Any, demo_project: Path
+                                                             ) -> None:
+    make_lead(demo_project)
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee")
+        p.blind_coding = True
+        p.hidden_attributes = ["model"]
+        mine = len(p.db.execute("SELECT 1 FROM assignments WHERE coder = 'ana'").fetchall())
+    w = gui.open(demo_project, coder="ana")
+    panel = w.workspace.list_panel
+    assert panel.mine.isChecked() and panel.model.rowCount() == mine
+    assert panel.count_label.text() == f"{mine} of 12 conversations"
+    assert panel.assignment.text().startswith("Your assignment: 0 of ")
+    assert panel.model.data(panel.model.index(0, 2)) == "(hidden)"
+    assert panel.model_box.isHidden()
+    assert w.workspace.conversation.model is None  # nor in the transcript
+    panel.mine.setChecked(False)
+    assert panel.model.rowCount() == 12
+
+
+def test_turn_history_shows_changes_and_keeps_blinding(qtbot: Any, demo_project: Path) -> None:
+    from sense7_coder.domain.models import Unit
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        p.blind_coding = True
+        p.set_coder("zoe")
+        p.set_value(Unit("101", 2), "overall", 2)
+        p.set_value(Unit("101", 2), "overall", 3)
+        dialog = TurnHistoryDialog(p, "101", 2)
+        qtbot.addWidget(dialog)
+        assert {r["coder"] for r in dialog.rows} == {"zoe"}  # blind: only her own
+        cells = [dialog.table.item(1, j).text() for j in range(1, 7)]
+        assert cells == ["zoe", "change coding", "overall", "2", "3", "edit"]
+        assert "Blind coding" in dialog.note.text()
+        p.set_coder("lee")
+        lead = TurnHistoryDialog(p, "101", 2)
+        qtbot.addWidget(lead)
+        assert {"alice", "zoe"} <= {r["coder"] for r in lead.rows}
+
+
+def test_retrieve_lists_units_of_a_value_and_goes_to_one(qtbot: Any, demo_project: Path
+                                                         ) -> None:
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        dialog = RetrieveDialog(p)
+        qtbot.addWidget(dialog)
+        dialog.choose("overall", 5)
+        n = dialog.table.rowCount()
+        assert n > 0 and all(v == 5 for v in dialog.frame["value"])
+        assert dialog.table.item(0, 5).text()  # the turn's text
+        with qtbot.waitSignal(dialog.goTo) as got:
+            dialog.table.cellDoubleClicked.emit(0, 0)
+        assert got.args == [str(dialog.frame.iloc[0]["conversation_id"]),
+                            int(dialog.frame.iloc[0]["turn"])]
+        dialog.choose("overall")
+        assert dialog.table.rowCount() > n
+
+
+def test_blind_coder_cannot_open_reconciliation_or_unblind(gui: Any, demo_project: Path
+                                                           ) -> None:
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        p.blind_coding = True
+    w = gui.open(demo_project, coder="ana")
+    seen: list[str] = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(0, answer)
+    assert w.analysis.reconcile() is None
+    assert seen and "only a lead" in seen[0]
+    w.actions_.blind.trigger()  # a coder's click changes nothing
+    assert w.project.blind_coding and w.actions_.blind.isChecked()
