@@ -293,3 +293,66 @@ def test_cli_assign_and_package_refusals(study: Project, tmp_path: Path,
     assert main(["package", str(study.path), "c", str(tmp_path / "c.sense7")]) == 2
 
 
+
+
+# -- rater files -----------------------------------------------------------------------------
+
+def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_data: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    from sense7_coder.domain.codebook import Codebook
+    from sense7_coder.domain.importers import ImportOptions
+    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.project.imports import import_files
+
+    folder = shared_data / "mint-empathy" / "lend_an_ear_eval"
+    scales = ["validating_emotions", "encouraging_elaboration", "demonstrating_understanding",
+              "advice_giving", "self_oriented", "dismissing_emotions"]
+    book = Codebook("lae", [code_from_dict({"key": k, "label": k, "kind": "ordinal",
+                                            "unit": "conversation"}) for k in scales])
+    path = tmp_path / "lae.sense7"
+    with Project.create(path, book) as p:
+        import_files(p, [folder / "lend_an_ear_50_conversations.csv"],
+                     ImportOptions(format="transcript"))
+    files = [folder / "expert_ratings" / f"expert{i}_ratings.csv" for i in (1, 2, 3)]
+    assert main(["import-ratings", str(path), *map(str, files)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("imported 300 codings for expert1 (validating_emotions="
+                           "validating_emotions, encouraging_elaboration=encouraging_"
+                           "elaboration, demonstrating_understanding=demonstrating_"
+                           "understanding, advice_giving=advice_giving, self_oriented="
+                           "self_oriented, dismissing_emotions=dismissing_emotions)")
+    with Project.open(path, backup=False) as p:
+        assert sorted(c["name"] for c in p.coders()) == ["expert1", "expert2", "expert3"]
+        report = project_agreement(p, AgreementOptions(codes=["advice_giving"], bootstrap=0))
+    from sense7_coder.domain.agreement import ALPHA
+    alpha = next(r for r in report.records if r.measure == ALPHA)
+    assert (alpha.n_units, alpha.n_values) == (50, 150)
+    # a column that is no code is named; a mapped column reads under its code
+    other = tmp_path / "r.csv"
+    other.write_text("conversation_id,Advice\n20241031145103738386,4.0\n", encoding="utf-8")
+    assert main(["import-ratings", str(path), str(other), "--coder", "x",
+                 "--map", "Advice=advice_giving"]) == 0
+    assert "imported 1 coding for x (Advice=advice_giving)" in capsys.readouterr().out
+    bad = tmp_path / "bad_ratings.csv"
+    bad.write_text("conversation_id,advice_giving\n20241031145103738386,9\n", encoding="utf-8")
+    assert main(["import-ratings", str(path), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad_ratings.csv" in err and "line 2" in err and "advice_giving" in err
+
+
+def test_export_xlsx_writes_a_workbook_and_other_sheets_are_refused(
+        study: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import openpyxl
+
+    code(study, "ann", {("k01", 2, "overall"): 4})
+    study.close()
+    out = tmp_path / "long.xlsx"
+    assert main(["export", str(study.path), str(out), "--kind", "long"]) == 0
+    sheet = openpyxl.load_workbook(out).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert rows[0][:2] == ("coder", "conversation_id") and rows[1][:2] == ("ann", "k01")
+    assert main(["export", str(study.path), str(tmp_path / "long.ods"), "--kind", "long"]) == 2
+    assert "CSV (.csv) or as an Excel workbook (.xlsx)" in capsys.readouterr().err
+    assert not (tmp_path / "long.ods").exists()
+    assert main(["agreement", str(study.path), "--format", "JSON", "--bootstrap", "0"]) == 0

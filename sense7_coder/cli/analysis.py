@@ -89,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("project", type=Path)
     _add_filters(p)
     _add_agreement_options(p)
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", type=str.lower)
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -147,7 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --accept-majority: replace decisions already taken")
     p.add_argument("--list", type=int, default=10, metavar="N",
                    help="show the N disagreements furthest apart (default 10; 0 = none)")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table", type=str.lower)
     _add_filters(p)
     p.set_defaults(func=cmd_consensus)
 

@@ -32,6 +32,7 @@ A file is written under a temporary name in the same folder and renamed when com
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -331,3 +332,40 @@ def write_csv(
             if progress:
                 progress(min(start + chunk_rows, total), total)
     return total
+
+
+#: spreadsheet formats an export refuses rather than writing CSV under their name
+_OTHER_SHEETS = (".xls", ".xlsm", ".xlsb", ".ods", ".numbers")
+
+
+def check_export_name(path: str | Path) -> None:
+    """Refuse a file name whose extension promises a format the export does not write."""
+    suffix = Path(path).suffix.lower()
+    if suffix in _OTHER_SHEETS:
+        raise ExportError(f"{path}: exports are written as CSV (.csv) or as an Excel "
+                          f"workbook (.xlsx), not as {suffix}; change the file name")
+
+
+def write_xlsx(frame: pd.DataFrame, path: str | Path, *, raw: bool = False,
+               sheet: str = "export") -> int:
+    """Write ``frame`` as an Excel workbook (openpyxl), atomically; returns the rows.
+
+    Text that a spreadsheet would run as a formula gets a leading ' unless ``raw``
+    (openpyxl itself would store such a cell as a formula)."""
+    import os
+    import tempfile
+
+    from .files import destination
+
+    data = frame if raw else neutralise(frame)
+    target = destination(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".xlsx", dir=target.parent)
+    os.close(fd)
+    try:
+        data.to_excel(tmp, index=False, sheet_name=sheet[:31], engine="openpyxl")
+        os.replace(tmp, target)
+    except Exception as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise ExportError(f"{path}: the workbook could not be written ({e})") from None
+    return len(data)

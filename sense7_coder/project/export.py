@@ -17,11 +17,13 @@ from ..domain.codebook import Codebook
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.export import (
     EXPORT_KINDS,
+    check_export_name,
     codebook_table,
     consensus_table,
     long_table,
     wide_table,
     write_csv,
+    write_xlsx,
 )
 from ..domain.files import destination
 from ..store import frames
@@ -153,10 +155,14 @@ def export_project(
             progress(max(total, 1) + done, 2 * max(total, 1))
 
     destination(out)  # a bad destination is reported before any long computation
+    check_export_name(out)
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
                          with_text=with_text, value=value)
-    rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
+    if Path(out).suffix.lower() == ".xlsx":
+        rows = write_xlsx(table, out, raw=raw, sheet=kind)
+    else:
+        rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
     return ExportSummary(Path(out), kind, rows, len(table.columns))
 

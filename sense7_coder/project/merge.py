@@ -142,7 +142,7 @@ class MergeReport:
     def lines(self) -> list[str]:
         out = []
         for s in self.sources:
-            out.append(s.line(self.dry_run))
+            out.append(s.line(self.dry_run or not self.written))  # refused: nothing added
             out += [f"  note: {n}" for n in s.notes]
         if self.conflicts:
             n = len(self.conflicts)
