@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from ..project import Project
 from ..project.team_tables import turn_history
 
-COLUMNS = ("Time", "Coder", "What", "Code", "Before", "After", "How")
+COLUMNS = ("Time (UTC)", "Coder", "What", "Code", "Before", "After", "How")
 KIND_WORDS = {"coding": "coding", "done": "done mark", "memo": "memo",
               "consensus": "consensus", "assignment": "assignment"}
 

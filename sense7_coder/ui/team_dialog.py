@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -27,7 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..domain.errors import Sense7Error
 from ..project import Project
+from ..project.analysis_view import attribute_names
 from ..project.assignments import AssignReport, assign, progress
 from ..project.package import PackageSummary, make_package
 from .palette import error_style
@@ -55,6 +58,7 @@ class TeamDialog(QDialog):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(self.fontMetrics().height() * 11)  # five coders or so
         self.empty = QLabel("No conversations are assigned yet.", self)
 
         coders = [c["name"] for c in project.coders() if c["role"] == "coder"]
@@ -103,12 +107,34 @@ class TeamDialog(QDialog):
         self.package_box = QGroupBox("Coder package", self)
         self.package_box.setLayout(box)
 
+        self.hide_boxes: dict[str, QCheckBox] = {}
+        hidden = set(project.hidden_attributes)
+        blind_row = QGridLayout()
+        blind_row.addWidget(QLabel("Hide until the conversation is done:", self), 0, 0, 1, 4)
+        for i, name in enumerate(["model", *attribute_names(project)]):
+            box = QCheckBox(name, self)
+            box.setChecked(name in hidden)
+            box.toggled.connect(lambda _on: self._save_blinding())
+            self.hide_boxes[name] = box
+            blind_row.addWidget(box, 1 + i // 4, i % 4)
+        self.require_all = QCheckBox("A turn can be marked done only when every applicable "
+                                     "code has a value", self)
+        self.require_all.setChecked(project.require_all_codes)
+        self.require_all.toggled.connect(lambda _on: self._save_blinding())
+        blind_box = QVBoxLayout()
+        blind_box.addLayout(blind_row)
+        blind_box.addWidget(self.require_all)
+        self.blind_group = QGroupBox("Blind coders (the users' ratings and other coders' "
+                                     "values are always hidden until done)", self)
+        self.blind_group.setLayout(blind_box)
+
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         if not self.lead:
             self.assign_box.setEnabled(False)
             self.package_box.setEnabled(False)
+            self.blind_group.setEnabled(False)
             self.status.setText(
                 f"<span style='{error_style(self)}'>Only a lead (an adjudicator) can assign "
                 "conversations and write packages.</span>")
@@ -120,10 +146,21 @@ class TeamDialog(QDialog):
         layout.addWidget(self.empty)
         layout.addWidget(self.assign_box)
         layout.addWidget(self.package_box)
+        layout.addWidget(self.blind_group)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
-        self.resize(720, 620)
+        self.resize(760, 760)
         self.refresh()
+
+    def _save_blinding(self) -> None:
+        try:
+            self.project.hidden_attributes = [n for n, b in self.hide_boxes.items()
+                                              if b.isChecked()]
+            self.project.require_all_codes = self.require_all.isChecked()
+        except Sense7Error as e:
+            self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
+            return
+        self.changed.emit()
 
     # -- progress ---------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -125,8 +125,8 @@ class ConversationListPanel(QWidget):
 
         filters = QGridLayout()
         filters.setSpacing(4)
-        filters.addWidget(self.model_box, 0, 0)
-        filters.addWidget(self.participant_box, 0, 1)
+        filters.addWidget(self.participant_box, 0, 0)
+        filters.addWidget(self.model_box, 0, 1)  # hidden from blind coders: the gap is last
         filters.addWidget(self.status_box, 1, 0)
         self.mine = QCheckBox("My assignment", self)
         self.mine.setToolTip("Only the conversations assigned to you")
