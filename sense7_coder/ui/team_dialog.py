@@ -112,11 +112,11 @@ class TeamDialog(QDialog):
         blind_row = QGridLayout()
         blind_row.addWidget(QLabel("Hide until the conversation is done:", self), 0, 0, 1, 4)
         for i, name in enumerate(["model", *attribute_names(project)]):
-            box = QCheckBox(name, self)
-            box.setChecked(name in hidden)
-            box.toggled.connect(lambda _on: self._save_blinding())
-            self.hide_boxes[name] = box
-            blind_row.addWidget(box, 1 + i // 4, i % 4)
+            check = QCheckBox(name, self)
+            check.setChecked(name in hidden)
+            check.toggled.connect(lambda _on: self._save_blinding())
+            self.hide_boxes[name] = check
+            blind_row.addWidget(check, 1 + i // 4, i % 4)
         self.require_all = QCheckBox("A turn can be marked done only when every applicable "
                                      "code has a value", self)
         self.require_all.setChecked(project.require_all_codes)
