@@ -132,3 +132,36 @@ def test_blind_coder_cannot_open_reconciliation_or_unblind(gui: Any, demo_projec
     assert seen and "only a lead" in seen[0]
     w.actions_.blind.trigger()  # a coder's click changes nothing
     assert w.project.blind_coding and w.actions_.blind.isChecked()
+
+
+# -- walkthrough fixes ---------------------------------------------------------------------------
+
+def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert "a rating moves to the next code" in ws.coding.status.text()
+    assert ws.coding.focused_key == "overall"
+    gui.press(w, "4")  # rated: the focus moved on by itself
+    assert ws.coding.focused_key == "affective"
+    gui.press(w, Qt.Key.Key_Down)  # out of habit: stays on affective
+    assert ws.coding.focused_key == "affective"
+    gui.press(w, Qt.Key.Key_Down)  # a second Down moves
+    assert ws.coding.focused_key == "cognitive"
+    w.actions_.auto_advance.trigger()  # off: the hint says nothing of moving
+    assert "a rating moves" not in ws.coding.status.text()
+    gui.press(w, "3")
+    assert ws.coding.focused_key == "cognitive"
+
+
+def test_list_columns_elide_in_the_middle_with_the_full_model_as_tip(gui: Any,
+                                                                     demo_project: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    w = gui.open(demo_project)
+    panel = w.workspace.list_panel
+    assert panel.table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    model = panel.model.data(panel.model.index(0, 2))
+    assert model and panel.model.data(panel.model.index(0, 2),
+                                      Qt.ItemDataRole.ToolTipRole) == model

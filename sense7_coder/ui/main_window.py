@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         self.settings.set_auto_advance(bool(on))
         if self.workspace is not None:
             self.workspace.auto_advance = bool(on)
+            self.workspace.refresh_panel()  # the hint line says what a rating does
 
     def _toggle_list(self, on: bool) -> None:
         if self.workspace is not None:

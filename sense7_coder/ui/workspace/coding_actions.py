@@ -103,7 +103,7 @@ class CodingActions:
             self.message.emit(f"{key} is not a level of {code.label}")
             return
         if self.choose(code.key, value) and self.auto_advance:
-            self.coding.move_focus(1, wrap=False)
+            self.coding.advance_after_rating()
 
     def clear_focused(self) -> None:
         code = self.coding.focused_code()

@@ -188,9 +188,20 @@ class CodingPanel(QScrollArea):
         self.focus_code(keys[j])
         return True
 
+    #: the focus just moved on by itself after a rating: the next Down keeps it there, so
+    #: a coder who presses Down out of habit never skips a code
+    advanced_by_rating = False
+
+    def advance_after_rating(self) -> bool:
+        moved = self.move_focus(1, wrap=False)
+        self.advanced_by_rating = moved
+        return moved
+
     def keyPressEvent(self, e: QKeyEvent) -> None:
+        advanced, self.advanced_by_rating = self.advanced_by_rating, False
         if e.key() == Qt.Key.Key_Down and not e.modifiers():
-            self.move_focus(1)
+            if not advanced:
+                self.move_focus(1)
         elif e.key() == Qt.Key.Key_Up and not e.modifiers():
             self.move_focus(-1)
         else:

@@ -263,6 +263,8 @@ class Workspace(CodingActions, QWidget):
             then = ("shows the users' ratings" if self.project.blind_coding and self.hidden_here()
                     else "moves on")
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
+            if self.auto_advance:
+                status += " · a rating moves to the next code"
         self.coding.show_codes(
             codes, title=title, status=status,
             sentence_label=f"Sentence {self.sentence} of {n}  (Alt+↑/↓)" if self.sentence else None,
