@@ -356,3 +356,20 @@ def test_export_xlsx_writes_a_workbook_and_other_sheets_are_refused(
     assert "CSV (.csv) or as an Excel workbook (.xlsx)" in capsys.readouterr().err
     assert not (tmp_path / "long.ods").exists()
     assert main(["agreement", str(study.path), "--format", "JSON", "--bootstrap", "0"]) == 0
+
+
+def test_accept_majority_counts_agree_with_the_table(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from sense7_coder.project.demo import build_demo
+
+    path = build_demo(tmp_path)
+    assert main(["consensus", str(path), "--coder", "lee", "--role", "adjudicator",
+                 "--accept-majority", "--list", "0", "--format", "table"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines[3:11]]
+    decided = sum(int(r[3]) for r in rows)
+    disagreeing = sum(int(r[2]) for r in rows)
+    consensus = sum(int(r[5]) for r in rows)
+    assert lines[0] == (f"accepted the majority on {consensus} units: {decided} disagreements "
+                        f"(now {decided} of {disagreeing} decided) and {consensus - decided} "
+                        "units where the coders all agreed")

@@ -33,6 +33,10 @@ EXIT_CONFLICTS = 3
 LEVEL_CHOICES = ("nominal", "ordinal", "interval", "ratio")
 
 
+def _n(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _names(text: str) -> list[str]:
     return [s.strip() for s in text.split(",") if s.strip()]
 
@@ -290,6 +294,8 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                     "not one (add --role adjudicator)"
                 )
             project.set_coder(args.coder, args.role)
+            before = sum(p.decided for p in reconcile_progress(
+                project, codes=args.codes, coders=args.coders, conversations=filt))
             cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
                                     conversations=filt, overwrite=args.overwrite,
                                     progress=_progress("consensus"))
@@ -313,7 +319,14 @@ def cmd_consensus(args: argparse.Namespace) -> int:
         }, indent=2, ensure_ascii=False, default=str))
         return 0
     if accepted is not None:
-        print(f"accepted the majority on {accepted} units")
+        # the same counts as the table and the reconciliation window: disagreements decided
+        decided = sum(p.decided for p in progress)
+        disagreeing = sum(p.disagreeing for p in progress)
+        settled = decided - before
+        agreed = accepted - settled
+        print(f"accepted the majority on {_n(accepted, 'unit')}: "
+              f"{_n(settled, 'disagreement')} (now {decided} of {disagreeing} decided) and "
+              f"{_n(agreed, 'unit')} where the coders all agreed")
     print("\n".join(_table(
         [[p.code, str(p.compared), str(p.disagreeing), str(p.decided), str(p.open),
           str(p.consensus)] for p in progress],
