@@ -165,3 +165,23 @@ def test_list_columns_elide_in_the_middle_with_the_full_model_as_tip(gui: Any,
     model = panel.model.data(panel.model.index(0, 2))
     assert model and panel.model.data(panel.model.index(0, 2),
                                       Qt.ItemDataRole.ToolTipRole) == model
+
+
+def test_status_messages_fit_and_clear_when_the_turn_changes(gui: Any, demo_project: Path
+                                                             ) -> None:
+    from PySide6.QtCore import Qt
+
+    w = gui.open(demo_project)
+    bar = w.statusBar()
+    gui.press(w, "4", "D")  # seven codes left empty: the long question
+    asked = bar.currentMessage()
+    assert asked.startswith("Press Ctrl+Enter")
+    assert bar.toolTip().startswith("Press Ctrl+Enter (or D) again to mark turn 2 done")
+    assert "Relational continuity" in bar.toolTip()  # cut to fit: the whole text in the tip
+    room = bar.width() - sum(x.width() for x in (w.project_label, w.coder_label,
+                                                  w.progress_label, w.saved_label))
+    assert bar.fontMetrics().horizontalAdvance(asked) <= room
+    gui.press(w, "D")  # done: the move clears the question, then says what happened
+    assert (bar.toolTip() or bar.currentMessage()).startswith("Turn 2 done")
+    gui.press(w, Qt.Key.Key_PageDown)
+    assert bar.currentMessage() == "" and bar.toolTip() == ""

@@ -35,7 +35,7 @@ def test_keyboard_only_coding_is_saved_at_once(gui, qtbot, demo_project: Path) -
 
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # codes left empty: it asks first
     assert not gui.stored_done(demo_project, "dana", "101", 2)
-    assert "press Ctrl+Enter (or D) again" in w.statusBar().currentMessage()
+    assert "Press Ctrl+Enter (or D) again" in (w.statusBar().toolTip() or w.statusBar().currentMessage())
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # done, on to the next unfinished turn
     assert gui.stored_done(demo_project, "dana", "101", 2)
     assert (ws.conversation_id, ws.position) == ("101", 4)

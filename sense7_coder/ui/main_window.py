@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(project, self)
         self.workspace.saved.connect(self._saved)
         self.workspace.moved.connect(self._moved)
-        self.workspace.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.workspace.message.connect(lambda text: self.show_message(text, 8000))
         self.workspace.failed.connect(self._failed)
         state = self.settings.window_state("split")
         if state is not None:
@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
             QMessageBox.critical(self, "Cannot create the project", str(e))
             return
         if self.open_project(dialog.project_path()):
-            self.statusBar().showMessage("New project: import conversations with File ▸ Import", 8000)
+            self.show_message("New project: import conversations with File ▸ Import", 8000)
 
     def open_dialog(self) -> None:
         name, _ = QFileDialog.getOpenFileName(
@@ -322,10 +322,10 @@ class MainWindow(QMainWindow):
             blocked = self.actions_.blind.blockSignals(True)
             self.actions_.blind.setChecked(self.project.blind_coding)  # unchanged
             self.actions_.blind.blockSignals(blocked)
-            self.statusBar().showMessage(str(e), 10000)
+            self.show_message(str(e), 10000)
             return
         self.workspace.refresh_panel()
-        self.statusBar().showMessage(
+        self.show_message(
             "Blind coding on: others' values and users' ratings stay hidden until you mark a "
             "turn done" if on else "Blind coding off", 6000)
 
@@ -419,7 +419,7 @@ class MainWindow(QMainWindow):
             return
         if changed:
             self._refresh_everything()
-            self.statusBar().showMessage("Updated: this project was changed in another window", 5000)
+            self.show_message("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:
         self.saved_label.setText(f"All changes saved · {dt.datetime.now():%H:%M:%S}")
@@ -430,7 +430,21 @@ class MainWindow(QMainWindow):
         self.saved_label.setText("Last change NOT saved")
         QMessageBox.warning(self, "Not saved", text)
 
+    def show_message(self, text: str, ms: int = 6000) -> None:
+        """A status-bar message that fits: elided to the room beside the permanent labels,
+        the whole text in the tooltip."""
+        bar = self.statusBar()
+        room = bar.width() - sum(w.width() + 12 for w in (
+            self.project_label, self.coder_label, self.progress_label, self.saved_label)
+            if w.isVisible()) - 24
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 120))
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, ms)
+
     def _moved(self) -> None:
+        # a message about the turn just left must not stand beside the next one
+        self.statusBar().clearMessage()
+        self.statusBar().setToolTip("")
         if self.project is not None and self.workspace is not None and self.workspace.conversation_id:
             wsp = self.workspace
             self.settings.set_last_position(self.project.path, wsp.conversation_id or "",

@@ -175,8 +175,8 @@ class CodingActions:
                 self._confirm_empty = here
                 n = len(empty)
                 self.message.emit(
-                    f"{n} code{'s' if n != 1 else ''} left empty ({', '.join(empty)}): press "
-                    "Ctrl+Enter (or D) again to mark turn done anyway")
+                    f"Press Ctrl+Enter (or D) again to mark turn {self.position} done with "
+                    f"{n} code{'s' if n != 1 else ''} left empty: {', '.join(empty)}")
                 return
             self._confirm_empty = None
             reveals = self.project.blind_coding and self.hidden_here()
@@ -184,10 +184,13 @@ class CodingActions:
                 return
             note = f" ({len(empty)} left empty: {', '.join(empty)})" if empty else ""
             if reveals:
-                self.message.emit(f"Turn {self.position} done{note}: the users' ratings and "
-                                  "others' values are shown now. Ctrl+Enter goes on.")
+                self.message.emit(f"Turn {self.position} done: the users' ratings and "
+                                  f"others' values are shown now. Ctrl+Enter goes on.{note}")
                 return
-            self.message.emit(f"Turn {self.position} done{note}")
+            done_text = f"Turn {self.position} done{note}"
+            if self.next_unfinished():  # said after the move, which clears older messages
+                self.message.emit(done_text)
+            return
         self.next_unfinished()
 
     def empty_codes(self) -> list[str]:
