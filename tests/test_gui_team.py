@@ -185,3 +185,58 @@ def test_status_messages_fit_and_clear_when_the_turn_changes(gui: Any, demo_proj
     assert (bar.toolTip() or bar.currentMessage()).startswith("Turn 2 done")
     gui.press(w, Qt.Key.Key_PageDown)
     assert bar.currentMessage() == "" and bar.toolTip() == ""
+
+
+def _click_in_next_box(text: str, seen: list[str]) -> None:
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox), box
+        seen.append(f"{box.text()} {box.informativeText()}")
+        next(b for b in box.buttons() if b.text() == text).click()
+
+    QTimer.singleShot(0, answer)
+
+
+def test_a_missing_recent_project_can_be_located_or_removed(qtbot: Any, demo_project: Path,
+                                                            tmp_path: Path) -> None:
+    from sense7_coder.ui.main_window import MainWindow
+    from sense7_coder.ui.settings import Settings
+
+    moved = tmp_path / "moved" / demo_project.name
+    moved.parent.mkdir()
+    gone = tmp_path / "gone.sense7"
+    Settings().add_recent(gone)
+    Settings().add_recent(tmp_path / "old-place.sense7")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert "open it to locate or remove it" in w.welcome.recent.item(0).text()
+    seen: list[str] = []
+    _click_in_next_box("Remove from the list", seen)
+    assert not w.open_recent(gone)
+    assert "is no longer at" in seen[0]
+    assert str(gone) not in Settings().recent_files()
+    demo_project.rename(moved)
+    w.ask_location = lambda _path: str(moved)  # type: ignore[method-assign]
+    w.ask_coder = lambda project, _s: project.set_coder("dana") is None  # type: ignore
+    _click_in_next_box("Locate…", seen)
+    assert w.open_recent(tmp_path / "old-place.sense7")
+    assert w.project is not None and w.project.path == moved
+    assert Settings().recent_files()[0] == str(moved)
+    assert str(tmp_path / "old-place.sense7") not in Settings().recent_files()
+
+
+def test_opening_a_csv_as_a_project_offers_to_import_it(gui: Any, demo_project: Path,
+                                                        tmp_path: Path, monkeypatch: Any
+                                                        ) -> None:
+    w = gui.open(demo_project)
+    data = tmp_path / "chats.csv"
+    data.write_text("conversation_id,turn,role,text\nx,1,user,hi\n", encoding="utf-8")
+    asked: list[Any] = []
+    monkeypatch.setattr(w, "import_conversations", lambda files=None: asked.append(files))
+    seen: list[str] = []
+    _click_in_next_box("Import…", seen)
+    assert not w.open_project(data)
+    assert "holds conversations or ratings, not a sense7-coder project" in seen[0]
+    assert asked == [[data]]
+    assert w.project is not None and w.project.path == demo_project  # still open

@@ -32,6 +32,8 @@ from .welcome import NewProjectDialog, WelcomePage
 from .workspace.view import Workspace
 
 POLL_MS = 2000
+#: files that hold data to import, not projects
+IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
 PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
@@ -50,7 +52,7 @@ class MainWindow(QMainWindow):
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
         self.setCentralWidget(self.stack)
-        self.welcome.openPath.connect(self.open_project)
+        self.welcome.openPath.connect(self.open_recent)
         self.welcome.newProject.connect(self.new_project)
         self.welcome.openProject.connect(self.open_dialog)
         self.welcome.openDemo.connect(self.open_demo)
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
         w = lambda name: (lambda *_: getattr(self.workspace, name)() if self.workspace else None)  # noqa: E731
         slots: dict[str, Callable[..., Any]] = {
             "new": self.new_project, "open": self.open_dialog, "demo": self.open_demo,
-            "import": self.import_conversations, "close": self.close_project, "quit": self.close,
+            "import": lambda: self.import_conversations(), "close": self.close_project, "quit": self.close,
             "undo": w("undo"), "redo": w("redo"), "find": self.focus_search,
             "memo": lambda: self.workspace and self.workspace.memo.editor.setFocus(),
             "focus_codes": lambda: self.workspace and self.workspace.coding.setFocus(),
@@ -141,12 +143,48 @@ class MainWindow(QMainWindow):
             self.setWindowFilePath(str(self.project.path))
 
     # -- opening and closing ------------------------------------------------------------------
+    def open_recent(self, path: str | Path) -> bool:
+        """Open a recent project; a missing one can be located or taken off the list."""
+        path = Path(path)
+        if path.exists():
+            return self.open_project(path)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Project not found",
+                          f"{path.name} is no longer at {path.parent}.", parent=self)
+        box.setInformativeText("It may have been moved, renamed or deleted. Locate it, or "
+                               "remove it from the recent projects.")
+        locate = box.addButton("Locate…", QMessageBox.ButtonRole.AcceptRole)
+        remove = box.addButton("Remove from the list", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is remove:
+            self.settings.remove_recent(path)
+        elif clicked is locate:
+            found = self.ask_location(path)
+            if found:
+                self.settings.remove_recent(path)
+                if self.open_project(found):
+                    return True
+        if self.project is None:
+            self.show_welcome()
+        return False
+
+    def ask_location(self, path: Path) -> str:
+        """Where a missing project is now (tests replace this)."""
+        start = path.parent if path.parent.exists() else self._documents()
+        name, _ = QFileDialog.getOpenFileName(
+            self, f"Locate {path.name}", str(start),
+            f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
+        return name
+
     def open_project(self, path: str | Path, coder: str | None = None) -> bool:
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
         path = Path(path)
         try:
             project = Project.open(path)
         except Sense7Error as e:
+            if self._offer_import(path, str(e)):
+                return False
             QMessageBox.critical(self, "Cannot open the project", str(e))
             return False
         except OSError as e:
@@ -189,6 +227,28 @@ class MainWindow(QMainWindow):
         self.saved_label.setText("All changes saved")
         self.workspace.coding.setFocus()
         self.poll.start()
+        return True
+
+    def _offer_import(self, path: Path, error: str) -> bool:
+        """A conversations file opened as a project: say so and offer to import it (into the
+        open project, or a new one). True when the question was asked."""
+        if path.suffix.lower() not in IMPORTABLE or "not an SQLite file" not in error:
+            return False
+        where = ("into the open project" if self.project is not None
+                 else "into a new project (create it first)")
+        box = QMessageBox(QMessageBox.Icon.Information, "This is a data file, not a project",
+                          f"{path.name} holds conversations or ratings, not a sense7-coder "
+                          "project.", parent=self)
+        box.setInformativeText(f"Import it {where} with File › Import conversations…")
+        go = box.addButton("Import…" if self.project is not None else "New project…",
+                           QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() is go:
+            if self.project is not None:
+                self.import_conversations([path])
+            else:
+                self.new_project()
         return True
 
     def _choose_coder(self, project: Project, coder: str | None) -> bool:
@@ -276,7 +336,7 @@ class MainWindow(QMainWindow):
         menu.clear()
         for f in self.settings.recent_files():
             a = menu.addAction(f)
-            a.triggered.connect(lambda _=False, f=f: self.open_project(f))
+            a.triggered.connect(lambda _=False, f=f: self.open_recent(f))
         if menu.isEmpty():
             menu.addAction("No recent projects").setEnabled(False)
 
@@ -352,12 +412,14 @@ class MainWindow(QMainWindow):
             self.workspace.list_panel.search.selectAll()
 
     # -- other dialogs (imported when first used) -----------------------------------
-    def import_conversations(self) -> None:
+    def import_conversations(self, files: list[Path] | None = None) -> None:
         if self.project is None or self.workspace is None:
             return
         from .dialogs.import_dialog import ImportDialog
 
         dialog = ImportDialog(self.project, self)
+        if files:
+            dialog.set_files(files)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         self._after_dialog(accepted)
 
