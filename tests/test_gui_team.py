@@ -240,3 +240,19 @@ def test_opening_a_csv_as_a_project_offers_to_import_it(gui: Any, demo_project: 
     assert "holds conversations or ratings, not a sense7-coder project" in seen[0]
     assert asked == [[data]]
     assert w.project is not None and w.project.path == demo_project  # still open
+
+
+def test_search_hits_are_marked_in_the_transcript(gui: Any, demo_project: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    w = gui.open(demo_project)
+    ws = w.workspace
+    gui.press(w, "F", modifier=Qt.KeyboardModifier.ControlModifier)
+    gui.press(w, "deadline", Qt.Key.Key_Return)
+    text = ws.transcript.toPlainText().casefold()
+    assert text.count("deadline") >= 1
+    assert ws.transcript.search_hits() == text.count("deadline")
+    marked = [s.cursor.selectedText().casefold() for s in ws.transcript.extraSelections()]
+    assert marked.count("deadline") == text.count("deadline")
+    ws.list_panel.search.clear()
+    assert ws.transcript.search_hits() == 0

@@ -105,6 +105,7 @@ class Workspace(CodingActions, QWidget):
         )
         self.list_panel.table.activated.connect(lambda _i: self.coding.setFocus())
         self.list_panel.searchDone.connect(self.coding.setFocus)
+        self.list_panel.search.textChanged.connect(self.transcript.set_search)  # hits marked
         self.transcript.turnClicked.connect(self._turn_clicked)
         self.coding.chosen.connect(self.choose)
         self.coding.cleared.connect(self.clear)
