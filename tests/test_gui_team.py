@@ -141,7 +141,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
 
     w = gui.open(demo_project)
     ws = w.workspace
-    assert "a rating moves to the next code" in ws.coding.status.text()
+    assert "rate, then the next code" in ws.coding.hint.text()  # the hint line says so
     assert ws.coding.focused_key == "overall"
     gui.press(w, "4")  # rated: the focus moved on by itself
     assert ws.coding.focused_key == "affective"
@@ -150,7 +150,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
     gui.press(w, Qt.Key.Key_Down)  # a second Down moves
     assert ws.coding.focused_key == "cognitive"
     w.actions_.auto_advance.trigger()  # off: the hint says nothing of moving
-    assert "a rating moves" not in ws.coding.status.text()
+    assert "then the next code" not in ws.coding.hint.text()
     gui.press(w, "3")
     assert ws.coding.focused_key == "cognitive"
 
@@ -256,3 +256,4 @@ def test_search_hits_are_marked_in_the_transcript(gui: Any, demo_project: Path) 
     assert marked.count("deadline") == text.count("deadline")
     ws.list_panel.search.clear()
     assert ws.transcript.search_hits() == 0
+

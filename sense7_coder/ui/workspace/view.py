@@ -20,7 +20,7 @@ from ...store import conversations as store_conv
 from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
-from .coding_panel import CodingPanel
+from .coding_panel import CodingPanel, hint_text
 from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
 from .transcript import TranscriptView
@@ -264,8 +264,7 @@ class Workspace(CodingActions, QWidget):
             then = ("shows the users' ratings" if self.project.blind_coding and self.hidden_here()
                     else "moves on")
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
-            if self.auto_advance:
-                status += " · a rating moves to the next code"
+        self.coding.hint.setText(hint_text(self.auto_advance))
         self.coding.show_codes(
             codes, title=title, status=status,
             sentence_label=f"Sentence {self.sentence} of {n}  (Alt+↑/↓)" if self.sentence else None,
