@@ -257,3 +257,24 @@ def test_search_hits_are_marked_in_the_transcript(gui: Any, demo_project: Path) 
     ws.list_panel.search.clear()
     assert ws.transcript.search_hits() == 0
 
+
+
+def test_a_second_window_on_one_file_asks_who_is_coding(gui: Any, qtbot: Any,
+                                                        demo_project: Path) -> None:
+    from sense7_coder.ui.main_window import MainWindow
+
+    first = gui.open(demo_project, coder="dana")
+    assert first.project.coder == "dana"
+    second = MainWindow()
+    qtbot.addWidget(second)
+    asked: list[Any] = []
+
+    def ask(project: Any, suggested: Any) -> bool:
+        asked.append(suggested)
+        project.set_coder("emil")
+        return True
+
+    second.ask_coder = ask  # type: ignore[method-assign]
+    assert second.open_project(demo_project)  # dana is remembered, yet it asks
+    assert asked == [None] and second.project.coder == "emil"
+    assert first.project.coder == "dana"

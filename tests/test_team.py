@@ -373,3 +373,13 @@ def test_accept_majority_counts_agree_with_the_table(tmp_path: Path,
     assert lines[0] == (f"accepted the majority on {consensus} units: {decided} disagreements "
                         f"(now {decided} of {disagreeing} decided) and {consensus - decided} "
                         "units where the coders all agreed")
+
+
+def test_merge_lines_count_in_the_singular_and_plural() -> None:
+    from sense7_coder.project.merge import SourceSummary
+
+    one = SourceSummary("a.sense7", codings=1, statuses=1, consensus=1, memos=2)
+    assert one.line(False) == ("a.sense7: added 1 coding, 1 turn marked done, 2 memos, "
+                               "1 consensus decision")
+    assert SourceSummary("b.sense7", codings_unchanged=1).line(False) == \
+        "b.sense7: nothing new (1 coding already present)"

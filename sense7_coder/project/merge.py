@@ -79,6 +79,14 @@ class Conflict:
                 f"source has {show(self.source_value)}")
 
 
+_SINGULAR = {
+    "codings": "coding", "conversations": "conversation", "turns": "turn",
+    "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
+    "consensus decisions": "consensus decision", "assignments": "assignment",
+    "history events": "history event",
+}
+
+
 @dataclass
 class SourceSummary:
     """What one source file brought (or would bring) into the target."""
@@ -107,9 +115,13 @@ class SourceSummary:
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
+        def count(n: int, what: str) -> str:  # "1 coding", "2 codings", "1 turn marked done"
+            return f"{n} {_SINGULAR.get(what, what) if n == 1 else what}"
+
         if not self.changes:
-            return f"{self.source}: nothing new ({self.codings_unchanged} codings already present)"
-        parts = [f"{self.codings} codings"]
+            return (f"{self.source}: nothing new "
+                    f"({count(self.codings_unchanged, 'codings')} already present)")
+        parts = [count(self.codings, "codings")]
         if self.codings_unchanged:
             parts[0] += f" ({self.codings_unchanged} already present)"
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
@@ -117,7 +129,7 @@ class SourceSummary:
                         (self.memos, "memos"), (self.consensus, "consensus decisions"),
                         (self.assignments, "assignments"), (self.history, "history events")):
             if n:
-                parts.append(f"{n} {what}")
+                parts.append(count(n, what))
         if self.new_coders:
             parts.append(f"new coders: {', '.join(self.new_coders)}")
         return f"{self.source}: {verb} " + ", ".join(parts)

@@ -254,6 +254,9 @@ class MainWindow(QMainWindow):
     def _choose_coder(self, project: Project, coder: str | None) -> bool:
         known = {c["name"] for c in project.coders()}
         remembered = self.settings.last_coder(project.path)
+        if not coder and self._open_in_another_window(project.path):
+            # two people at one machine: the second window asks instead of assuming
+            return self.ask_coder(project, None)
         try:
             if coder:
                 project.set_coder(coder)
@@ -264,6 +267,15 @@ class MainWindow(QMainWindow):
         except Sense7Error as e:
             QMessageBox.warning(self, "Who is coding?", str(e))
         return self.ask_coder(project, remembered)
+
+    def _open_in_another_window(self, path: Path) -> bool:
+        from PySide6.QtWidgets import QApplication
+
+        for widget in QApplication.topLevelWidgets():
+            other = getattr(widget, "project", None) if isinstance(widget, MainWindow) else None
+            if widget is not self and other is not None and other.path.resolve() == path.resolve():
+                return True
+        return False
 
     def ask_coder(self, project: Project, suggested: str | None) -> bool:
         """Show the coder dialog; True when a coder was chosen (tests replace this)."""
