@@ -130,6 +130,12 @@ def test_blind_coder_cannot_open_reconciliation_or_unblind(gui: Any, demo_projec
     QTimer.singleShot(0, answer)
     assert w.analysis.reconcile() is None
     assert seen and "only a lead" in seen[0]
+    QTimer.singleShot(0, answer)
+    assert w.analysis.agreement() is None  # nor the agreement with them and the users
+    assert "users' own ratings" in seen[1]
+    QTimer.singleShot(0, answer)
+    w.analysis.export()  # nor an export holding their values
+    assert "exports hold every coder's values" in seen[2]
     w.actions_.blind.trigger()  # a coder's click changes nothing
     assert w.project.blind_coding and w.actions_.blind.isChecked()
 

@@ -50,6 +50,16 @@ class AnalysisMenu(QObject):
             QMessageBox.information(self.window, "Analysis", "Open a project first.")
         return project
 
+    def _blind(self, project: Any, title: str, why: str) -> bool:
+        """Refuse a window that would show what blind coding hides; True when refused."""
+        if not project.blind_coding or project.is_lead():
+            return False
+        QMessageBox.information(
+            self.window, title,
+            f"This project codes blind: {why}, so only a lead (an adjudicator) can open it. "
+            "Ask your lead, or code as the lead.")
+        return True
+
     def close_stale(self) -> None:
         """Close windows whose project is no longer the window's open project."""
         for name, panel in list(self.panels.items()):
@@ -69,6 +79,9 @@ class AnalysisMenu(QObject):
             return None
         from .agreement_panel import AgreementPanel
 
+        if self._blind(project, "Agreement", "agreement compares you with the other coders "
+                       "and the users' own ratings"):
+            return None
         panel = self.panels.get("agreement")
         if isinstance(panel, AgreementPanel):
             panel.load_choices()  # coders or conversations may have come in since
@@ -83,11 +96,7 @@ class AnalysisMenu(QObject):
             return None
         from .reconcile_panel import ReconcilePanel
 
-        if project.blind_coding and not project.is_lead():
-            QMessageBox.information(
-                self.window, "Reconcile",
-                "This project codes blind: reconciliation shows every coder's values, so only "
-                "a lead (an adjudicator) can open it. Ask your lead, or code as the lead.")
+        if self._blind(project, "Reconcile", "reconciliation shows every coder's values"):
             return None
         panel = self.panels.get("reconcile")
         if isinstance(panel, ReconcilePanel):
@@ -106,6 +115,9 @@ class AnalysisMenu(QObject):
             return
         from .export_dialog import ExportDialog
 
+        if self._blind(project, "Export", "exports hold every coder's values and the users' "
+                       "ratings"):
+            return
         ExportDialog(project, self.window).exec()
 
     def merge(self) -> None:
