@@ -107,9 +107,9 @@ def test_merge_statuses(study: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     with Project.open(mine, backup=False) as p:
         code(p, "chen", {("c1", 2, "overall"): 3})
     status, out, _ = run(capsys, "merge", study, mine, "--dry-run")
-    assert status == 0 and "would add 1 codings" in out and "dry run" in out
+    assert status == 0 and "would add 1 coding" in out and "dry run" in out
     status, out, _ = run(capsys, "merge", study, mine)
-    assert status == 0 and "added 1 codings" in out and "new coders: chen" in out
+    assert status == 0 and "added 1 coding (" in out and "new coders: chen" in out
     status, out, _ = run(capsys, "merge", study, mine)
     assert status == 0 and "nothing new" in out
 

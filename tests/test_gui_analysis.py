@@ -286,8 +286,11 @@ def test_only_an_adjudicator_decides(qtbot: Any, project: Project, models: Model
     assert stored_consensus(demo_project) == []
 
     panel.become_adjudicator("dana")
-    assert project.coder == "dana" and project.coder_role() == "adjudicator"
+    # adjudicating is a separate identity: the workspace still writes alice's codings
+    assert project.adjudicator == "dana" and project.coder_role("dana") == "adjudicator"
+    assert project.coder == "alice"
     assert "Adjudicating as <b>dana</b>" in panel.role_label.text()
+    assert "your codings stay <b>alice</b>'s" in panel.role_label.text()
 
 
 def test_adjudicator_accepts_majority_sets_values_and_undoes(

@@ -198,6 +198,10 @@ def test_cancelled_import_leaves_the_project_unchanged(qtbot: Any, project: Proj
     assert project.info()["conversations"] == 0
     assert "cancelled" in dialog.status_label.text()
     assert dialog.summary is None
+    # the check that follows still says that nothing was written
+    qtbot.waitUntil(lambda: "Ready to import" in dialog.status_label.text(), timeout=10000)
+    assert dialog.status_label.text() == ("Import cancelled; nothing was written. "
+                                          "Ready to import.")
 
 
 def test_esconv_file_from_the_shared_data(qtbot: Any, project: Project, shared_data: Path,

@@ -93,7 +93,8 @@ def test_status_filter_follows_this_coders_work(gui, qtbot, demo_project: Path) 
     assert panel.model.rowCount() == 12
     ws.go_to("110")
     for _ in ws.codable:
-        ws.mark_done_and_next()
+        ws.mark_done_and_next()  # nothing coded: the first press asks,
+        ws.mark_done_and_next()  # the second marks it done
     panel.status_box.setCurrentIndex(done_i)
     assert _ids(panel.model) == ["110"]
     ws.go_to("111")

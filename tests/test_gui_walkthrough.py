@@ -146,12 +146,17 @@ def test_blind_done_shows_the_users_ratings_then_goes_on(gui, qtbot, demo_projec
     w.actions_.blind.trigger()
     assert "shows the users' ratings" in ws.coding.status.text()
     gui.press(w, "4", "4", "5", "3", "4", "3", "4")  # seven of the eight codes
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # one is empty: it asks first
+    assert not gui.stored_done(demo_project, "dana", "101", 2)
+    assert (w.statusBar().toolTip() or w.statusBar().currentMessage()).startswith("Press Ctrl+Enter (or D) again to mark "
+                                                     "turn 2 done with 1 code left empty")
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)
     assert gui.stored_done(demo_project, "dana", "101", 2)
     assert ws.position == 2  # stays: what blind coding hid is shown now
     assert "overall: 5 very good" in ws.ratings.shown_text()
-    message = w.statusBar().currentMessage()
-    assert "1 left empty: Relational continuity" in message and "Ctrl+Enter goes on" in message
+    message = (w.statusBar().toolTip() or w.statusBar().currentMessage())
+    assert "Ctrl+Enter goes on" in message  # the whole text, when cut to fit, in the tip
+    assert "1 left empty: Relational continuity" in (w.statusBar().toolTip() or message)
     assert "goes on" in ws.coding.status.text()
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)
     assert (ws.conversation_id, ws.position) == ("101", 4)
@@ -161,8 +166,11 @@ def test_blind_done_shows_the_users_ratings_then_goes_on(gui, qtbot, demo_projec
 def test_done_without_blind_coding_moves_on_at_once(gui, demo_project: Path) -> None:
     w = gui.open(demo_project)
     gui.press(w, "4", "D")
+    assert w.workspace.position == 2 and "again to mark turn 2 done" in \
+        (w.statusBar().toolTip() or w.statusBar().currentMessage())
+    gui.press(w, "D")
     assert w.workspace.position == 4
-    assert "7 left empty" in w.statusBar().currentMessage()
+    assert "7 left empty" in (w.statusBar().toolTip() or w.statusBar().currentMessage())
 
 
 def test_the_list_counts_without_of_when_nothing_is_filtered(gui, qtbot, demo_project: Path) -> None:

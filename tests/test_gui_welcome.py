@@ -33,7 +33,7 @@ def test_welcome_lists_recent_projects(qtbot, demo_project: Path, tmp_path: Path
     assert w.windowTitle() == "sense7-coder"
     assert w.stack.currentWidget() is w.welcome
     items = [w.welcome.recent.item(i).text() for i in range(w.welcome.recent.count())]
-    assert items[0].startswith("gone.sense7  (missing)")
+    assert items[0].startswith("gone.sense7  (missing: open it to locate or remove it)")
     assert items[1].startswith(demo_project.name)
     assert not w.actions_.undo.isEnabled() and not w.actions_.done.isEnabled()
 

@@ -33,6 +33,9 @@ def test_keyboard_only_coding_is_saved_at_once(gui, qtbot, demo_project: Path) -
     gui.press(w, "C", "0")  # 0 = not applicable
     assert gui.stored(demo_project, "dana", "101", 2, "cognitive") is None
 
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # codes left empty: it asks first
+    assert not gui.stored_done(demo_project, "dana", "101", 2)
+    assert "Press Ctrl+Enter (or D) again" in (w.statusBar().toolTip() or w.statusBar().currentMessage())
     gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # done, on to the next unfinished turn
     assert gui.stored_done(demo_project, "dana", "101", 2)
     assert (ws.conversation_id, ws.position) == ("101", 4)
@@ -107,7 +110,7 @@ def test_blind_coding_hides_until_done(gui, qtbot, demo_project: Path) -> None:
     assert "Hidden while blind coding" in ws.ratings.shown_text()
     assert "very good" not in ws.ratings.shown_text()
 
-    gui.press(w, "4", "D")  # rate, then done (D): it stays to show what was hidden
+    gui.press(w, "4", "D", "D")  # rate, then done (D twice: codes are empty); it stays
     assert ws.position == 2
     assert "alice <b>5</b>" in row.others_label.text()
     assert "overall: 5 very good" in ws.ratings.shown_text()

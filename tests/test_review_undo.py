@@ -66,7 +66,9 @@ def test_undo_of_a_consensus_decision_keeps_another_adjudicators_decision(
 ) -> None:
     a, b = windows
     a.set_coder("lead", "adjudicator")
-    b.set_coder("second", "adjudicator")
+    a.set_coder("second", "adjudicator")  # only the lead gives others that role
+    a.set_coder("lead")
+    b.set_coder("second")
     a.set_consensus(TURN, "overall", 4, "clear majority")
     b.set_consensus(TURN, "overall", 2, "the user disagreed")
     with pytest.raises(ProjectError, match="the consensus of 'overall'"):

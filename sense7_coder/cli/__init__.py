@@ -29,6 +29,9 @@ _MODULES.append(exchange)
 from . import predict  # noqa: E402  (analyze, classify)
 
 _MODULES.append(predict)
+from . import team  # noqa: E402  (assign, package)
+
+_MODULES.append(team)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,6 +31,10 @@ EXIT_CONFLICTS = 3
 LEVEL_CHOICES = ("nominal", "ordinal", "interval", "ratio")
 
 
+def _n(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _names(text: str) -> list[str]:
     return [s.strip() for s in text.split(",") if s.strip()]
 
@@ -98,7 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_filters(p)
     _add_agreement_options(p)
     p.add_argument("--format", choices=("table", "json", "csv", "report", "latex"),
-                   default="table",
+                   default="table", type=str.lower,
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
@@ -126,6 +130,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write formula-like text cells unchanged (no leading ')")
     p.add_argument("--to", choices=("csv", "xlsx", "sav"),
                    help="file format (default: from OUT's extension; none = csv)")
+    p.add_argument("--with-text", action="store_true",
+                   help="long: add the coded turn's (or sentence's) text")
+    p.add_argument("--value", metavar="V",
+                   help="segments: only units coded V (a level or NA) on the one --codes code")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -164,7 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --accept-majority: replace decisions already taken")
     p.add_argument("--list", type=int, default=10, metavar="N",
                    help="show the N disagreements furthest apart (default 10; 0 = none)")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--format", choices=("table", "json"), default="table", type=str.lower)
     _add_filters(p)
     p.set_defaults(func=cmd_consensus)
 
@@ -317,7 +325,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     with _open(args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
-                                 to=args.to, progress=_progress("export"))
+                                 to=args.to, progress=_progress("export"),
+                                 with_text=args.with_text, value=args.value)
     print(summary.line())
     return 0
 
@@ -361,6 +370,8 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                     "not one (add --role adjudicator)"
                 )
             project.set_coder(args.coder, args.role)
+            before = sum(p.decided for p in reconcile_progress(
+                project, codes=args.codes, coders=args.coders, conversations=filt))
             cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
                                     conversations=filt, overwrite=args.overwrite,
                                     progress=_progress("consensus"))
@@ -384,7 +395,14 @@ def cmd_consensus(args: argparse.Namespace) -> int:
         }, indent=2, ensure_ascii=False, default=str))
         return 0
     if accepted is not None:
-        print(f"accepted the majority on {accepted} units")
+        # the same counts as the table and the reconciliation window: disagreements decided
+        decided = sum(p.decided for p in progress)
+        disagreeing = sum(p.disagreeing for p in progress)
+        settled = decided - before
+        agreed = accepted - settled
+        print(f"accepted the majority on {_n(accepted, 'unit')}: "
+              f"{_n(settled, 'disagreement')} (now {decided} of {disagreeing} decided) and "
+              f"{_n(agreed, 'unit')} where the coders all agreed")
     print("\n".join(_table(
         [[p.code, str(p.compared), str(p.disagreeing), str(p.decided), str(p.open),
           str(p.consensus)] for p in progress],

@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="import conversation files")
     p.add_argument("project", type=Path)
     p.add_argument("files", type=Path, nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=FORMATS, default="auto")
+    p.add_argument("--format", choices=FORMATS, default="auto", type=str.lower)
     p.add_argument("--roles", default="", help="map speaker names to roles: NAME=ROLE,...")
     p.add_argument("--map", default="", dest="mapping", help="map fields to columns: FIELD=COLUMN,...")
     p.add_argument("--dry-run", action="store_true", help="check and report; write nothing")
@@ -66,6 +66,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--encoding", default=None, help=ENCODING_HELP)
     p.set_defaults(func=cmd_import_codings)
+
+    p = sub.add_parser(
+        "import-ratings", help="import rater files: one per rater, one column per code",
+        description="Each file holds one rater's ratings (as published rating sets come): a "
+        "conversation_id column, a turn column for turn-level codes, and one column per code. "
+        "A column named like a code key maps to it; --map maps others. The rater is named "
+        "after the file (expert1_ratings.csv -> expert1) unless --coder is given. All files "
+        "land in one transaction, or none.")
+    p.add_argument("project", type=Path)
+    p.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    p.add_argument("--map", default="", dest="mapping", metavar="COLUMN=CODE,...")
+    p.add_argument("--coder", help="the rater's name (one file only)")
+    p.add_argument("--turn-column", default="turn")
+    p.add_argument("--dry-run", action="store_true")
+    p.set_defaults(func=cmd_import_ratings)
 
     p = sub.add_parser("info", help="what a project holds")
     p.add_argument("project", type=Path)
@@ -195,7 +210,25 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
     verb = "would import" if args.dry_run else "imported"
     extra = f" ({s.unchanged} already present)" if s.unchanged else ""
     coders = f"; new coders: {', '.join(s.new_coders)}" if s.new_coders else ""
-    print(f"{s.source}: {verb} {s.codings} codings{extra}{coders}")
+    done = f"; {s.done} turn{'s' if s.done != 1 else ''} marked done" if s.done else ""
+    noun = "coding" if s.codings == 1 else "codings"
+    print(f"{s.source}: {verb} {s.codings} {noun}{extra}{coders}{done}")
+    return 0
+
+
+def cmd_import_ratings(args: argparse.Namespace) -> int:
+    from ..project.imports import import_rater_files
+
+    mapping = {}
+    for item in (x.strip() for x in args.mapping.split(",") if x.strip()):
+        column, sep, key = item.partition("=")
+        if not sep or not column.strip() or not key.strip():
+            raise Sense7Error(f"--map {item!r}: write COLUMN=CODE")
+        mapping[column.strip()] = key.strip()
+    with _open(args.project) as project:
+        summary = import_rater_files(project, args.files, mapping=mapping, rater=args.coder,
+                                     turn_column=args.turn_column, dry_run=args.dry_run)
+    print("\n".join(summary.lines(args.dry_run)))
     return 0
 
 

@@ -10,6 +10,10 @@
 * ``value``: a level value or label of that code (``Code.parse_value``); empty, ``NA`` or
   ``not applicable`` for not applicable where the code allows it.
 
+* ``done``: optional column; ``1`` (or yes, true, done) marks that turn done for that coder,
+  so work coded in a spreadsheet counts as finished; ``0``, no, false or empty leaves the
+  turn's mark as it is.
+
 A long export marks a cell that a spreadsheet could take for a formula, and every cell
 that already starts with ``'``, with one more leading ``'`` (``=x`` is written ``'=x``,
 ``'=x`` is written ``''=x``); reading takes exactly one leading ``'`` off any cell that
@@ -35,7 +39,9 @@ from .importers.tables import norm, read_csv_table
 from .models import Coding, Unit
 
 REQUIRED = ("coder", "conversation_id", "turn", "code", "value")
-OPTIONAL = ("sentence",)
+OPTIONAL = ("sentence", "done")
+_YES = ("1", "yes", "true", "done", "y")
+_NO = ("", "0", "no", "false", "n")
 
 #: ``known(conversation_id, position)``: does that turn exist? Position 0 asks whether the
 #: conversation exists. A collection of ``(conversation_id, position)`` pairs works too
@@ -131,7 +137,22 @@ def read_codings_csv(
     known: Known | None = None,
     encoding: str | None = None,
 ) -> list[tuple[int, Coding]]:
-    """The codings of the file with their line numbers, or one InputError.
+    """The codings of the file with their line numbers (see :func:`read_codings_file`)."""
+    return read_codings_file(path, codebook, turns=turns, conversations=conversations,
+                             known=known, encoding=encoding)[0]
+
+
+def read_codings_file(
+    path: Path | str,
+    codebook: Codebook,
+    *,
+    turns: Mapping[tuple[str, int], str] | Collection[tuple[str, int]] | None = None,
+    conversations: Collection[str] | None = None,
+    known: Known | None = None,
+    encoding: str | None = None,
+) -> tuple[list[tuple[int, Coding]], list[tuple[str, str, int]]]:
+    """The codings of the file with their line numbers, and the (coder, conversation,
+    turn) its ``done`` column marks done; or one InputError.
 
     ``conversations`` (ids) and ``turns`` (``(conversation_id, position)`` pairs, or a
     mapping of them to the turn's role) let the caller's project check that every coding
@@ -158,12 +179,15 @@ def read_codings_csv(
         names.append("")
     else:
         names.append(sentence_col or "")
+    done_col = by_norm.get("done")
+    names.append(done_col or "")
     where = _Existence(turns, conversations, known)
     seen: dict[tuple[str, str, int, int, str], int] = {}
     frame = table.frame
     columns = [frame[n].tolist() if n else [""] * len(frame) for n in names]
     out: list[tuple[int, Coding]] = []
-    for label, coder, cid, turn, key, raw_value, sentence in zip(
+    marks: dict[tuple[str, str, int], None] = {}
+    for label, coder, cid, turn, key, raw_value, sentence, done in zip(
         frame.index.tolist(), *columns, strict=True
     ):
         line = table.line_number(label)
@@ -219,4 +243,12 @@ def read_codings_csv(
                       f"{seen[ident]}", names[3])
         seen[ident] = line
         out.append((line, Coding(coder, Unit(cid, position, sentence_no), code.key, value)))
-    return out
+        flag = str(done).strip().casefold()
+        if flag in _YES:
+            if not position:
+                raise bad("done marks a turn; leave it empty for a code of whole "
+                          "conversations", done_col or "done")
+            marks[(coder, cid, position)] = None
+        elif flag not in _NO:
+            raise bad(f"done '{done}' is not 1 or 0 (yes or no)", done_col or "done")
+    return out, list(marks)

@@ -68,7 +68,7 @@ def add_code(project: Project, code: Code) -> None:
     if project.codebook.get(code.key) is not None:
         raise ProjectError(f"a code with key '{code.key}' already exists")
     _validate_all(project, [code])
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
 
@@ -78,7 +78,7 @@ def update_code(project: Project, code: Code) -> None:
         raise ProjectError(f"no code '{code.key}' to change")
     _check_change(project, code)
     _validate_all(project, [code])
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
 
@@ -88,7 +88,7 @@ def retire_code(project: Project, key: str, retired: bool = True) -> None:
     code = copy.deepcopy(project.code(key))
     code.retired = retired
     _validate_all(project, [code])
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
 
@@ -100,7 +100,7 @@ def delete_code(project: Project, key: str) -> None:
         raise ProjectError(
             f"code '{key}' has {used} codings or decisions; retire it instead of deleting it"
         )
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.delete_code(db, key)
     project.invalidate_codebook()
 
@@ -109,7 +109,7 @@ def reorder_codes(project: Project, keys: Sequence[str]) -> None:
     current = {c.key for c in project.codebook.codes}
     if set(keys) != current or len(keys) != len(current):
         raise ProjectError("reordering must list every code exactly once")
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.reorder_codes(db, keys)
     project.invalidate_codebook()
 
@@ -123,7 +123,7 @@ def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
         _check_change(project, code)
     _validate_all(project, codebook.codes)
     added = updated = 0
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         for code in codebook.codes:
             if project.codebook.get(code.key) is None:
                 added += 1

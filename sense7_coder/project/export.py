@@ -53,12 +53,20 @@ def export_frame(
     *,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
+    with_text: bool = False,
+    value: str | None = None,
 ) -> pd.DataFrame:
     """The table an export of ``kind`` writes, for the codes, coders and conversations in
-    ``options`` (the agreement kind uses all of ``options``)."""
+    ``options`` (the agreement kind uses all of ``options``). ``with_text`` adds the coded
+    turn's (or sentence's) text to ``long``; ``value`` keeps only the ``segments`` of that
+    value (of the one code asked for)."""
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
     options = options or AgreementOptions()
+    if kind in TEAM_KINDS:
+        return _team_table(project, kind, options, value)
+    if value is not None:
+        raise ProjectError("a value applies to the segments export only")
     if kind == "agreement":
         return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
     selected = check_request(project, options)
@@ -74,7 +82,52 @@ def export_frame(
                                    conversations=filt, categorical=True)
     if cancel and cancel():
         raise Cancelled()
-    return long_table(codings, book) if kind == "long" else wide_table(codings, book)
+    if kind != "long":
+        if with_text:
+            raise ProjectError("turn text can be added to the long export only")
+        return wide_table(codings, book)
+    table = long_table(codings, book)
+    if with_text:
+        from .team_tables import unit_texts
+
+        table["text"] = unit_texts(project, table)
+    return table
+
+
+TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
+
+
+def _team_table(project: Project, kind: str, options: AgreementOptions,
+                value: str | None) -> pd.DataFrame:
+    from . import team_tables
+
+    if value is not None and kind != "segments":
+        raise ProjectError("a value applies to the segments export only")
+    filt = options.conversation_filter()
+    if kind == "assignments":
+        return team_tables.assignments_table(project)
+    if kind == "history":
+        return team_tables.history_table(project)
+    if kind == "memos":
+        return team_tables.memos_table(project, coders=list(options.coders), conversations=filt)
+    if kind == "ratings":
+        return team_tables.ratings_table(project, conversations=filt)
+    keys = [c.key for c in check_request(project, options)]
+    parsed: object = None
+    if value is not None:
+        if len(options.codes) != 1:
+            raise ProjectError("give one code (--codes KEY) to retrieve the units of a value")
+        code = project.code(options.codes[0])
+        if value.strip().casefold() in ("na", "not applicable"):
+            parsed = None
+        else:
+            try:
+                parsed = code.parse_value(value)
+            except ValueError as e:
+                raise ProjectError(str(e)) from None
+    return team_tables.segments_table(project, codes=keys, coders=list(options.coders),
+                                      conversations=filt, value=parsed,
+                                      with_value=value is not None)
 
 
 def export_project(
@@ -87,6 +140,8 @@ def export_project(
     to: str | None = None,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
+    with_text: bool = False,
+    value: str | None = None,
 ) -> ExportSummary:
     """Write one export of the project to ``out`` (see :func:`export_frame`), as CSV,
     ``.xlsx`` or ``.sav`` by ``to`` or else by the extension (``raw`` is for CSV only).
@@ -107,7 +162,8 @@ def export_project(
     destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
-    table = export_frame(project, kind, options, progress=first_half, cancel=cancel)
+    table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
+                         with_text=with_text, value=value)
     if fmt == "csv":
         rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
     else:

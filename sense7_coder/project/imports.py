@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from ..domain.codings_csv import read_codings_csv
-from ..domain.errors import Cancelled, InputError
+from ..domain.codings_csv import read_codings_file
+from ..domain.errors import Cancelled, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
 from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
@@ -155,7 +155,7 @@ def import_files(
     sentence_roles = sorted(
         {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
     )
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("import"), project.pdb.atomic() as db:
         for batch in planned:
             def write_progress(done: int, _total: int, base: int = written) -> None:
                 if progress:
@@ -198,7 +198,7 @@ def ensure_sentences(project: Project, conversation_id: str) -> None:
     role_list = ["user", "assistant", "system"] if "any" in roles else sorted(roles)
     todo = store_conv.unsegmented_turns(project.db, role_list, conversation_id)
     if todo:
-        with project.pdb.atomic() as db:
+        with project.pdb.acting("import"), project.pdb.atomic() as db:
             store_conv.insert_sentences(db, segment_turns(todo))
 
 
@@ -240,6 +240,8 @@ class CodingsSummary:
     codings: int = 0
     new_coders: list[str] = field(default_factory=list)
     unchanged: int = 0
+    #: turns the file's done column marks done that were not done before
+    done: int = 0
 
 
 def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
@@ -254,8 +256,8 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
     refuse_open_project_file(path, "to import")
     turns = store_conv.turn_roles(project.db)
     conv_ids = store_conv.all_conversation_ids(project.db)
-    rows = read_codings_csv(path, project.codebook, turns=turns, conversations=conv_ids,
-                            encoding=encoding)
+    rows, marks = read_codings_file(path, project.codebook, turns=turns,
+                                    conversations=conv_ids, encoding=encoding)
     summary = CodingsSummary(str(path))
     known = {c["name"] for c in project.coders()}
     summary.new_coders = sorted({c.coder for _, c in rows} - known)
@@ -268,9 +270,10 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
         1 for k, (_, c) in zip(keys, rows, strict=True) if k in existing and existing[k] == c.value
     )
     summary.codings = len(rows) - summary.unchanged
+    summary.done = len([m for m in marks if not store_codings.get_done(project.db, *m)])
     if dry_run:
         return summary
-    with project.pdb.atomic() as db:
+    with project.pdb.acting("import codings"), project.pdb.atomic() as db:
         store_conv.insert_sentences(db, sentences)
         for name in summary.new_coders:
             store_codings.ensure_coder(db, name)
@@ -281,4 +284,59 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
                 for _, c in rows
             ),
         )
+        for coder, cid, position in marks:
+            store_codings.put_done(db, coder, cid, position, True)
+    return summary
+
+
+@dataclass
+class RaterSummary:
+    files: list[Any] = field(default_factory=list)
+
+    def lines(self, dry_run: bool = False) -> list[str]:
+        verb = "would import" if dry_run else "imported"
+        out = []
+        for f in self.files:
+            n = len(f.codings)
+            cols = ", ".join(f"{col}={key}" for key, col in f.columns.items())
+            out.append(f"{f.path}: {verb} {n} coding{'s' if n != 1 else ''} for "
+                       f"{f.rater} ({cols})")
+            if f.left_out:
+                out.append(f"  left out (no code): {', '.join(f.left_out)}")
+        return out
+
+
+def import_rater_files(project: Project, paths: Sequence[str | Path], *,
+                       mapping: dict[str, str] | None = None, rater: str | None = None,
+                       turn_column: str = "turn", dry_run: bool = False) -> RaterSummary:
+    """Import rater files (one per rater, one column per code; see
+    :mod:`sense7_coder.domain.rater_files`) in one transaction: all land, or none."""
+    from ..domain.rater_files import read_rater_file
+
+    if rater and len(paths) > 1:
+        raise ProjectError("give one file when naming its rater; with several files each "
+                           "rater is named after their file")
+    roles = store_conv.turn_roles(project.db)
+    conv_ids = store_conv.all_conversation_ids(project.db)
+
+    def exists(cid: str, position: int) -> bool:
+        return cid in conv_ids if position == 0 else (cid, position) in roles
+
+    summary = RaterSummary()
+    for path in paths:
+        summary.files.append(read_rater_file(path, project.codebook, rater=rater,
+                                             mapping=mapping, turn_column=turn_column,
+                                             exists=exists))
+    raters = [f.rater for f in summary.files]
+    twice = sorted({r for r in raters if raters.count(r) > 1})
+    if twice:
+        raise ProjectError(f"two files are rated by {twice[0]!r}; name each file's rater")
+    if dry_run:
+        return summary
+    with project.pdb.acting("import ratings"), project.pdb.atomic() as db:
+        for f in summary.files:
+            store_codings.ensure_coder(db, f.rater)
+            store_codings.insert_codings(db, (
+                (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code,
+                 c.value) for _, c in f.codings))
     return summary

@@ -38,6 +38,8 @@ from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS, ROLES_OF, Unit
 from ..domain.models import ROLES as TURN_ROLES
 from ..store import StorageError
+from ..store import assignments as store_assignments
+from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
 from .project import ROLES, Project
@@ -78,6 +80,14 @@ class Conflict:
                 f"source has {show(self.source_value)}")
 
 
+_SINGULAR = {
+    "codings": "coding", "conversations": "conversation", "turns": "turn",
+    "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
+    "consensus decisions": "consensus decision", "assignments": "assignment",
+    "history events": "history event",
+}
+
+
 @dataclass
 class SourceSummary:
     """What one source file brought (or would bring) into the target."""
@@ -93,6 +103,8 @@ class SourceSummary:
     statuses: int = 0
     memos: int = 0
     consensus: int = 0
+    assignments: int = 0
+    history: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -100,20 +112,25 @@ class SourceSummary:
     def changes(self) -> int:
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
-                + self.consensus)
+                + self.consensus + self.assignments + self.history)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
+        def count(n: int, what: str) -> str:  # "1 coding", "2 codings", "1 turn marked done"
+            return f"{n} {_SINGULAR.get(what, what) if n == 1 else what}"
+
         if not self.changes:
-            return f"{self.source}: nothing new ({self.codings_unchanged} codings already present)"
-        parts = [f"{self.codings} codings"]
+            return (f"{self.source}: nothing new "
+                    f"({count(self.codings_unchanged, 'codings')} already present)")
+        parts = [count(self.codings, "codings")]
         if self.codings_unchanged:
             parts[0] += f" ({self.codings_unchanged} already present)"
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
-                        (self.memos, "memos"), (self.consensus, "consensus decisions")):
+                        (self.memos, "memos"), (self.consensus, "consensus decisions"),
+                        (self.assignments, "assignments"), (self.history, "history events")):
             if n:
-                parts.append(f"{n} {what}")
+                parts.append(count(n, what))
         if self.new_coders:
             parts.append(f"new coders: {', '.join(self.new_coders)}")
         return f"{self.source}: {verb} " + ", ".join(parts)
@@ -138,7 +155,7 @@ class MergeReport:
     def lines(self) -> list[str]:
         out = []
         for s in self.sources:
-            out.append(s.line(self.dry_run))
+            out.append(s.line(self.dry_run or not self.written))  # refused: nothing added
             out += [f"  note: {n}" for n in s.notes]
         if self.conflicts:
             n = len(self.conflicts)
@@ -447,6 +464,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
                              f"kept {mine}")
     summary.new_coders = store_merge.insert_new_coders(db)
     _validate(project, name)
+    summary.assignments = store_assignments.insert_merged(db)
     step()
     for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
         summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
@@ -458,6 +476,9 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
         summary.conflicts.append(Conflict("consensus", name, _unit(row, 0), None, row[3],
                                           row[4], row[5]))
     step()
+    # the source's own history first, then this file's record of what the merge changes
+    summary.history = store_history.insert_merged(db, Path(name).name)
+    store_history.stamp_context(db, project.pdb.actor, f"merge {Path(name).name}")
     summary.codings_unchanged = store_merge.count_same(
         db, "codings", store_merge.CODING_KEY, "value"
     )

@@ -20,6 +20,8 @@ from ..store import conversations as store_conv
 from ..store.db import ProjectDB, create_project_db, open_project_db
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
+#: what a blind coder gets in place of another coder's value of a turn not finished yet
+HIDDEN_VALUE = "(hidden)"
 COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
 ROLES = ("coder", "adjudicator")
 
@@ -31,6 +33,7 @@ class Project:
         self.pdb = pdb
         self.undo_stack = UndoStack()
         self._coder: str | None = None
+        self._adjudicator: str | None = None
         self._codebook: Codebook | None = None
         self._data_version = pdb.data_version()
 
@@ -93,7 +96,74 @@ class Project:
 
     @blind_coding.setter
     def blind_coding(self, on: bool) -> None:
+        self.require_lead("switch blind coding")
         self.set_setting("blind_coding", "1" if on else "0")
+
+    @property
+    def package_coder(self) -> str | None:
+        """The coder a coder package was made for (None in a lead's project)."""
+        return self.setting("package_coder") or None
+
+    @property
+    def require_all_codes(self) -> bool:
+        """A turn can be marked done only when every applicable code has a value."""
+        return self.setting("require_all_codes", "0") == "1"
+
+    @require_all_codes.setter
+    def require_all_codes(self, on: bool) -> None:
+        self.require_lead("change what marking a turn done requires")
+        self.set_setting("require_all_codes", "1" if on else "0")
+
+    @property
+    def hidden_attributes(self) -> list[str]:
+        """Conversation attributes (and 'model') a blind coder does not see until done."""
+        raw = self.setting("hidden_attributes") or ""
+        return [a for a in raw.split("\n") if a]
+
+    @hidden_attributes.setter
+    def hidden_attributes(self, names: Sequence[str]) -> None:
+        self.require_lead("choose the hidden attributes")
+        self.set_setting("hidden_attributes", "\n".join(n.strip() for n in names if n.strip()))
+
+    def is_lead(self, name: str | None = None) -> bool:
+        """The coder (default: the current one) may run the study: an adjudicator outside
+        a coder package."""
+        name = name or self._coder
+        return (self.package_coder is None and name is not None
+                and self.coder_role(name) == "adjudicator")
+
+    def require_lead(self, what: str) -> None:
+        """Refuse ``what`` unless the current coder leads the study.
+
+        In a coder package nobody may; in a project with no adjudicator yet (a study being
+        set up) and on the command line without a coder name, the person at the file may.
+        """
+        package = self.package_coder
+        if package is not None:
+            raise ProjectError(
+                f"this is the coder package of '{package}'; only the lead's project can {what}"
+            )
+        if self._coder is None or self.is_lead():
+            return
+        if any(c["role"] == "adjudicator" for c in self.coders()):
+            raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
+                               f"'{self._coder}'")
+
+    def require_unblinded(self, what: str) -> None:
+        """Refuse ``what`` (which shows other coders' values) to a coder working blind."""
+        if self.blind_coding and not self.is_lead():
+            who = f"'{self._coder}' codes" if self._coder else "coders code"
+            raise ProjectError(f"{who} blind in this project: only a lead (an adjudicator) "
+                               f"can {what}")
+
+    def blind_for(self, conversation_id: str, position: int, coder: str | None = None) -> bool:
+        """Whether what blinding hides stays hidden from ``coder`` on this turn."""
+        coder = coder or self._coder
+        if not self.blind_coding or (coder is not None and self.is_lead(coder)):
+            return False
+        if coder is None:
+            return True
+        return not store_codings.get_done(self.db, coder, conversation_id, position)
 
     # -- codebook --------------------------------------------------------------------------
     @property
@@ -129,6 +199,9 @@ class Project:
             raise ProjectError("a coder needs a name")
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
+        current = self.coder_role(name)
+        if role is not None and role != (current or "coder"):
+            self.require_lead(f"make '{name}' {'an' if role[0] in 'aeiou' else 'a'} {role}")
         with self.pdb.atomic() as db:
             store_codings.ensure_coder(db, name, role or "coder")
             if role is not None:
@@ -136,6 +209,30 @@ class Project:
         if name != self._coder:
             self.undo_stack.clear()
         self._coder = name
+        self.pdb.actor = name
+
+    @property
+    def adjudicator(self) -> str | None:
+        """Who decides the consensus here: the adjudicator chosen with
+        :meth:`set_adjudicator`, else the current coder when they are one. Deciding as
+        someone never changes whose codings are written."""
+        if self._adjudicator and self.coder_role(self._adjudicator) == "adjudicator":
+            return self._adjudicator
+        if self._coder and self.coder_role(self._coder) == "adjudicator":
+            return self._coder
+        return None
+
+    def set_adjudicator(self, name: str) -> None:
+        """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
+        name = name.strip()
+        if not name:
+            raise ProjectError("an adjudicator needs a name")
+        if self.coder_role(name) != "adjudicator":
+            self.require_lead(f"make '{name}' an adjudicator")
+            with self.pdb.atomic() as db:
+                store_codings.ensure_coder(db, name, "adjudicator")
+                store_codings.set_coder_role(db, name, "adjudicator")
+        self._adjudicator = name
 
     def coder_role(self, name: str | None = None) -> str | None:
         name = name or self._coder
@@ -247,6 +344,14 @@ class Project:
         if position < 1:
             raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
         self.check_turn(conversation_id, position)
+        if done and self.require_all_codes:
+            empty = self.empty_codes(conversation_id, position)
+            if empty:
+                raise ProjectError(
+                    f"turn {position} of '{conversation_id}' cannot be marked done: this "
+                    f"project requires every applicable code, and {', '.join(empty)} "
+                    f"{'is' if len(empty) == 1 else 'are'} empty"
+                )
         return self._apply_new(
             f"mark turn {position} {'done' if done else 'not done'}",
             [Cell("done", (coder, conversation_id, position), None, bool(done))],
@@ -261,7 +366,21 @@ class Project:
                   text.strip())],
         )
 
+    def empty_codes(self, conversation_id: str, position: int) -> list[str]:
+        """Turn-level codes that apply to this turn and the current coder left empty."""
+        coder = self._require_coder()
+        role = store_conv.turn_role(self.db, conversation_id, position)
+        have = {r["code"] for r in store_codings.codings_of_conversation(
+            self.db, conversation_id, coder) if r["position"] == position}
+        return [c.key for c in self.codebook.codes
+                if not c.retired and c.unit == "turn" and c.kind != "binary"
+                and c.applies_to in ("any", role)
+                and c.key not in have]
+
     def _require_adjudicator(self) -> str:
+        decider = self.adjudicator
+        if decider is not None:
+            return decider
         coder = self._require_coder()
         if self.coder_role(coder) != "adjudicator":
             raise ProjectError(
@@ -318,7 +437,8 @@ class Project:
         """
         cmd = self.undo_stack.peek_undo()
         if cmd is not None:
-            self._replay(cmd, reverse=True)
+            with self.pdb.acting("undo"):
+                self._replay(cmd, reverse=True)
             self.undo_stack.pop_undo()
         return cmd
 
@@ -326,7 +446,8 @@ class Project:
         """Write again what the last undone command wrote (same check as :meth:`undo`)."""
         cmd = self.undo_stack.peek_redo()
         if cmd is not None:
-            self._replay(cmd, reverse=False)
+            with self.pdb.acting("redo"):
+                self._replay(cmd, reverse=False)
             self.undo_stack.pop_redo()
         return cmd
 
@@ -414,6 +535,16 @@ class Project:
             else:
                 others.append(row)
         done = store_codings.done_positions(self.db, conversation_id)
+        if self.blind_coding and not (coder is not None and self.is_lead(coder)):
+            # blind: other coders' values of a turn only once this coder has finished it
+            # (of the whole conversation once every assistant turn is); until then only
+            # that there are some
+            finished = done.get(coder or "", set())
+            codable = store_conv.positions_of_role(self.db, conversation_id)
+            seen = finished | ({0} if codable and codable <= finished else set())
+            others = [r if r["position"] in seen else {**r, "value": HIDDEN_VALUE}
+                      for r in others]
+            done = {k: (v if k == coder else v & seen) for k, v in done.items()}
         memos = {
             (m["position"], m["sentence"]): m["text"]
             for m in store_codings.memos_of_conversation(self.db, conversation_id)
@@ -426,6 +557,32 @@ class Project:
             "others": others,
             "others_done": {k: v for k, v in done.items() if k != coder},
         }
+
+    def hides(self, attribute: str) -> bool:
+        """Whether the current coder works blind to ``attribute`` ('model' or a conversation
+        attribute the lead marked hidden)."""
+        return (self.blind_coding and attribute in self.hidden_attributes
+                and not self.is_lead())
+
+    def conversation_for_coder(self, conversation_id: str) -> Conversation | None:
+        """The conversation as the current coder may see it: under blind coding the model
+        and the attributes the lead marked hidden are left out until every assistant turn
+        of it is done."""
+        conv = self.conversation(conversation_id)
+        hidden = self.hidden_attributes
+        if conv is None or not hidden or not self.blind_coding or self.is_lead():
+            return conv
+        done = store_codings.done_positions(self.db, conversation_id, self._coder or "")
+        codable = store_conv.positions_of_role(self.db, conversation_id)
+        if codable and codable <= done.get(self._coder or "", set()):
+            return conv
+        if "model" in hidden and conv.model:
+            for turn in conv.turns:
+                if turn.speaker == conv.model:
+                    turn.speaker = None
+            conv.model = None
+        conv.attributes = {k: v for k, v in conv.attributes.items() if k not in hidden}
+        return conv
 
     def next_unfinished(self, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
         coder = self._require_coder()

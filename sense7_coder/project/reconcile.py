@@ -299,7 +299,7 @@ def accept_majorities(
     Units already decided are kept unless ``overwrite``. Everything lands in one
     transaction as one undo step. Returns the command (``cells`` = decisions written).
     """
-    adjudicator = project.coder
+    adjudicator = project.adjudicator or project.coder
     if not adjudicator:
         raise ProjectError("choose who you are (an adjudicator) first")
     if project.coder_role(adjudicator) != "adjudicator":

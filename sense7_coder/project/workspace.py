@@ -119,7 +119,7 @@ def revealed(project: Project, state: dict[str, Any], position: int,
     Without blind coding: always. With it: a turn once this coder marked it done; the whole
     conversation (position 0) once every codable turn of it is done.
     """
-    if not project.blind_coding:
+    if not project.blind_coding or project.is_lead():
         return True
     done: set[int] = state.get("done", set())
     if position == 0:
@@ -168,3 +168,14 @@ def conversation_index(project: Project, conversation_id: str) -> int | None:
 def sentences_of(project: Project, conversation_id: str) -> dict[int, list[tuple[int, int]]]:
     """Stored sentence spans of a conversation: position -> [(start, end), ...]."""
     return store_conv.sentences_of(project.db, conversation_id)
+
+
+def assignment_progress(project: Project) -> dict[str, Any] | None:
+    """The current coder's assignment (conversations, turns to code, turns done), or None."""
+    from ..store import assignments as store_assignments
+
+    coder = project.coder
+    if not coder:
+        return None
+    return next((r for r in store_assignments.progress(project.db) if r["coder"] == coder),
+                None)

@@ -155,6 +155,8 @@ class ConversationFilter:
     status: str | None = None
     coder: str | None = None
     conversation_ids: Sequence[str] = ()
+    #: only the conversations assigned to this coder
+    assigned_to: str | None = None
 
 
 def _as_truth(text: str) -> str:
@@ -202,6 +204,10 @@ def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
         )
         truth, number = _as_truth(str(value)), _as_number(str(value))
         params += [path, truth, truth, path, number, path, number, path, str(value)]
+    if f.assigned_to is not None:
+        where.append("EXISTS (SELECT 1 FROM assignments a WHERE a.coder = ? "
+                      "AND a.conversation_id = c.conversation_id)")
+        params.append(f.assigned_to)
     if f.status and f.coder:
         done = (
             "(SELECT COUNT(*) FROM turn_status s WHERE s.coder = ? AND s.done = 1 "
@@ -397,3 +403,10 @@ def counts(db: Database) -> dict[str, int]:
         "predictions": "SELECT COUNT(*) FROM predictions",
     }
     return {k: int(db.execute(sql).fetchone()[0]) for k, sql in q.items()}
+
+
+def positions_of_role(db: Database, conversation_id: str, role: str = "assistant") -> set[int]:
+    """Positions of a conversation's turns of ``role``."""
+    return {r[0] for r in db.execute(
+        "SELECT position FROM turns WHERE conversation_id = ? AND role = ?",
+        [conversation_id, role])}

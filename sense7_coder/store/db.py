@@ -36,6 +36,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
+from .history import stamp_context
 from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
 from .trust import check_schema
@@ -103,6 +104,9 @@ class ProjectDB:
         self.db = db
         self._closed = False
         _register(path, +1)
+        #: who writes and why, recorded with every change in the history (see history.py)
+        self.actor: str | None = None
+        self.source = "edit"
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -121,6 +125,7 @@ class ProjectDB:
             name = f"s7_{next(_savepoints)}"
             conn.execute(f"SAVEPOINT {name}")
             try:
+                stamp_context(self.db, self.actor, self.source)
                 yield self.db
             except BaseException:
                 if conn.in_transaction:  # a failed statement may have ended it already
@@ -133,6 +138,8 @@ class ProjectDB:
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
+                # who writes and why, for the history triggers: first in every transaction
+                stamp_context(self.db, self.actor, self.source)
                 yield self.db
             except BaseException:
                 if conn.in_transaction:
@@ -150,6 +157,18 @@ class ProjectDB:
             # any failure of the file (disk full, locked, read-only, damaged, a constraint
             # another window broke meanwhile) has rolled the transaction back: say so
             raise _friendly(self.path, e) from e
+
+    @contextlib.contextmanager
+    def acting(self, source: str, actor: str | None = None) -> Iterator[None]:
+        """Record the writes made inside as coming from ``source`` (and ``actor``)."""
+        saved = self.actor, self.source
+        self.source = source
+        if actor is not None:
+            self.actor = actor
+        try:
+            yield
+        finally:
+            self.actor, self.source = saved
 
     def data_version(self) -> int:
         """Changes when another connection commits (used to notice a second window)."""

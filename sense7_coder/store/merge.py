@@ -42,6 +42,11 @@ STAGED: dict[str, tuple[str, ...]] = {
         "conversation_id", "position", "sentence", "code", "value", "adjudicator", "rationale",
         "decided_at",
     ),
+    "assignments": ("coder", "conversation_id", "overlap", "ord", "assigned_at"),
+    "history": (
+        "id", "at", "coder", "action", "kind", "conversation_id", "position", "sentence",
+        "code", "before", "after", "source", "actor", "origin",
+    ),
 }
 CODE_COLUMNS = ("key", "kind", "unit", "levels", "allow_na", "label")
 

@@ -224,6 +224,134 @@ def m004_untyped_values(db: Database) -> None:
 
 
 @migrations()
+def m005_team_workflow(db: Database) -> None:
+    """Assignments of conversations to coders, and an append-only history of every change.
+
+    ``history`` is written by triggers on the tables it follows, so that every way a row
+    changes (a keystroke, an import, a set-based merge, undo) is recorded the same way.
+    Who acts and why is read from the one row of ``history_context``, which the store sets
+    at the start of each write transaction. Trigger bodies use only built-in functions
+    SQLite calls innocuous (``trusted_schema`` is off on every connection). Values already
+    in the file are recorded once, as found by this upgrade.
+    """
+    db.executescript(
+        """
+        CREATE TABLE assignments (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            overlap INTEGER NOT NULL DEFAULT 0,
+            ord INTEGER NOT NULL DEFAULT 0,
+            assigned_at TEXT,
+            PRIMARY KEY (coder, conversation_id)
+        );
+        CREATE INDEX assignments_conversation ON assignments(conversation_id);
+        CREATE TABLE history (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            coder TEXT,
+            action TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            conversation_id TEXT,
+            position INTEGER,
+            sentence INTEGER,
+            code TEXT,
+            before,
+            after,
+            source TEXT NOT NULL DEFAULT '',
+            actor TEXT,
+            origin TEXT
+        );
+        CREATE INDEX history_unit ON history(conversation_id, position);
+        CREATE TABLE history_context (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            actor TEXT,
+            source TEXT NOT NULL DEFAULT 'edit'
+        );
+        INSERT INTO history_context(id, actor, source) VALUES (1, NULL, 'edit');
+        """
+    )
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    # table -> (kind, coder column, sentence, code, followed value)
+    followed = {
+        "codings": ("coding", "coder", "sentence", "code", "value"),
+        "turn_status": ("done", "coder", "NULL", "NULL", "done"),
+        "memos": ("memo", "coder", "sentence", "NULL", "text"),
+        "consensus": ("consensus", "adjudicator", "sentence", "code", "value"),
+        "assignments": ("assignment", "coder", "NULL", "NULL", "overlap"),
+    }
+    position = {"assignments": "NULL"}
+    script = []
+    for table, (kind, coder, sentence, code, value) in followed.items():
+        pos = position.get(table, "position")
+
+        def row(r: str, action: str, before: str, after: str, table: str = table,
+                kind: str = kind, coder: str = coder, sentence: str = sentence,
+                code: str = code, pos: str = pos) -> str:
+            def col(c: str) -> str:
+                return c if c == "NULL" else f"{r}.{c}"
+            return (f"INSERT INTO history({cols}) VALUES ({now}, {col(coder)}, '{action}', "
+                    f"'{kind}', {r}.conversation_id, {col(pos)}, {col(sentence)}, {col(code)}, "
+                    f"{before}, {after}, {ctx});")
+
+        script.append(
+            f"CREATE TRIGGER history_{table}_insert AFTER INSERT ON {table} BEGIN "
+            + row("new", "set", "NULL", f"new.{value}") + " END;"
+        )
+        changed = f"old.{value} IS NOT new.{value}"
+        if table == "consensus":
+            changed += " OR old.adjudicator IS NOT new.adjudicator"
+        script.append(
+            f"CREATE TRIGGER history_{table}_update AFTER UPDATE ON {table} "
+            f"WHEN {changed} BEGIN "
+            + row("new", "change", f"old.{value}", f"new.{value}") + " END;"
+        )
+        script.append(
+            f"CREATE TRIGGER history_{table}_delete AFTER DELETE ON {table} BEGIN "
+            + row("old", "clear", f"old.{value}", "NULL") + " END;"
+        )
+        # what the file already holds, as found by this upgrade
+        script.append(
+            f"INSERT INTO history({cols}) SELECT {now}, {coder if coder != 'NULL' else 'NULL'}, "
+            f"'set', '{kind}', conversation_id, {pos}, {sentence}, {code}, NULL, {value}, "
+            f"'upgrade', NULL FROM {table};"
+        )
+    # the codebook: a code's definition in one line of text
+    def code_text(r: str) -> str:
+        return (f"{r}.label || ' (' || {r}.kind || ', ' || {r}.unit || ', ' || {r}.applies_to "
+                f"|| ', levels ' || {r}.levels || CASE WHEN {r}.allow_na THEN ', NA allowed' "
+                f"ELSE '' END || CASE WHEN {r}.retired THEN ', retired' ELSE '' END || ')'")
+    code_cols = ("ord", "label", "kind", "unit", "applies_to", "levels", "allow_na",
+                 "description", "include", "exclude", "examples", "shortcut", "color", "grp",
+                 "user_rating", "retired")
+    differs = " OR ".join(f"old.{c} IS NOT new.{c}" for c in code_cols)
+    script.append(
+        "CREATE TRIGGER history_codes_insert AFTER INSERT ON codes BEGIN "
+        f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'set', 'code', NULL, NULL, NULL, "
+        f"new.key, NULL, {code_text('new')}, {ctx}); END;"
+    )
+    script.append(
+        f"CREATE TRIGGER history_codes_update AFTER UPDATE ON codes WHEN {differs} BEGIN "
+        f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'code', NULL, NULL, NULL, "
+        f"new.key, {code_text('old')}, {code_text('new')}, {ctx}); END;"
+    )
+    script.append(
+        "CREATE TRIGGER history_codes_delete AFTER DELETE ON codes BEGIN "
+        f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'clear', 'code', NULL, NULL, NULL, "
+        f"old.key, {code_text('old')}, NULL, {ctx}); END;"
+    )
+    script.append(
+        f"INSERT INTO history({cols}) SELECT {now}, NULL, 'set', 'code', NULL, NULL, NULL, key, "
+        f"NULL, {code_text('codes')}, 'upgrade', NULL FROM codes ORDER BY ord;"
+    )
+    db.executescript("\n".join(script))
+
+
+@migrations()
 def m006_prediction_runs(db: Database) -> None:
     """Turn-level predictions and the LLM judge's answers, kept so a re-run sends nothing
     already answered (the judge's prompt lives in ``meta``)."""

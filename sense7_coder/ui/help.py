@@ -18,7 +18,7 @@ SHORTCUTS = """
 ### Coding the focused code
 | Key | Does |
 |---|---|
-| 1 … 9 | set the level (ordinal codes: the level value; nominal: the n-th choice) |
+| 1 … 9 | set the level (ordinal codes: the level value; nominal: the n-th choice); the focus then moves to the next code (*Coding › Move to the next code after rating*, on by default), and a ↓ right after that stays on it |
 | 0 or N | not applicable |
 | Delete, Backspace | clear the value |
 | Space | toggle a present/absent code |
@@ -28,7 +28,9 @@ SHORTCUTS = """
 ### Moving
 | Key | Does |
 |---|---|
-| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn (with blind coding: the first press shows the users' ratings and others' values, the second goes on) |
+| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn (codes left empty: the first press names them, the second marks it done; with blind coding it then shows the users' ratings and others' values, and the next press goes on) |
+| Ctrl+H | the history of this turn |
+| Ctrl+Shift+F | retrieve every unit coded with a code or value |
 | Ctrl+Shift+Enter | mark the turn not done |
 | PgDown / PgUp, Ctrl+↓ / Ctrl+↑ | next / previous turn |
 | Ctrl+J | next unfinished turn |

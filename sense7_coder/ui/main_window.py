@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -32,11 +32,13 @@ from .welcome import NewProjectDialog, WelcomePage
 from .workspace.view import Workspace
 
 POLL_MS = 2000
+#: files that hold data to import, not projects
+IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
 PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
     "prev_conversation", "done", "reopen", "blind", "coder", "codebook", "toggle_list",
-    "toggle_side", "auto_advance",
+    "toggle_side", "auto_advance", "team", "history", "retrieve",
 )
 
 
@@ -50,7 +52,7 @@ class MainWindow(QMainWindow):
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
         self.setCentralWidget(self.stack)
-        self.welcome.openPath.connect(self.open_project)
+        self.welcome.openPath.connect(self.open_recent)
         self.welcome.newProject.connect(self.new_project)
         self.welcome.openProject.connect(self.open_dialog)
         self.welcome.openDemo.connect(self.open_demo)
@@ -58,7 +60,7 @@ class MainWindow(QMainWindow):
         w = lambda name: (lambda *_: getattr(self.workspace, name)() if self.workspace else None)  # noqa: E731
         slots: dict[str, Callable[..., Any]] = {
             "new": self.new_project, "open": self.open_dialog, "demo": self.open_demo,
-            "import": self.import_conversations, "close": self.close_project, "quit": self.close,
+            "import": lambda: self.import_conversations(), "close": self.close_project, "quit": self.close,
             "undo": w("undo"), "redo": w("redo"), "find": self.focus_search,
             "memo": lambda: self.workspace and self.workspace.memo.editor.setFocus(),
             "focus_codes": lambda: self.workspace and self.workspace.coding.setFocus(),
@@ -71,6 +73,8 @@ class MainWindow(QMainWindow):
             "prev_conversation": lambda: self.workspace and self.workspace.move_conversation(-1),
             "done": w("mark_done_and_next"), "reopen": w("reopen"),
             "blind": self.set_blind, "coder": self.switch_coder, "codebook": self.edit_codebook,
+            "team": self.show_team, "history": self.show_turn_history,
+            "retrieve": self.show_retrieve,
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
             "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
@@ -139,12 +143,48 @@ class MainWindow(QMainWindow):
             self.setWindowFilePath(str(self.project.path))
 
     # -- opening and closing ------------------------------------------------------------------
+    def open_recent(self, path: str | Path) -> bool:
+        """Open a recent project; a missing one can be located or taken off the list."""
+        path = Path(path)
+        if path.exists():
+            return self.open_project(path)
+        box = QMessageBox(QMessageBox.Icon.Warning, "Project not found",
+                          f"{path.name} is no longer at {path.parent}.", parent=self)
+        box.setInformativeText("It may have been moved, renamed or deleted. Locate it, or "
+                               "remove it from the recent projects.")
+        locate = box.addButton("Locate…", QMessageBox.ButtonRole.AcceptRole)
+        remove = box.addButton("Remove from the list", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is remove:
+            self.settings.remove_recent(path)
+        elif clicked is locate:
+            found = self.ask_location(path)
+            if found:
+                self.settings.remove_recent(path)
+                if self.open_project(found):
+                    return True
+        if self.project is None:
+            self.show_welcome()
+        return False
+
+    def ask_location(self, path: Path) -> str:
+        """Where a missing project is now (tests replace this)."""
+        start = path.parent if path.parent.exists() else self._documents()
+        name, _ = QFileDialog.getOpenFileName(
+            self, f"Locate {path.name}", str(start),
+            f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
+        return name
+
     def open_project(self, path: str | Path, coder: str | None = None) -> bool:
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
         path = Path(path)
         try:
             project = Project.open(path)
         except Sense7Error as e:
+            if self._offer_import(path, str(e)):
+                return False
             QMessageBox.critical(self, "Cannot open the project", str(e))
             return False
         except OSError as e:
@@ -160,7 +200,7 @@ class MainWindow(QMainWindow):
         self.workspace = Workspace(project, self)
         self.workspace.saved.connect(self._saved)
         self.workspace.moved.connect(self._moved)
-        self.workspace.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.workspace.message.connect(lambda text: self.show_message(text, 8000))
         self.workspace.failed.connect(self._failed)
         state = self.settings.window_state("split")
         if state is not None:
@@ -171,7 +211,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.workspace)
         self.stack.setCurrentWidget(self.workspace)
         self._enable_project_actions(True)
-        self.actions_.blind.setChecked(project.blind_coding)
+        self._update_lead_actions()
         self.actions_.toggle_list.setChecked(True)
         self.actions_.toggle_side.setChecked(True)
         self.workspace.auto_advance = self.settings.auto_advance()
@@ -189,9 +229,34 @@ class MainWindow(QMainWindow):
         self.poll.start()
         return True
 
+    def _offer_import(self, path: Path, error: str) -> bool:
+        """A conversations file opened as a project: say so and offer to import it (into the
+        open project, or a new one). True when the question was asked."""
+        if path.suffix.lower() not in IMPORTABLE or "not an SQLite file" not in error:
+            return False
+        where = ("into the open project" if self.project is not None
+                 else "into a new project (create it first)")
+        box = QMessageBox(QMessageBox.Icon.Information, "This is a data file, not a project",
+                          f"{path.name} holds conversations or ratings, not a sense7-coder "
+                          "project.", parent=self)
+        box.setInformativeText(f"Import it {where} with File › Import conversations…")
+        go = box.addButton("Import…" if self.project is not None else "New project…",
+                           QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() is go:
+            if self.project is not None:
+                self.import_conversations([path])
+            else:
+                self.new_project()
+        return True
+
     def _choose_coder(self, project: Project, coder: str | None) -> bool:
         known = {c["name"] for c in project.coders()}
         remembered = self.settings.last_coder(project.path)
+        if not coder and self._open_in_another_window(project.path):
+            # two people at one machine: the second window asks instead of assuming
+            return self.ask_coder(project, None)
         try:
             if coder:
                 project.set_coder(coder)
@@ -202,6 +267,15 @@ class MainWindow(QMainWindow):
         except Sense7Error as e:
             QMessageBox.warning(self, "Who is coding?", str(e))
         return self.ask_coder(project, remembered)
+
+    def _open_in_another_window(self, path: Path) -> bool:
+        from PySide6.QtWidgets import QApplication
+
+        for widget in QApplication.topLevelWidgets():
+            other = getattr(widget, "project", None) if isinstance(widget, MainWindow) else None
+            if widget is not self and other is not None and other.path.resolve() == path.resolve():
+                return True
+        return False
 
     def ask_coder(self, project: Project, suggested: str | None) -> bool:
         """Show the coder dialog; True when a coder was chosen (tests replace this)."""
@@ -250,7 +324,7 @@ class MainWindow(QMainWindow):
             QMessageBox.critical(self, "Cannot create the project", str(e))
             return
         if self.open_project(dialog.project_path()):
-            self.statusBar().showMessage("New project: import conversations with File ▸ Import", 8000)
+            self.show_message("New project: import conversations with File ▸ Import", 8000)
 
     def open_dialog(self) -> None:
         name, _ = QFileDialog.getOpenFileName(
@@ -274,7 +348,7 @@ class MainWindow(QMainWindow):
         menu.clear()
         for f in self.settings.recent_files():
             a = menu.addAction(f)
-            a.triggered.connect(lambda _=False, f=f: self.open_project(f))
+            a.triggered.connect(lambda _=False, f=f: self.open_recent(f))
         if menu.isEmpty():
             menu.addAction("No recent projects").setEnabled(False)
 
@@ -287,10 +361,25 @@ class MainWindow(QMainWindow):
             return
         self.coder_changed()
 
+    def _update_lead_actions(self) -> None:
+        """Blind coding is the lead's to switch: a coder sees it, greyed, with the reason."""
+        if self.project is None:
+            return
+        project = self.project
+        lead = project.package_coder is None and (project.is_lead() or not any(
+            c["role"] == "adjudicator" for c in project.coders()))
+        blind = self.actions_.blind
+        blind.setEnabled(lead)
+        blind.setChecked(project.blind_coding)
+        blind.setToolTip("Hide other coders' values and the users' ratings of a turn until "
+                         "you mark it done" + ("" if lead else
+                                               " (only a lead, an adjudicator, can switch it)"))
+
     def coder_changed(self) -> None:
         """Show everything again for the (new) current coder."""
         if self.project is None or self.workspace is None:
             return
+        self._update_lead_actions()
         self.settings.set_last_coder(self.project.path, self.project.coder or "")
         self.workspace.refresh_all()
         self._update_status()
@@ -302,10 +391,13 @@ class MainWindow(QMainWindow):
         try:
             self.project.blind_coding = bool(on)
         except Sense7Error as e:
-            self._failed(str(e))
+            blocked = self.actions_.blind.blockSignals(True)
+            self.actions_.blind.setChecked(self.project.blind_coding)  # unchanged
+            self.actions_.blind.blockSignals(blocked)
+            self.show_message(str(e), 10000)
             return
         self.workspace.refresh_panel()
-        self.statusBar().showMessage(
+        self.show_message(
             "Blind coding on: others' values and users' ratings stay hidden until you mark a "
             "turn done" if on else "Blind coding off", 6000)
 
@@ -313,6 +405,7 @@ class MainWindow(QMainWindow):
         self.settings.set_auto_advance(bool(on))
         if self.workspace is not None:
             self.workspace.auto_advance = bool(on)
+            self.workspace.refresh_panel()  # the hint line says what a rating does
 
     def _toggle_list(self, on: bool) -> None:
         if self.workspace is not None:
@@ -331,12 +424,14 @@ class MainWindow(QMainWindow):
             self.workspace.list_panel.search.selectAll()
 
     # -- other dialogs (imported when first used) -----------------------------------
-    def import_conversations(self) -> None:
+    def import_conversations(self, files: list[Path] | None = None) -> None:
         if self.project is None or self.workspace is None:
             return
         from .dialogs.import_dialog import ImportDialog
 
         dialog = ImportDialog(self.project, self)
+        if files:
+            dialog.set_files(files)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         self._after_dialog(accepted)
 
@@ -347,6 +442,32 @@ class MainWindow(QMainWindow):
 
         CodebookEditorDialog(self.project, self).exec()
         self._after_dialog(True)
+
+    def show_team(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        from .team_dialog import TeamDialog
+
+        dialog = TeamDialog(self.project, self)
+        dialog.changed.connect(lambda: self._after_dialog(True))
+        dialog.exec()
+
+    def show_turn_history(self) -> None:
+        ws_ = self.workspace
+        if self.project is None or ws_ is None or not ws_.conversation_id:
+            return
+        from .history_dialog import TurnHistoryDialog
+
+        TurnHistoryDialog(self.project, ws_.conversation_id, ws_.position, self).exec()
+
+    def show_retrieve(self) -> None:
+        if self.project is None or self.workspace is None:
+            return
+        from .retrieve_dialog import RetrieveDialog
+
+        dialog = RetrieveDialog(self.project, self)
+        dialog.goTo.connect(lambda cid, pos: self.workspace and self.workspace.go_to(cid, pos))
+        dialog.exec()
 
     def _after_dialog(self, changed: bool) -> None:
         if self.project is None or self.workspace is None:
@@ -372,7 +493,7 @@ class MainWindow(QMainWindow):
             return
         if changed:
             self._refresh_everything()
-            self.statusBar().showMessage("Updated: this project was changed in another window", 5000)
+            self.show_message("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:
         self.saved_label.setText(f"All changes saved · {dt.datetime.now():%H:%M:%S}")
@@ -383,7 +504,21 @@ class MainWindow(QMainWindow):
         self.saved_label.setText("Last change NOT saved")
         QMessageBox.warning(self, "Not saved", text)
 
+    def show_message(self, text: str, ms: int = 6000) -> None:
+        """A status-bar message that fits: elided to the room beside the permanent labels,
+        the whole text in the tooltip."""
+        bar = self.statusBar()
+        room = bar.width() - sum(w.width() + 12 for w in (
+            self.project_label, self.coder_label, self.progress_label, self.saved_label)
+            if w.isVisible()) - 24
+        shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, max(room, 120))
+        bar.setToolTip(text if shown != text else "")
+        bar.showMessage(shown, ms)
+
     def _moved(self) -> None:
+        # a message about the turn just left must not stand beside the next one
+        self.statusBar().clearMessage()
+        self.statusBar().setToolTip("")
         if self.project is not None and self.workspace is not None and self.workspace.conversation_id:
             wsp = self.workspace
             self.settings.set_last_position(self.project.path, wsp.conversation_id or "",

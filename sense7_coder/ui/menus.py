@@ -93,8 +93,14 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
     act(m, "blind", "&Blind coding", checkable=True,
         tip="Hide other coders' values and the users' ratings of a turn until you mark it done")
     act(m, "coder", "Switch &coder…", ("Ctrl+Shift+K",))
+    act(m, "history", "&History of this turn…", ("Ctrl+H",),
+        tip="Every change to this turn: who, when, before and after, and how")
     m.addSeparator()
     act(m, "codebook", "&Edit codebook…", ("Ctrl+Shift+B",))
+    act(m, "team", "Assi&gnments and packages…",
+        tip="Assign conversations to coders, see their progress, write coder packages")
+    act(m, "retrieve", "&Retrieve coded units…", ("Ctrl+Shift+F",),
+        tip="Every unit coded with a code (or one of its values), with its text")
 
     m = menus["view"] = bar.addMenu("&View")
     act(m, "toggle_list", "Conversation &list", ("Ctrl+L",), checkable=True)

@@ -114,11 +114,12 @@ class WelcomePage(QWidget):
                 stamp = dt.datetime.fromtimestamp(path.stat().st_mtime)
                 when = f"  ·  changed {stamp:%d %b %Y, %H:%M}"
             item = QListWidgetItem(f"{path.name}\n{path.parent}{when}" if exists
-                                   else f"{path.name}  (missing)\n{path.parent}")
+                                   else f"{path.name}  (missing: open it to locate or remove "
+                                        f"it)\n{path.parent}")
             item.setData(Qt.ItemDataRole.UserRole, f)
             item.setToolTip(f)
             if not exists:
-                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                item.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
             self.recent.addItem(item)
         self.recent.setVisible(bool(files))
         self.empty.setVisible(not files)

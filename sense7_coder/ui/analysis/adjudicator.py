@@ -15,7 +15,7 @@ from ..palette import error_style
 
 def can_decide(project: Project) -> bool:
     """Only an adjudicator sets the consensus."""
-    return bool(project.coder) and project.coder_role() == "adjudicator"
+    return project.adjudicator is not None
 
 
 class AdjudicatorBar(QWidget):
@@ -39,8 +39,13 @@ class AdjudicatorBar(QWidget):
 
     def refresh(self) -> None:
         coder = self.project.coder
-        if can_decide(self.project):
-            self.label.setText(f"Adjudicating as <b>{html.escape(coder or '')}</b>")
+        decider = self.project.adjudicator
+        if decider is not None:
+            text = f"Adjudicating as <b>{html.escape(decider)}</b>"
+            if coder and coder != decider:
+                # a separate identity: the workspace still codes as the coder
+                text += f" (your codings stay <b>{html.escape(coder)}</b>'s)"
+            self.label.setText(text)
             self.button.setText("Switch adjudicator…")
         elif coder:
             self.label.setText(
@@ -52,15 +57,18 @@ class AdjudicatorBar(QWidget):
             self.button.setText("Adjudicate as…")
 
     def become(self, name: str) -> None:
-        """Work as ``name`` with the adjudicator role (created if new; a coder becomes one)."""
-        self.project.set_coder(name, role="adjudicator")
+        """Decide as ``name`` (an adjudicator; a lead may make a new name or a coder one).
+
+        Whose codings the workspace writes does not change."""
+        self.project.set_adjudicator(name)
         self.refresh()
         self.switched.emit()
 
     def ask(self) -> None:
         name, ok = QInputDialog.getItem(
             self, "Who adjudicates?",
-            "Decide as (a new name is added as adjudicator; choosing a coder makes them one):",
+            "Decide as (adjudicating is separate from coding: your own codings stay yours;\n"
+            "a lead may add a new adjudicator or make a coder one):",
             adjudicators(self.project), 0, True)
         if ok and name.strip():
             try:

@@ -111,11 +111,13 @@ class MajorityBatch(QObject):
         """Accept the majorities of ``code`` (None = every code) as the current adjudicator."""
         if self.task is not None and not self.task.done:
             return self.task
-        adjudicator = self.project.coder or ""
+        adjudicator = self.project.adjudicator or self.project.coder or ""
+        coder = self.project.coder or adjudicator
         codes = [code] if code else []
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> Command:
-            project.set_coder(adjudicator)
+            project.set_coder(coder)
+            project.set_adjudicator(adjudicator)
             return accept_majorities(project, codes=codes, progress=progress, cancel=cancel)
 
         self.task = self.runner.start(

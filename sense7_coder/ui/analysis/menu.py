@@ -69,6 +69,16 @@ class AnalysisMenu(QObject):
             QMessageBox.information(self.window, "Analysis", "Open a project first.")
         return project
 
+    def _blind(self, project: Any, title: str, why: str) -> bool:
+        """Refuse a window that would show what blind coding hides; True when refused."""
+        if not project.blind_coding or project.is_lead():
+            return False
+        QMessageBox.information(
+            self.window, title,
+            f"This project codes blind: {why}, so only a lead (an adjudicator) can open it. "
+            "Ask your lead, or code as the lead.")
+        return True
+
     def close_stale(self) -> None:
         """Close windows whose project is no longer the window's open project."""
         for name, panel in list(self.panels.items()):
@@ -88,6 +98,9 @@ class AnalysisMenu(QObject):
             return None
         from .agreement_panel import AgreementPanel
 
+        if self._blind(project, "Agreement", "agreement compares you with the other coders "
+                       "and the users' own ratings"):
+            return None
         panel = self.panels.get("agreement")
         if isinstance(panel, AgreementPanel):
             panel.load_choices()  # coders or conversations may have come in since
@@ -102,6 +115,8 @@ class AnalysisMenu(QObject):
             return None
         from .reconcile_panel import ReconcilePanel
 
+        if self._blind(project, "Reconcile", "reconciliation shows every coder's values"):
+            return None
         panel = self.panels.get("reconcile")
         if isinstance(panel, ReconcilePanel):
             panel.update_role()
@@ -134,6 +149,9 @@ class AnalysisMenu(QObject):
             return
         from .export_dialog import ExportDialog
 
+        if self._blind(project, "Export", "exports hold every coder's values and the users' "
+                       "ratings"):
+            return
         ExportDialog(project, self.window).exec()
 
     def merge(self) -> None:

@@ -143,6 +143,7 @@ class ImportDialog(QDialog):
         self.progress.setMaximumWidth(220)
         self.progress.hide()
         self.status_label = QLabel("Add the files to import.")
+        self._cancel_note = ""
         self.buttons = QDialogButtonBox()
         self.import_button = self.buttons.addButton("Import", QDialogButtonBox.ButtonRole.AcceptRole)
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
@@ -262,7 +263,7 @@ class ImportDialog(QDialog):
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> tuple[int, ImportCheck]:
             return generation, check_import(project, paths, options, progress, cancel)
 
-        self.status_label.setText("Reading and checking the files…")
+        self.status_label.setText(self._cancel_note + "Reading and checking the files…")
         self.progress.setRange(0, 0)
         self.progress.show()
         self._check_task = self.runner.start(
@@ -327,9 +328,9 @@ class ImportDialog(QDialog):
                 f"{errors} problem{'s' if errors > 1 else ''} to fix before importing; "
                 "nothing has been written.")
         elif can_import:
-            self.status_label.setText("Ready to import.")
+            self.status_label.setText(self._cancel_note + "Ready to import.")
         else:
-            self.status_label.setText("Nothing new to import.")
+            self.status_label.setText(self._cancel_note + "Nothing new to import.")
 
     def _set_messages(self, messages: Sequence[Message]) -> None:
         self.messages.set_messages(messages)
@@ -351,6 +352,7 @@ class ImportDialog(QDialog):
             return import_files(project, paths, options, progress=progress, cancel=cancel)
 
         self._set_busy(True)
+        self._cancel_note = ""
         self.status_label.setText("Importing…")
         self._import_task = self.runner.start(
             with_own_project(self.project.path, job), title="Importing conversations",
@@ -395,7 +397,9 @@ class ImportDialog(QDialog):
 
     def _import_cancelled(self) -> None:
         self._set_busy(False)
-        self.status_label.setText("Import cancelled; nothing was changed.")
+        # said until the next import, also after the check that follows
+        self._cancel_note = "Import cancelled; nothing was written. "
+        self.status_label.setText(self._cancel_note.strip())
         self._options_changed()  # check again (the project may have changed meanwhile)
 
     def done(self, result: int) -> None:

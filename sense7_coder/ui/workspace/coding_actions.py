@@ -31,6 +31,8 @@ class CodingActions:
 
     auto_advance = True
     _shortcuts: list[QShortcut]
+    #: the turn where marking done with empty codes was asked about (the next press confirms)
+    _confirm_empty: tuple[str, int] | None = None
 
     if TYPE_CHECKING:  # provided by Workspace
         project: Project
@@ -101,7 +103,7 @@ class CodingActions:
             self.message.emit(f"{key} is not a level of {code.label}")
             return
         if self.choose(code.key, value) and self.auto_advance:
-            self.coding.move_focus(1, wrap=False)
+            self.coding.advance_after_rating()
 
     def clear_focused(self) -> None:
         code = self.coding.focused_code()
@@ -155,6 +157,7 @@ class CodingActions:
             return False
         self.reload_state()
         self.list_panel.model.refresh_conversation(cid)
+        self.list_panel.update_assignment()
         self.refresh_panel()
         return True
 
@@ -165,15 +168,29 @@ class CodingActions:
         undone = self.position in self.codable and self.position not in self.state.get("done", set())
         if undone:
             empty = self.empty_codes()
+            here = (self.conversation_id or "", self.position)
+            if empty and not self.project.require_all_codes and \
+                    self._confirm_empty != here:
+                # asks first: a second press marks it done with those codes left empty
+                self._confirm_empty = here
+                n = len(empty)
+                self.message.emit(
+                    f"Press Ctrl+Enter (or D) again to mark turn {self.position} done with "
+                    f"{n} code{'s' if n != 1 else ''} left empty: {', '.join(empty)}")
+                return
+            self._confirm_empty = None
             reveals = self.project.blind_coding and self.hidden_here()
             if not self.set_done(True):
                 return
             note = f" ({len(empty)} left empty: {', '.join(empty)})" if empty else ""
             if reveals:
-                self.message.emit(f"Turn {self.position} done{note}: the users' ratings and "
-                                  "others' values are shown now. Ctrl+Enter goes on.")
+                self.message.emit(f"Turn {self.position} done: the users' ratings and "
+                                  f"others' values are shown now. Ctrl+Enter goes on.{note}")
                 return
-            self.message.emit(f"Turn {self.position} done{note}")
+            done_text = f"Turn {self.position} done{note}"
+            if self.next_unfinished():  # said after the move, which clears older messages
+                self.message.emit(done_text)
+            return
         self.next_unfinished()
 
     def empty_codes(self) -> list[str]:

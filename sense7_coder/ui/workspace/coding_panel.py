@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette
+from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ...domain.codebook import Code, Codebook
@@ -18,6 +18,12 @@ from .code_row import NOT_SET, CodeRow
 SECTIONS = (("turn", "This turn"), ("sentence", "Sentence"), ("conversation", "Whole conversation"))
 HINT = ("<b>1–5</b> rate · <b>0</b>/<b>N</b> not applicable · <b>Del</b> clear · "
         "<b>↑↓</b> next code · <b>letter</b> jump to code · <b>Ctrl+Enter</b> done")
+
+
+def hint_text(advance: bool) -> str:
+    """The key hint under the codes; says when a rating moves on to the next code."""
+    return HINT.replace("<b>1–5</b> rate", "<b>1–5</b> rate, then the next code") if advance \
+        else HINT
 
 
 def _section_label(text: str, parent: QWidget) -> QLabel:
@@ -159,8 +165,51 @@ class CodingPanel(QScrollArea):
         row = self.rows.get(key or "")
         if row is not None:
             row.set_focused(True)
+            self.fold_guidance(row)
             self.reveal(row)
             self.focusedCodeChanged.emit(key)
+
+    _folding = False
+
+    def resizeEvent(self, e: QResizeEvent) -> None:
+        super().resizeEvent(e)
+        if self._folding or e.size().height() == e.oldSize().height():
+            return
+        row = self.rows.get(self.focused_key or "")
+        if row is not None and row.focused and row.code.description:
+            self._folding = True
+            try:
+                row.description.show()  # decide again for the new height
+                self.fold_guidance(row)
+            finally:
+                self._folding = False
+
+    def fold_guidance(self, row: Any) -> bool:
+        """Fold the focused code's guidance away when that lets every code fit in view (it
+        stays in the row's tooltip); where the codes need scrolling anyway it stays open
+        under the code. True when folded."""
+        if not row.description.isVisibleTo(row):
+            return False
+
+        def fits() -> bool:
+            for w in (row, self.inner, self):
+                QApplication.sendPostedEvents(w, QEvent.Type.LayoutRequest)
+            keys = self.visible_keys()
+            if not keys:
+                return True
+            layout = self.inner.layout()
+            gap = layout.spacing() if layout is not None else 0
+            rows = sum(self.rows[k].sizeHint().height() + max(gap, 0) for k in keys)
+            # every code in view at once, under the turn's title that stays pinned on top
+            return rows <= self.viewport().height() - self.title.height()
+
+        if fits():
+            return False
+        row.description.hide()
+        if fits():
+            return True
+        row.description.show()
+        return False
 
     def reveal(self, row: QWidget) -> None:
         """Scroll so the whole row shows, its description (shown when focused) included."""
@@ -188,9 +237,20 @@ class CodingPanel(QScrollArea):
         self.focus_code(keys[j])
         return True
 
+    #: the focus just moved on by itself after a rating: the next Down keeps it there, so
+    #: a coder who presses Down out of habit never skips a code
+    advanced_by_rating = False
+
+    def advance_after_rating(self) -> bool:
+        moved = self.move_focus(1, wrap=False)
+        self.advanced_by_rating = moved
+        return moved
+
     def keyPressEvent(self, e: QKeyEvent) -> None:
+        advanced, self.advanced_by_rating = self.advanced_by_rating, False
         if e.key() == Qt.Key.Key_Down and not e.modifiers():
-            self.move_focus(1)
+            if not advanced:
+                self.move_focus(1)
         elif e.key() == Qt.Key.Key_Up and not e.modifiers():
             self.move_focus(-1)
         else:

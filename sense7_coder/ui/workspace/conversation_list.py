@@ -6,6 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QPainter, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QGridLayout,
     QHeaderView,
@@ -23,6 +24,7 @@ from ...project import Project
 from ...project.workspace import (
     STATUSES,
     ConversationFilter,
+    assignment_progress,
     conversation_count,
     filter_choices,
 )
@@ -102,6 +104,7 @@ class ConversationListPanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # ids differ at their ends
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
         header = self.table.horizontalHeader()
@@ -122,9 +125,15 @@ class ConversationListPanel(QWidget):
 
         filters = QGridLayout()
         filters.setSpacing(4)
-        filters.addWidget(self.model_box, 0, 0)
-        filters.addWidget(self.participant_box, 0, 1)
+        filters.addWidget(self.participant_box, 0, 0)
+        filters.addWidget(self.model_box, 0, 1)  # hidden from blind coders: the gap is last
         filters.addWidget(self.status_box, 1, 0)
+        self.mine = QCheckBox("My assignment", self)
+        self.mine.setToolTip("Only the conversations assigned to you")
+        self.mine.toggled.connect(lambda _on: self.apply_filter())
+        filters.addWidget(self.mine, 1, 1)
+        self.assignment = QLabel(self)
+        self.assignment.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
@@ -132,6 +141,8 @@ class ConversationListPanel(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
+        layout.addWidget(self.assignment)
+        self.update_assignment(first=True)
         self._update_count()
 
     # -- filters ------------------------------------------------------------------------------
@@ -152,6 +163,29 @@ class ConversationListPanel(QWidget):
             box.blockSignals(False)
         self.status_box.setItemText(0, "Any coding status")
 
+    def update_assignment(self, first: bool = False) -> None:
+        """Show 'My assignment' (on at first) and the progress against it, when the current
+        coder has conversations assigned."""
+        mine = assignment_progress(self.project)
+        self.mine.setHidden(mine is None)
+        self.assignment.setHidden(mine is None)
+        if mine is None:
+            self.mine.setChecked(False)
+            return
+        if first:
+            self.mine.blockSignals(True)
+            self.mine.setChecked(True)
+            self.mine.blockSignals(False)
+            self.model.set_filter(self.current_filter())
+        n, done, turns = mine["conversations"], mine["done"], mine["turns"]
+        self.assignment.setText(
+            f"Your assignment: {done} of {turns} turn{'s' if turns != 1 else ''} done in "
+            f"{n} conversation{'s' if n != 1 else ''}")
+        self.hide_model_filter()
+
+    def hide_model_filter(self) -> None:
+        self.model_box.setHidden(self.project.hides("model"))
+
     def current_filter(self) -> ConversationFilter:
         model = self.model_box.currentData()
         participant = self.participant_box.currentData()
@@ -162,6 +196,8 @@ class ConversationListPanel(QWidget):
             participants=[participant] if participant else [],
             status=status,
             coder=self.project.coder,
+            assigned_to=self.project.coder if (self.mine.isChecked()
+                                               and not self.mine.isHidden()) else None,
         )
 
     def apply_filter(self) -> None:
@@ -187,7 +223,7 @@ class ConversationListPanel(QWidget):
     def _update_count(self) -> None:
         f = self.model.filter
         narrowed = bool(f.text or f.models or f.participants or f.attributes or f.status
-                        or f.conversation_ids)  # the coder alone narrows nothing
+                        or f.conversation_ids or f.assigned_to)  # the coder alone narrows nothing
         total = conversation_count(self.project) if narrowed else None
         shown = self.model.rowCount()
         noun = "conversation" if (total if total is not None else shown) == 1 else "conversations"

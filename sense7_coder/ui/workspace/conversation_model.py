@@ -44,6 +44,7 @@ class ConversationListModel(QAbstractTableModel):
 
     def reload(self) -> None:
         """Re-run the filter (new or removed conversations) and forget cached rows."""
+        self.hide_model = self.project.hides("model")
         self.beginResetModel()
         self._rowids = ws.conversation_rowids(self.project, self.filter)
         self._pages.clear()
@@ -124,10 +125,13 @@ class ConversationListModel(QAbstractTableModel):
             if col == 1:
                 return r.get("participant_id") or ""
             if col == 2:
-                return r.get("model") or ""
+                return "(hidden)" if self.hide_model else r.get("model") or ""
             if col == 3:
                 return f"{r.get('done', 0)}/{r.get('codable', 0)}"
         elif role == Qt.ItemDataRole.ToolTipRole:
+            if col == 2:  # the full value, as the column elides it
+                return ("The model stays hidden while you code blind" if self.hide_model
+                        else r.get("model") or None)
             topic = r.get("topic")
             lines = [f"Conversation {r.get('conversation_id', '')}"]
             if topic:

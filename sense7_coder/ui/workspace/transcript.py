@@ -185,6 +185,7 @@ class TranscriptView(QTextBrowser):
                 sel.cursor = cursor
                 sel.format = fmt
                 selections.append(sel)
+        selections += self._search_selections()
         self.setExtraSelections(selections)
         if self._show_sentences and start is not None and 0 < self.sentence <= len(spans):
             cursor = QTextCursor(self.document())
@@ -192,6 +193,34 @@ class TranscriptView(QTextBrowser):
             cursor.setPosition(start + first)
             if not self.viewport().rect().contains(self.cursorRect(cursor)):
                 self._reveal_cursor(cursor)
+
+    #: the conversation list's search text, marked wherever it occurs in the transcript
+    search_text = ""
+
+    def set_search(self, text: str) -> None:
+        text = text.strip()
+        if text != self.search_text:
+            self.search_text = text
+            self._update_selections()
+
+    def search_hits(self) -> int:
+        return len(self._search_selections())
+
+    def _search_selections(self) -> list[QTextEdit.ExtraSelection]:
+        if not self.search_text or self.conversation is None:
+            return []
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(255, 214, 10, 150))  # a marker pen, readable on both palettes
+        fmt.setForeground(QColor(20, 20, 20))
+        out = []
+        cursor = self.document().find(self.search_text, 0)
+        while not cursor.isNull():
+            sel = QTextEdit.ExtraSelection()
+            sel.cursor = cursor
+            sel.format = fmt
+            out.append(sel)
+            cursor = self.document().find(self.search_text, cursor)
+        return out
 
     def _reveal_cursor(self, cursor: QTextCursor) -> None:
         keep = self.textCursor()

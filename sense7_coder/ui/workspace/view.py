@@ -19,7 +19,7 @@ from ...project.predictions import suggestions
 from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
-from .coding_panel import CodingPanel
+from .coding_panel import CodingPanel, hint_text
 from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
 from .transcript import TranscriptView
@@ -104,6 +104,7 @@ class Workspace(CodingActions, QWidget):
         )
         self.list_panel.table.activated.connect(lambda _i: self.coding.setFocus())
         self.list_panel.searchDone.connect(self.coding.setFocus)
+        self.list_panel.search.textChanged.connect(self.transcript.set_search)  # hits marked
         self.transcript.turnClicked.connect(self._turn_clicked)
         self.coding.chosen.connect(self.choose)
         self.coding.cleared.connect(self.clear)
@@ -150,7 +151,7 @@ class Workspace(CodingActions, QWidget):
         self.memo.flush()
         new_conv = cid != self.conversation_id
         if new_conv:
-            conv = self.project.conversation(cid)
+            conv = self.project.conversation_for_coder(cid)
             if conv is None:
                 return False
             self.conversation = conv
@@ -264,6 +265,7 @@ class Workspace(CodingActions, QWidget):
             then = ("shows the users' ratings" if self.project.blind_coding and self.hidden_here()
                     else "moves on")
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
+        self.coding.hint.setText(hint_text(self.auto_advance))
         self.coding.show_codes(
             codes, title=title, status=status,
             sentence_label=f"Sentence {self.sentence} of {n}  (Alt+↑/↓)" if self.sentence else None,
@@ -307,6 +309,7 @@ class Workspace(CodingActions, QWidget):
         self.coding.set_codebook(self.project.codebook)
         self.setup_shortcuts()
         self.list_panel.fill_choices()
+        self.list_panel.update_assignment()
         self.list_panel.apply_filter()
         cid, pos, sent = self.conversation_id, self.position, self.sentence
         self.conversation = None

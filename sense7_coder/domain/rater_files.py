@@ -1,0 +1,139 @@
+"""Rater files: one file per rater, one row per unit, one column per code.
+
+Published rating sets often come this way (the Lend an Ear expert ratings:
+``conversation_id,validating_emotions,encouraging_elaboration,...``, one file per
+expert). Each file becomes one coder's codings:
+
+* the rater is the file name up to ``_ratings`` / ``-ratings`` (``expert1_ratings.csv``
+  -> ``expert1``), unless given;
+* ``conversation_id`` (or the column named by ``id_column``) names the conversation; a
+  ``turn`` column (or ``turn_column``), when there is one, the turn -- for turn-level codes;
+* every other column is a code: ``mapping`` maps column names to code keys, and a column
+  whose name is a code key maps to it by itself. Columns mapped to no code (an unnamed
+  index column, say) are listed, not read. Empty cells are not coded; ``NA`` is not
+  applicable where the code allows it; ``3.0`` reads as ``3`` on a whole-number scale.
+
+Errors name the file, the line and the column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .codebook import Codebook
+from .errors import InputError
+from .importers.tables import norm, read_csv_table
+from .models import Coding, Unit
+
+
+@dataclass
+class RaterFile:
+    path: Path
+    rater: str
+    codings: list[tuple[int, Coding]] = field(default_factory=list)
+    #: code key -> column it was read from
+    columns: dict[str, str] = field(default_factory=dict)
+    left_out: list[str] = field(default_factory=list)
+
+
+def rater_name(path: Path) -> str:
+    stem = re.sub(r"[_\-. ]?ratings?$", "", path.stem, flags=re.IGNORECASE)
+    return stem or path.stem
+
+
+def read_rater_file(
+    path: str | Path,
+    codebook: Codebook,
+    *,
+    rater: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+    id_column: str = "conversation_id",
+    turn_column: str = "turn",
+    exists: Callable[[str, int], bool] | None = None,
+) -> RaterFile:
+    path = Path(path)
+    table = read_csv_table(path)
+    by_norm = {norm(c): c for c in table.columns}
+    id_col = by_norm.get(norm(id_column))
+    if id_col is None:
+        raise InputError(str(path), f"no column {id_column!r} naming the conversation; "
+                         f"columns present: {', '.join(table.columns)}",
+                         location="line 1", field=id_column)
+    turn_col = by_norm.get(norm(turn_column))
+    wanted = {norm(k): v for k, v in (mapping or {}).items()}
+    for column, mapped in (mapping or {}).items():
+        if norm(column) not in by_norm:
+            raise InputError(str(path), f"--map names column {column!r}, which the file does "
+                             f"not have (columns: {', '.join(table.columns)})",
+                             location="line 1", field=column)
+        if codebook.get(mapped) is None:
+            raise InputError(str(path), f"--map maps column {column!r} to code {mapped!r}, "
+                             "which is not in the codebook", location="line 1", field=column)
+    out = RaterFile(path, (rater or rater_name(path)).strip())
+    if not out.rater:
+        raise InputError(str(path), "the rater has no name", location="line 1")
+    for column in table.columns:
+        if column in (id_col, turn_col):
+            continue
+        key: str | None = wanted.get(norm(column)) or (column if codebook.get(column) else None)
+        if key is None:
+            out.left_out.append(column or "(unnamed)")
+            continue
+        if key in out.columns:
+            raise InputError(str(path), f"columns {out.columns[key]!r} and {column!r} both map "
+                             f"to code {key!r}", location="line 1", field=column)
+        code = codebook.get(key)
+        assert code is not None
+        if code.unit != "conversation" and turn_col is None:
+            raise InputError(str(path), f"code {key!r} is coded on {code.unit}s, but the file "
+                             f"has no {turn_column!r} column", location="line 1", field=column)
+        if code.unit == "sentence":
+            raise InputError(str(path), f"code {key!r} is coded on sentences; rater files "
+                             "hold conversation or turn ratings", location="line 1",
+                             field=column)
+        out.columns[key] = column
+    if not out.columns:
+        raise InputError(str(path), "no column maps to a code of the codebook (columns: "
+                         f"{', '.join(table.columns)}); map them with COLUMN=CODE",
+                         location="line 1")
+    frame = table.frame
+    seen: dict[tuple[str, int, str], int] = {}
+    for label, row in zip(frame.index.tolist(), frame.to_dict("records"), strict=True):
+        line = table.line_number(label)
+        cid = str(row[id_col]).strip()
+        if not cid:
+            raise InputError(str(path), "the conversation id is empty", location=f"line {line}",
+                             field=id_col)
+        for key, column in out.columns.items():
+            code = codebook.get(key)
+            assert code is not None
+            raw = str(row[column]).strip()
+            if raw == "":
+                continue
+            position = 0
+            if code.unit == "turn":
+                text = str(row[turn_col]).strip() if turn_col else ""
+                try:
+                    position = int(float(text))
+                except ValueError:
+                    raise InputError(str(path), f"turn {text!r} is not a turn number",
+                                     location=f"line {line}", field=turn_col) from None
+            try:
+                value = code.parse_value(raw)
+            except ValueError as e:
+                raise InputError(str(path), str(e), location=f"line {line}",
+                                 field=column) from None
+            if exists is not None and not exists(cid, position):
+                what = f"conversation '{cid}'" + (f" has no turn {position}" if position
+                                                  else " is not in the project")
+                raise InputError(str(path), what, location=f"line {line}", field=id_col)
+            ident = (cid, position, key)
+            if ident in seen:
+                raise InputError(str(path), f"{key!r} of this unit was rated already on line "
+                                 f"{seen[ident]}", location=f"line {line}", field=column)
+            seen[ident] = line
+            out.codings.append((line, Coding(out.rater, Unit(cid, position), key, value)))
+    return out

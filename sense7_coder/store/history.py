@@ -1,0 +1,84 @@
+"""The audit trail: the ``history`` table, written by the triggers of schema 5.
+
+Every change to a coding, a done mark, a memo, a consensus decision, an assignment or a
+code appends a row (``at, coder, action, kind, conversation_id, position, sentence, code,
+before, after, source, actor``). ``action`` is ``set`` (no row before), ``change`` or
+``clear`` (no row after); within a ``set`` or ``change`` a NULL value means "not
+applicable". ``source`` and ``actor`` come from ``history_context``, which
+:func:`stamp_context` fills at the start of each write transaction. Rows merged in from
+another file keep their fields and carry that file's name in ``origin``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from sqlite_utils import Database
+
+COLUMNS = ("id", "at", "coder", "action", "kind", "conversation_id", "position", "sentence",
+           "code", "before", "after", "source", "actor", "origin")
+#: the columns that identify an event (two files holding the same event hold them equal)
+EVENT = COLUMNS[1:13]
+KINDS = ("coding", "done", "memo", "consensus", "assignment", "code")
+ACTIONS = ("set", "change", "clear")
+
+
+def has_history(db: Database) -> bool:
+    return bool(db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_context'"
+    ).fetchone())
+
+
+def stamp_context(db: Database, actor: str | None, source: str) -> None:
+    """Who writes and why, for the triggers of this transaction (no-op before schema 5)."""
+    try:
+        db.execute("UPDATE history_context SET actor = ?, source = ? WHERE id = 1",
+                   [actor, source])
+    except sqlite3.OperationalError as e:  # a file not yet upgraded has no such table
+        if "no such table" not in str(e):
+            raise
+
+
+def rows(db: Database, conversation_id: str | None = None, position: int | None = None,
+         kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """History rows in the order they were written (optionally of one conversation/turn)."""
+    sql = f"SELECT {', '.join(COLUMNS)} FROM history"
+    where: list[str] = []
+    params: list[Any] = []
+    if conversation_id is not None:
+        where.append("conversation_id = ?")
+        params.append(conversation_id)
+    if position is not None:
+        where.append("position = ?")
+        params.append(position)
+    if kinds:
+        where.append(f"kind IN ({','.join('?' * len(kinds))})")
+        params += list(kinds)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY id"
+    return [dict(zip(COLUMNS, r, strict=True)) for r in db.execute(sql, params)]
+
+
+def insert_merged(db: Database, origin: str) -> int:
+    """Copy the staged source's history events this file does not hold yet.
+
+    Only well-formed rows come in (a known kind and action, a time). Codebook events stay
+    out: a merge never changes this file's codebook. The source's own
+    ``origin`` is kept when it has one, else it becomes ``origin``.
+    """
+    on = " AND ".join(f"t.{c} IS s.{c}" for c in EVENT)
+    cols = ", ".join(EVENT)
+    kinds = ",".join(f"'{k}'" for k in KINDS)
+    actions = ",".join(f"'{a}'" for a in ACTIONS)
+    cur = db.execute(
+        f"INSERT INTO history({cols}, origin) SELECT {', '.join('s.' + c for c in EVENT)}, "
+        "COALESCE(s.origin, ?) FROM temp.m_history s "
+        f"WHERE s.kind IN ({kinds}) AND s.action IN ({actions}) AND typeof(s.at) = 'text' "
+        "AND s.kind <> 'code' "
+        "AND (s.position IS NULL OR typeof(s.position) = 'integer') "
+        f"AND NOT EXISTS (SELECT 1 FROM history t WHERE {on}) ORDER BY s.id",
+        [origin],
+    )
+    return int(cur.rowcount)

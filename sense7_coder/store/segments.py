@@ -1,0 +1,74 @@
+"""Retrieval: the coded units of a code (optionally of one value), with their text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+from .conversations import ConversationFilter, _filter_sql
+
+COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "value", "text")
+
+
+def coded_segments(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    value: Any = None,
+    with_value: bool = False,
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> Iterator[tuple[Any, ...]]:
+    """Codings with the text they apply to: the sentence's text for sentence codings, the
+    turn's for turn codings, empty for whole conversations. ``with_value``: only codings
+    holding ``value`` (None = not applicable)."""
+    conds: list[str] = []
+    params: list[Any] = []
+    if conversations is not None:
+        sql, fparams = _filter_sql(conversations)
+        if sql:
+            conds.append("(" + sql.removeprefix(" WHERE ") + ")")
+            params += fparams
+    if codes:
+        conds.append(f"k.code IN ({','.join('?' * len(codes))})")
+        params += list(codes)
+    if coders:
+        conds.append(f"k.coder IN ({','.join('?' * len(coders))})")
+        params += list(coders)
+    if with_value:
+        conds.append("k.value IS ?")
+        params.append(value)
+    where = (" WHERE " + " AND ".join(conds)) if conds else ""
+    yield from db.execute(
+        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value, "
+        "CASE WHEN k.position = 0 THEN '' "
+        "WHEN k.sentence > 0 AND s.start IS NOT NULL "
+        "THEN substr(t.text, s.start + 1, s.end - s.start) ELSE t.text END "
+        "FROM codings k JOIN conversations c ON c.conversation_id = k.conversation_id "
+        "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
+        "LEFT JOIN sentences s ON s.conversation_id = k.conversation_id "
+        "AND s.position = k.position AND s.sentence = k.sentence"
+        f"{where} ORDER BY c.rowid, k.position, k.sentence, k.code, k.coder",
+        params,
+    )
+
+
+def turn_texts(db: Database, conversations: ConversationFilter | None = None
+               ) -> Iterator[tuple[str, int, str]]:
+    """(conversation_id, position, text) of every turn."""
+    sql, params = _filter_sql(conversations or ConversationFilter())
+    yield from db.execute(
+        "SELECT t.conversation_id, t.position, t.text FROM turns t JOIN conversations c "
+        f"ON c.conversation_id = t.conversation_id{sql}", params)
+
+
+def sentence_spans(db: Database) -> Iterator[tuple[str, int, int, int, int]]:
+    """(conversation_id, position, sentence, start, end) of every stored sentence."""
+    yield from db.execute("SELECT conversation_id, position, sentence, start, end FROM sentences")
+
+
+def conversation_meta(db: Database) -> Iterator[tuple[str, str | None, str | None]]:
+    """(conversation_id, participant_id, model) of every conversation."""
+    yield from db.execute("SELECT conversation_id, participant_id, model FROM conversations")
