@@ -16,6 +16,7 @@ from ..domain.codebook import Code, Codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
+from ..store.db import refuse_open_project_file
 from .project import Project
 
 
@@ -139,6 +140,7 @@ def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
 
 def export_codebook(project: Project, path: str | Path) -> Path:
     """Write the project's codebook as a JSON codebook file (whole or not at all)."""
+    refuse_open_project_file(path, "to export the codebook to")
     with atomic_text_file(path) as fh:
         fh.write(project.codebook.to_json())
     return Path(path)

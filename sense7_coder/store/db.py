@@ -29,6 +29,7 @@ import itertools
 import os
 import shutil
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,6 +94,25 @@ def refuse_open_project_file(path: str | Path, what: str) -> None:
                     f"{' (its ' + suffix[1:] + ' file)' if suffix else ''}; choose another "
                     f"file {what}"
                 )
+    if _is_project_file(path, st):
+        raise ProjectError(f"{path}: this is a sense7-coder project file; choose another "
+                           f"file {what}")
+
+
+def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
+    """Does ``path`` (a file this process has no connection to) hold a project's header?
+
+    Only called after :func:`refuse_open_project_file` found the file is not open here, so
+    reading its first bytes cannot drop a lock of ours."""
+    if not stat.S_ISREG(st.st_mode) or st.st_size < 72:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(72)
+    except OSError:
+        return False
+    return (head[:16] == SQLITE_HEADER
+            and int.from_bytes(head[68:72], "big") == APPLICATION_ID)
 
 
 class ProjectDB:
