@@ -64,3 +64,49 @@ def test_an_export_over_another_project_file_is_refused(demo_project: Path,
         line = one_line(cli(*args))
         assert str(other) in line and "sense7-coder project file" in line
     assert dump(other) == before
+
+
+# -- the record of applied upgrades must agree with the tables --------------------------------
+
+def old_project(path: Path, version: int) -> Path:
+    """A project file as the first ``version`` migrations left it."""
+    from sqlite_utils import Database
+
+    from sense7_coder.store.schema import APPLICATION_ID, migrations
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    names = [m.name for m in migrations._migrations]
+    migrations.apply(Database(conn), stop_before=names[version] if version < len(names) else None)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.close()
+    return path
+
+
+def test_an_old_file_claiming_upgrades_it_lacks_is_refused_untouched(tmp_path: Path) -> None:
+    from sense7_coder.store.schema import migrations
+
+    path = old_project(tmp_path / "old.sense7", 1)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.executemany(
+            "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES (?, ?, '')",
+            [(migrations.name, m.name) for m in migrations._migrations[1:]])
+    conn.close()
+    before = dump(path)
+    for _ in range(2):  # refused, and refused the same way again: nothing was written
+        line = one_line(cli("info", path))
+        assert str(path) in line and "record of applied upgrades" in line
+    assert dump(path) == before
+
+
+def test_a_file_missing_its_upgrade_record_is_refused(demo_project: Path) -> None:
+    conn = sqlite3.connect(demo_project)
+    with conn:
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm002_sentences'")
+    conn.close()
+    before = dump(demo_project)
+    line = one_line(cli("info", demo_project))
+    assert str(demo_project) in line and "record of applied upgrades" in line
+    assert dump(demo_project) == before

@@ -101,6 +101,28 @@ def expected_schema(version: int) -> frozenset[Entry]:
         conn.close()
 
 
+def _check_record(conn: sqlite3.Connection, path: Path, version: int) -> int:
+    """The file's record of applied migrations must name exactly the first ``version``.
+
+    Upgrading trusts that record: one claiming upgrades the tables lack would skip them
+    (and stamp the file with a version its tables are not); one missing an upgrade would
+    run it again over existing tables.
+    """
+    if version == 0:
+        return version
+    names = [m.name for m in migrations._migrations]
+    recorded = [str(r[0]) for r in conn.execute(
+        f"SELECT name FROM main.{MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid",
+        [migrations.name])]
+    if recorded != names[:version]:
+        raise ProjectError(
+            f"{path}: refused: its record of applied upgrades ({len(recorded)} recorded) "
+            f"does not match its tables (those of version {version}); it was edited outside "
+            "sense7-coder, so nothing in it was run or changed"
+        )
+    return version
+
+
 def _describe(entry: Entry) -> str:
     kind, name, table, _sql = entry
     if kind in ("trigger", "index") and table != name:
@@ -116,10 +138,10 @@ def check_schema(conn: sqlite3.Connection, path: Path, version: int) -> int:
     """
     found = schema_of(conn)
     if version <= SCHEMA_VERSION and found == expected_schema(version):
-        return version
+        return _check_record(conn, path, version)
     for later in range(version + 1, SCHEMA_VERSION + 1):
         if found == expected_schema(later):
-            return later
+            return _check_record(conn, path, later)
     expected = expected_schema(min(version, SCHEMA_VERSION))
     extra = sorted(found - expected, key=lambda e: (e[0] != "trigger", e[0] != "view", e[1]))
     names = {(e[0], e[1]) for e in expected}
