@@ -110,3 +110,35 @@ def test_a_file_missing_its_upgrade_record_is_refused(demo_project: Path) -> Non
     line = one_line(cli("info", demo_project))
     assert str(demo_project) in line and "record of applied upgrades" in line
     assert dump(demo_project) == before
+
+
+# -- the backups folder may hold files the researcher put there -------------------------------
+
+def test_backups_neither_delete_nor_stop_for_other_files_in_the_folder(tmp_path: Path) -> None:
+    import time
+
+    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.project import Project
+    from sense7_coder.store.db import backups_dir
+
+    path = tmp_path / "b.sense7"
+    Project.create(path, codebook_from_dict({"name": "t", "codes": [{"key": "a"}]})).close()
+    folder = backups_dir(path)
+    folder.mkdir()
+    mine = [folder / f"aaa-notes-{i}.sqlite" for i in range(6)]
+    for f in mine:
+        f.write_text("the researcher's own file", encoding="utf-8")
+    future = folder / "zzz-copy.sqlite"  # newer than any change to come
+    future.write_text("a copy made by hand", encoding="utf-8")
+    later = time.time() + 3600
+    os.utime(future, (later, later))
+    made = []
+    for i in range(7):
+        with Project.open(path) as p:
+            p.set_setting("touch", str(i))
+        t = time.time() + i + 1
+        os.utime(path, (t, t))
+        made.append({f.name for f in folder.glob("b-*.sqlite")})
+    assert made[0], "no backup made: a newer file of the researcher's stopped it"
+    assert all(f.read_text(encoding="utf-8") for f in [*mine, future])
+    assert 1 <= len(made[-1]) <= 5

@@ -27,6 +27,7 @@ import contextlib
 import datetime as dt
 import itertools
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -405,13 +406,26 @@ def backups_dir(path: Path) -> Path:
     return path.with_name(path.name + ".backups")
 
 
+def own_backups(path: Path) -> list[Path]:
+    """The backups sense7-coder made of ``path`` (by their names), oldest first.
+
+    Other files in the folder (a copy put there by hand) are never counted, rotated out
+    or deleted.
+    """
+    folder = backups_dir(path)
+    if not folder.is_dir():
+        return []
+    name = re.compile(rf"{re.escape(path.stem)}-\d{{8}}-\d{{6}}-\d{{6}}(-before-restore)?\.sqlite")
+    return sorted(p for p in folder.glob("*.sqlite") if name.fullmatch(p.name))
+
+
 def backup_project(pdb: ProjectDB) -> Path | None:
     """Copy the project into ``<file>.backups/`` (SQLite's online backup), keeping the newest few.
 
     Skipped when the newest backup is already newer than the project file itself.
     """
     folder = backups_dir(pdb.path)
-    existing = sorted(folder.glob("*.sqlite")) if folder.exists() else []
+    existing = own_backups(pdb.path)
     wal = pdb.path.with_name(pdb.path.name + "-wal")
     mtime = max(pdb.path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
     if existing and existing[-1].stat().st_mtime >= mtime:
@@ -435,7 +449,7 @@ def backup_project(pdb: ProjectDB) -> Path | None:
         with contextlib.suppress(OSError):
             partial.unlink()
         return None
-    for old in sorted(folder.glob("*.sqlite"))[:-BACKUPS_KEPT]:
+    for old in own_backups(pdb.path)[:-BACKUPS_KEPT]:
         for name in (old.name, old.name + "-wal", old.name + "-shm"):
             with contextlib.suppress(OSError):
                 old.with_name(name).unlink()
