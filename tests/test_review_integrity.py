@@ -142,3 +142,34 @@ def test_backups_neither_delete_nor_stop_for_other_files_in_the_folder(tmp_path:
     assert made[0], "no backup made: a newer file of the researcher's stopped it"
     assert all(f.read_text(encoding="utf-8") for f in [*mine, future])
     assert 1 <= len(made[-1]) <= 5
+
+
+# -- a merge source whose last change was interrupted -----------------------------------------
+
+def test_a_merge_source_with_an_interrupted_change_is_refused_not_half_read(
+        demo_project: Path, tmp_path: Path) -> None:
+    source = tmp_path / "colleague.sense7"
+    shutil.copyfile(demo_project, source)
+    conn = sqlite3.connect(source, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.close()
+    # a change killed before its commit: its pages are in the file, the undo in -journal
+    crash = (
+        "import os, sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('PRAGMA cache_size = 1')\n"
+        "c.execute('BEGIN')\n"
+        "c.execute(\"INSERT INTO coders (name, role) VALUES ('mallory', 'coder')\")\n"
+        "c.execute(\"INSERT INTO codings SELECT 'mallory', conversation_id, position, sentence,"
+        " code, value, updated_at FROM codings WHERE coder = 'alice'\")\n"
+        "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", crash, str(source)], check=True, timeout=60)
+    assert source.with_name(source.name + "-journal").stat().st_size > 0
+    before = dump(demo_project)
+    line = one_line(cli("merge", demo_project, source))
+    assert str(source) in line and "interrupted" in line
+    assert dump(demo_project) == before
+    # as the message says: opened once, the interrupted change is undone; nothing of it merges
+    assert cli("info", source).returncode == 0
+    assert cli("merge", demo_project, source).returncode == 0
+    assert not [line for line in dump(demo_project) if "mallory" in line]

@@ -100,6 +100,15 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             raise ProjectError(unreadable_message(path, e)) from None
         if "readonly" not in str(e) and "unable to open" not in str(e):
             raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    journal = path.with_name(path.name + "-journal")
+    if journal.exists() and journal.stat().st_size > 0:
+        # a change that was interrupted: its pages are in the file, their undo in -journal;
+        # read-only, SQLite cannot undo it, and reading the file as it is would merge it
+        raise ProjectError(
+            f"{path}: its last change was interrupted and is still to be undone from "
+            f"{journal.name} beside it; open the file once with sense7-coder in a folder you "
+            "can write to (which undoes it), then merge again; nothing was changed"
+        )
     wal = path.with_name(path.name + "-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise ProjectError(
