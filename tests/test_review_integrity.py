@@ -173,3 +173,34 @@ def test_a_merge_source_with_an_interrupted_change_is_refused_not_half_read(
     assert cli("info", source).returncode == 0
     assert cli("merge", demo_project, source).returncode == 0
     assert not [line for line in dump(demo_project) if "mallory" in line]
+
+
+# -- the migrations record is held to its known shapes ----------------------------------------
+
+_RECORD = "INSERT INTO mm SELECT {cols} FROM _sqlite_migrations; DROP TABLE _sqlite_migrations; " \
+          "ALTER TABLE mm RENAME TO _sqlite_migrations;"
+_ALL = "id, migration_set, name, applied_at"
+
+
+@pytest.mark.parametrize("sql, named", [
+    ("CREATE TABLE mm (migration_set TEXT, name TEXT, applied_at TEXT, "
+     "PRIMARY KEY (migration_set, name)) WITHOUT ROWID;"
+     + _RECORD.format(cols="migration_set, name, applied_at"), "table '_sqlite_migrations'"),
+    ("CREATE TABLE mm (id INTEGER PRIMARY KEY, migration_set TEXT, "
+     "name TEXT REFERENCES coders(name), applied_at TEXT);" + _RECORD.format(cols=_ALL),
+     "table '_sqlite_migrations'"),
+    ("CREATE TABLE mm (id INTEGER PRIMARY KEY, migration_set TEXT, name TEXT, "
+     "applied_at TEXT CHECK (applied_at <> 'x'));" + _RECORD.format(cols=_ALL),
+     "table '_sqlite_migrations'"),
+    ("CREATE UNIQUE INDEX one_set ON _sqlite_migrations(applied_at);",
+     "index 'one_set' on table '_sqlite_migrations'"),
+], ids=["without rowid", "foreign key", "check", "index"])
+def test_a_changed_migrations_record_is_refused(demo_project: Path, sql: str,
+                                                named: str) -> None:
+    conn = sqlite3.connect(demo_project)
+    conn.executescript("PRAGMA foreign_keys = OFF;" + sql)
+    conn.close()
+    before = dump(demo_project)
+    line = one_line(cli("info", demo_project))
+    assert str(demo_project) in line and "refused" in line and named in line
+    assert dump(demo_project) == before
