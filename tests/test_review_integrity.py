@@ -54,6 +54,15 @@ def test_an_export_over_the_open_project_file_is_refused(
     assert dump(project) == before
 
 
+def test_a_codebook_import_from_a_project_file_is_refused(demo_project: Path) -> None:
+    link = demo_project.with_name("book.json")
+    os.link(demo_project, link)
+    before = dump(demo_project)
+    line = one_line(cli("codebook", demo_project, "import", link))
+    assert str(link) in line and "sense7-coder project file" in line
+    assert dump(demo_project) == before
+
+
 def test_an_export_over_another_project_file_is_refused(demo_project: Path,
                                                         tmp_path: Path) -> None:
     other = tmp_path / "colleague.json"

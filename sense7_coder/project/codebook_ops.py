@@ -12,7 +12,7 @@ import copy
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..domain.codebook import Code, Codebook, validate_codes
+from ..domain.codebook import Code, Codebook, load_codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
@@ -136,6 +136,20 @@ def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
             store_codes.set_meta(db, "codebook_title", codebook.title)
     project.invalidate_codebook()
     return {"added": added, "updated": updated}
+
+
+def read_codebook_file(path: str | Path) -> Codebook:
+    """A codebook file: JSON, or REFI-QDA ``.qdc``/``.qdpx`` by the extension.
+
+    Never a project file: reading one through a plain file handle while it is open would
+    drop the locks that protect its write-ahead log.
+    """
+    refuse_open_project_file(path, "to import the codebook from")
+    if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
+        from ..domain.refi import load_qdc
+
+        return load_qdc(path)
+    return load_codebook(path)
 
 
 def export_codebook(project: Project, path: str | Path) -> Path:

@@ -40,6 +40,7 @@ def export_qdc(project: Project, path: str | Path) -> Path:
 
 def import_qdc(project: Project, path: str | Path) -> dict[str, int]:
     """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project."""
+    refuse_open_project_file(path, "to import the codebook from")
     return codebook_ops.apply_codebook(project, load_qdc(path))
 
 

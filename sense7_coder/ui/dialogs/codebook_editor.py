@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code, load_codebook
+from ...domain.codebook import Code
 from ...domain.errors import CodebookError, ProjectError, Sense7Error
 from ...project import Project
 from ...project import codebook_ops as ops
@@ -284,12 +284,7 @@ class CodebookEditorDialog(QDialog):
         counts: dict[str, int] = {}
 
         def apply() -> None:
-            if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
-                from ...domain.refi import load_qdc
-
-                book = load_qdc(path)
-            else:
-                book = load_codebook(path)
+            book = ops.read_codebook_file(path)  # never the project file itself
             counts.update(ops.apply_codebook(self.project, book))
 
         ok = self._run(apply, f"Imported {Path(path).name}.")
