@@ -611,6 +611,8 @@ def test_coefficients_tab_and_methods_paragraph(qtbot: Any, project: Project, mo
     for save in (dialog.save, panel.save_plot):
         with pytest.raises(ProjectError, match="open project file"):
             save(project.path)
+    assert panel.export_table(project.path) is None
+    assert "open project file" in panel.status.text()
     assert project.coders()
     # the minimum number of units is a project setting, kept when the window runs
     panel.min_units.setValue(3)

@@ -330,6 +330,11 @@ class AgreementPanel(QWidget):
             return None
         frame = self.report.to_frame()
         out = Path(path)
+        try:
+            refuse_project_file(out, "for the figures")
+        except Sense7Error as e:
+            self._set_error(str(e))
+            return None
 
         def job(progress: ProgressFn, cancel: CancelFn) -> int:
             return write_csv(frame, out, progress=progress, cancel=cancel)
