@@ -213,3 +213,25 @@ def test_a_changed_migrations_record_is_refused(demo_project: Path, sql: str,
     line = one_line(cli("info", demo_project))
     assert str(demo_project) in line and "refused" in line and named in line
     assert dump(demo_project) == before
+
+
+# -- odd files where a project should be -------------------------------------------------------
+
+def test_an_empty_file_is_named_as_empty(tmp_path: Path, demo_project: Path) -> None:
+    empty = tmp_path / "empty.sense7"
+    empty.touch()
+    for args in (("info", empty), ("merge", demo_project, empty)):
+        line = one_line(cli(*args))
+        assert str(empty) in line and "empty" in line and "another program" not in line
+    assert empty.stat().st_size == 0
+
+
+def test_a_folder_in_place_of_the_wal_is_named(demo_project: Path, tmp_path: Path) -> None:
+    reference = tmp_path / "reference.sense7"
+    shutil.copyfile(demo_project, reference)
+    wal = demo_project.with_name(demo_project.name + "-wal")
+    wal.mkdir()
+    line = one_line(cli("info", demo_project))
+    assert str(demo_project) in line and wal.name in line and "read-only" not in line
+    wal.rmdir()
+    assert dump(demo_project) == dump(reference)

@@ -343,6 +343,22 @@ def _remove_project_files(path: Path) -> None:
             path.with_name(name).unlink()
 
 
+def refuse_odd_file(path: Path) -> None:
+    """Name what SQLite would only call 'unable to open' or 'another program's file': an
+    empty file, or a folder (or device) where its -wal or -shm should be."""
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists() and not side.is_file():
+            raise ProjectError(
+                f"{path}: {side.name} beside it is not a file (a folder or a device); "
+                "SQLite keeps the project's latest changes there. Move it away, then try again"
+            )
+    wal = path.with_name(path.name + "-wal")
+    if path.is_file() and path.stat().st_size == 0 and not (
+            wal.is_file() and wal.stat().st_size > 0):
+        raise ProjectError(f"{path}: the file is empty (0 bytes), not a sense7-coder project")
+
+
 def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = True) -> ProjectDB:
     """Open an existing project file after checking it is a healthy sense7-coder project."""
     path = Path(path)
@@ -350,6 +366,7 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
+    refuse_odd_file(path)
     try:
         conn = connect(path)
     except sqlite3.Error as e:

@@ -18,7 +18,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
-from .db import connect, not_sqlite, unreadable_message, verify_project
+from .db import connect, not_sqlite, refuse_odd_file, unreadable_message, verify_project
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
@@ -65,6 +65,7 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
+    refuse_odd_file(path)
     conn = _connect_read_only(path)
     try:
         verify_project(conn, path, full=True)
