@@ -235,3 +235,22 @@ def test_a_folder_in_place_of_the_wal_is_named(demo_project: Path, tmp_path: Pat
     assert str(demo_project) in line and wal.name in line and "read-only" not in line
     wal.rmdir()
     assert dump(demo_project) == dump(reference)
+
+
+# -- a merge source whose codebook rows were edited by hand ------------------------------------
+
+@pytest.mark.parametrize("levels", [
+    "not json", "[1, 2]", '{"a": 1}', '[{"label": "x"}]', "[" * 100_000 + "]" * 100_000,
+], ids=["text", "numbers", "object", "no values", "deep"])
+def test_a_merge_source_with_unreadable_levels_is_refused(demo_project: Path, tmp_path: Path,
+                                                          levels: str) -> None:
+    source = tmp_path / "colleague.sense7"
+    shutil.copyfile(demo_project, source)
+    conn = sqlite3.connect(source)
+    with conn:
+        conn.execute("UPDATE codes SET levels = ? WHERE key = 'affective'", [levels])
+    conn.close()
+    before = dump(demo_project)
+    line = one_line(cli("merge", demo_project, source))
+    assert str(source) in line and "'affective'" in line and "levels" in line
+    assert dump(demo_project) == before
