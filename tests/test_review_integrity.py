@@ -254,3 +254,36 @@ def test_a_merge_source_with_unreadable_levels_is_refused(demo_project: Path, tm
     line = one_line(cli("merge", demo_project, source))
     assert str(source) in line and "'affective'" in line and "levels" in line
     assert dump(demo_project) == before
+
+
+# -- a -wal left beside the file by another project --------------------------------------------
+
+def test_a_foreign_wal_is_reported_with_the_problem_not_a_heading(demo_project: Path,
+                                                                    tmp_path: Path) -> None:
+    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.project import Project
+
+    other = tmp_path / "other" / "b.sense7"
+    other.parent.mkdir()
+    Project.create(other, codebook_from_dict({"name": "t", "codes": [{"key": "a"}]})).close()
+    leave = (
+        "import os, sys\n"
+        "from sense7_coder.domain.models import Conversation, Turn\n"
+        "from sense7_coder.project import Project\n"
+        "from sense7_coder.store import conversations as store_conv\n"
+        "p = Project.open(sys.argv[1], backup=False)\n"
+        "with p.pdb.atomic() as db:\n"
+        "    store_conv.insert_conversations(db, [Conversation(f'x{i}', [Turn(j, 'user', 'w' * 300)"
+        " for j in range(1, 30)]) for i in range(60)])\n"
+        "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", leave, str(other)], env=ENV, check=True, timeout=60)
+    wal = other.with_name(other.name + "-wal")
+    assert wal.stat().st_size > 0
+    reference = tmp_path / "reference.sense7"
+    shutil.copyfile(demo_project, reference)
+    shutil.copyfile(wal, demo_project.with_name(demo_project.name + "-wal"))
+    proc = cli("info", demo_project)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "damaged (" in proc.stderr and "*** in database" not in proc.stderr
+    assert f"restore {demo_project}" in proc.stderr
+    assert demo_project.read_bytes() == reference.read_bytes()  # nothing written into it

@@ -258,7 +258,9 @@ def unreadable_message(path: Path, e: sqlite3.Error) -> str:
 
 def damaged_message(path: Path, detail: str) -> str:
     """One paragraph for a damaged project file, pointing to ``sense7-coder restore``."""
-    detail = detail.splitlines()[0] if detail else "unknown problem"
+    # the first problem, not integrity_check's heading ("*** in database main ***")
+    lines = [ln for ln in detail.splitlines() if ln.strip() and not ln.startswith("*** in ")]
+    detail = lines[0] if lines else "unknown problem"
     if len(detail) > 160:
         detail = detail[:157] + "..."
     return (
@@ -269,7 +271,8 @@ def damaged_message(path: Path, detail: str) -> str:
     )
 
 
-def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False) -> int:
+def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
+                   pages: bool = True) -> int:
     """Check an open connection is a healthy sense7-coder project; returns its version.
 
     Header, application id, version, our schema and no other (:mod:`.trust`), then
@@ -293,6 +296,8 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False) 
             f"this version reads up to {SCHEMA_VERSION}); please update sense7-coder"
         )
     version = check_schema(conn, path, version)
+    if not pages:
+        return version
     pragma = "integrity_check" if full else "quick_check"
     check = conn.execute(f"PRAGMA {pragma}(20)").fetchall()
     if [tuple(r) for r in check] != [("ok",)]:
@@ -359,6 +364,39 @@ def refuse_odd_file(path: Path) -> None:
         raise ProjectError(f"{path}: the file is empty (0 bytes), not a sense7-coder project")
 
 
+def _open_error(path: Path, e: sqlite3.Error) -> ProjectError:
+    if not_sqlite(e):
+        return ProjectError(unreadable_message(path, e))
+    if _is_read_only(e):
+        return ProjectError(read_only_message(path, str(e)))
+    if "locked" in str(e) or "busy" in str(e):
+        return _friendly(path, e)
+    return ProjectError(damaged_message(path, str(e)))
+
+
+def verify_read_only(path: Path) -> int | None:
+    """Check the file through a read-only connection; its version, or None when SQLite
+    cannot read it read-only (a change to undo in -journal, a folder without -shm).
+
+    The last read-write connection to close folds the -wal into the file -- a -wal left
+    there by another project included, which would damage the file for good. A refused or
+    damaged file is therefore never opened read-write: it stays exactly as it was, and
+    ``restore`` can still move its -wal aside.
+    """
+    try:
+        conn = connect(path, "ro")
+    except sqlite3.Error:
+        return None
+    try:
+        return verify_project(conn, path)
+    except sqlite3.DatabaseError as e:
+        if _is_read_only(e):
+            return None
+        raise
+    finally:
+        conn.close()
+
+
 def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = True) -> ProjectDB:
     """Open an existing project file after checking it is a healthy sense7-coder project."""
     path = Path(path)
@@ -368,17 +406,16 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
         raise ProjectError(f"{path}: is a folder, not a project file")
     refuse_odd_file(path)
     try:
+        checked = verify_read_only(path)
+    except sqlite3.DatabaseError as e:
+        raise _open_error(path, e) from None
+    try:
         conn = connect(path)
     except sqlite3.Error as e:
-        if not_sqlite(e):
-            raise ProjectError(unreadable_message(path, e)) from None
-        if _is_read_only(e):
-            raise ProjectError(read_only_message(path, str(e))) from None
-        if "locked" in str(e) or "busy" in str(e):
-            raise _friendly(path, e) from None
-        raise ProjectError(damaged_message(path, str(e))) from None
+        raise _open_error(path, e) from None
     try:
-        version = verify_project(conn, path)
+        # the pages were checked read-only just now; header, version and schema again here
+        version = verify_project(conn, path, pages=checked is None)
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
     except ProjectError:

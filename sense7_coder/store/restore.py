@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain.errors import ProjectError
-from .db import backups_dir, connect, is_open_here, verify_project
+from .db import backups_dir, connect, is_open_here, verify_project, verify_read_only
 from .locks import others_holding
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -72,13 +72,16 @@ def _fold_in_wal(project: Path) -> bool:
     A damaged file is left exactly as it is (its side files move with it instead).
     """
     try:
+        # checked read-only first: a read-write connection to a damaged file, or to one
+        # beside another project's -wal, would fold that -wal in when it closes
+        if verify_read_only(project) is None:
+            return False
         conn = connect(project, "rw")
-    except sqlite3.Error:
+    except (sqlite3.Error, ProjectError):
         return False
     try:
-        verify_project(conn, project)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    except (sqlite3.Error, ProjectError):
+    except sqlite3.Error:
         return False
     finally:
         conn.close()
