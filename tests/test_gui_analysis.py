@@ -22,6 +22,7 @@ from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QWidget
 
 from sense7_coder.domain.agreement import ALPHA, pairwise_matrix
+from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.export import LONG_COLUMNS
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
@@ -609,6 +610,13 @@ def test_coefficients_tab_and_methods_paragraph(qtbot: Any, project: Project, mo
     assert "\\begin{tabular}" in dialog.text.toPlainText()
     saved = dialog.save(tmp_path / "methods.tex")
     assert saved.read_text(encoding="utf-8") == dialog.text.toPlainText()
+    # never over the open project file (that would destroy it)
+    for save in (dialog.save, panel.save_plot):
+        with pytest.raises(ProjectError, match="open project file"):
+            save(project.path)
+    assert panel.export_table(project.path) is None
+    assert "open project file" in panel.status.text()
+    assert project.coders()
     # the minimum number of units is a project setting, kept when the window runs
     panel.min_units.setValue(3)
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)

@@ -402,6 +402,20 @@ def test_codebook_file_round_trip(qtbot: Any, coded: Project, tmp_path: Path,
     assert [lv.value for lv in stored(coded, "affective").levels] == [1, 2, 3, 4, 5]
 
 
+def test_codebook_files_are_never_the_project_file(qtbot: Any, coded: Project,
+                                                         model_checks: ModelChecks) -> None:
+    editor = open_editor(qtbot, coded, model_checks)
+    for target in (coded.path, coded.path.with_name(coded.path.name + "-wal")):
+        if not target.exists():
+            continue
+        assert not editor.export_codebook_file(target)
+        assert editor.message.kind == "error" and "open project file" in editor.message.text()
+        assert not editor.import_codebook_file(target)
+        assert editor.message.kind == "error" and "open project file" in editor.message.text()
+    with Project.open(coded.path, backup=False) as other:
+        assert [c.key for c in other.codebook.codes][:2] == ["overall", "affective"]
+
+
 def test_codebook_editor_reads_and_writes_refi_qdc(qtbot: Any, coded: Project, tmp_path: Path,
                                                   model_checks: ModelChecks) -> None:
     from sense7_coder.domain.refi import load_qdc

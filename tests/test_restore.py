@@ -141,3 +141,51 @@ def test_a_damaged_project_says_how_to_restore_and_restore_repairs_it(project: P
     assert done.returncode == 0, done.stderr
     with Project.open(project, backup=False) as p:
         assert p.info()["codings"] == 1
+
+
+KILL_AT_RENAME = """
+import os, sys
+from pathlib import Path
+from sense7_coder.project.restore import restore_backup
+import sense7_coder.store.restore as r
+calls = 0
+real = os.replace
+def replace(a, b):
+    global calls
+    calls += 1
+    if calls == int(sys.argv[3]):
+        os._exit(9)  # killed at this rename, before it happens
+    real(a, b)
+r.os.replace = replace
+restore_backup(Path(sys.argv[1]), Path(sys.argv[2]))
+print("done", calls)
+"""
+
+
+@pytest.mark.parametrize("stale_wal", [False, True], ids=["closed", "with its -wal"])
+def test_a_kill_at_any_rename_of_restore_leaves_a_whole_project(project: Path,
+                                                                stale_wal: bool) -> None:
+    """Killed at any point, the project file is there, healthy, with the current or the
+    restored content, and the current content is never lost."""
+    if stale_wal:
+        subprocess.run([sys.executable, "-c", LEAVE_WAL, str(project)], env=ENV, check=True)
+    current = values(project)
+    (backup,) = backups_dir(project).glob("*.sqlite")
+    restored = values(backup)
+    folder = project.parent
+    snapshot = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    for kill_at in range(1, 6):
+        proc = subprocess.run([sys.executable, "-c", KILL_AT_RENAME, str(project), str(backup),
+                               str(kill_at)], env=ENV, capture_output=True, text=True)
+        assert project.is_file(), f"killed at rename {kill_at}: the project file is gone"
+        assert values(project) in (current, restored)
+        kept = [values(p) for p in backups_dir(project).glob("*before-restore.sqlite")]
+        assert values(project) == current or current in kept
+        if proc.returncode == 0:
+            break
+        for p in folder.rglob("*"):  # start again from the same files
+            if p.is_file() and p not in snapshot:
+                p.unlink()
+        for p, data in snapshot.items():
+            p.write_bytes(data)
+    assert proc.returncode == 0 and values(project) == restored

@@ -152,14 +152,7 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_import(args: argparse.Namespace) -> int:
-    from ..domain.codebook import load_codebook
-
-    if args.file.suffix.lower() in (".qdc", ".qdpx"):
-        from ..domain.refi import load_qdc
-
-        book = load_qdc(args.file)
-    else:
-        book = load_codebook(args.file)
+    book = codebook_ops.read_codebook_file(args.file)
     with _open(args.project) as project:
         result = codebook_ops.apply_codebook(project, book)
     print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")

@@ -12,10 +12,11 @@ import copy
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..domain.codebook import Code, Codebook, validate_codes
+from ..domain.codebook import Code, Codebook, load_codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
+from ..store.db import refuse_open_project_file
 from .project import Project
 
 
@@ -137,8 +138,23 @@ def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
     return {"added": added, "updated": updated}
 
 
+def read_codebook_file(path: str | Path) -> Codebook:
+    """A codebook file: JSON, or REFI-QDA ``.qdc``/``.qdpx`` by the extension.
+
+    Never a project file: reading one through a plain file handle while it is open would
+    drop the locks that protect its write-ahead log.
+    """
+    refuse_open_project_file(path, "to import the codebook from")
+    if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
+        from ..domain.refi import load_qdc
+
+        return load_qdc(path)
+    return load_codebook(path)
+
+
 def export_codebook(project: Project, path: str | Path) -> Path:
     """Write the project's codebook as a JSON codebook file (whole or not at all)."""
+    refuse_open_project_file(path, "to export the codebook to")
     with atomic_text_file(path) as fh:
         fh.write(project.codebook.to_json())
     return Path(path)

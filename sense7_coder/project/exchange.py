@@ -18,6 +18,7 @@ from ..domain.refi import codebook_qdc, load_qdc
 from ..domain.refi_project import Mark, ProjectDocument, Source, SourceTurn, write_qdpx
 from ..store import conversations as store_conv
 from ..store import frames
+from ..store.db import refuse_open_project_file
 from . import codebook_ops
 from .project import Project
 
@@ -30,6 +31,7 @@ CONSENSUS_USER = "consensus"
 
 def export_qdc(project: Project, path: str | Path) -> Path:
     """Write the project's codebook as a REFI-QDA ``.qdc`` file."""
+    refuse_open_project_file(path, "to export the codebook to")
     data = codebook_qdc(project.codebook, origin=ORIGIN)
     with atomic_binary_path(path) as tmp:
         tmp.write_bytes(data)
@@ -38,6 +40,7 @@ def export_qdc(project: Project, path: str | Path) -> Path:
 
 def import_qdc(project: Project, path: str | Path) -> dict[str, int]:
     """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project."""
+    refuse_open_project_file(path, "to import the codebook from")
     return codebook_ops.apply_codebook(project, load_qdc(path))
 
 
@@ -65,6 +68,7 @@ def export_qdpx(
 ) -> QdpxSummary:
     """Write the whole project as a REFI-QDA ``.qdpx`` (conversations, codebook, every
     coder's codings and memos, and the consensus as the user ``consensus``)."""
+    refuse_open_project_file(out, "to export to")
     db = project.db
     codings = frames.codings_frame(db)
     memos = frames.memos_frame(db)

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domain.codebook import stored_levels
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS, ROLES_OF, Unit
 from ..domain.models import ROLES as TURN_ROLES
@@ -186,6 +185,22 @@ class _RollBack(Exception):
 
 # -- checks before anything is written -------------------------------------------------------
 
+def _source_levels(raw: Any, name: str, key: str) -> list[Any]:
+    """The level values of a source's code, refusing a hand-edited ``levels`` column."""
+    try:
+        data = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        data = None
+    if not isinstance(data, list) or not all(isinstance(lv, dict) and "value" in lv
+                                             for lv in data):
+        shown = str(raw)[:40] + ("..." if len(str(raw)) > 40 else "")
+        raise ProjectError(
+            f"{name}: code '{key}' has levels that are not a list of levels ({shown!r}); the "
+            "file was edited outside sense7-coder, so it cannot be merged. Nothing was changed"
+        )
+    return [lv["value"] for lv in data]
+
+
 def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
     """Refuse codes the source uses that the target lacks or defines differently."""
     notes = []
@@ -202,7 +217,7 @@ def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
                 )
             notes.append(f"code '{key}' is not in the target and is not used; left out")
             continue
-        levels = [lv.value for lv in stored_levels(row["levels"], f"{name}: code '{key}'")]
+        levels = _source_levels(row["levels"], name, key)
         same_levels = (levels == mine.values if mine.kind == "ordinal"
                        else sorted(map(str, levels)) == sorted(map(str, mine.values)))
         if row["kind"] != mine.kind or row["unit"] != mine.unit or not same_levels:

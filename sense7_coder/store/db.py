@@ -27,8 +27,10 @@ import contextlib
 import datetime as dt
 import itertools
 import os
+import re
 import shutil
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,6 +96,25 @@ def refuse_open_project_file(path: str | Path, what: str) -> None:
                     f"{' (its ' + suffix[1:] + ' file)' if suffix else ''}; choose another "
                     f"file {what}"
                 )
+    if _is_project_file(path, st):
+        raise ProjectError(f"{path}: this is a sense7-coder project file; choose another "
+                           f"file {what}")
+
+
+def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
+    """Does ``path`` (a file this process has no connection to) hold a project's header?
+
+    Only called after :func:`refuse_open_project_file` found the file is not open here, so
+    reading its first bytes cannot drop a lock of ours."""
+    if not stat.S_ISREG(st.st_mode) or st.st_size < 72:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(72)
+    except OSError:
+        return False
+    return (head[:16] == SQLITE_HEADER
+            and int.from_bytes(head[68:72], "big") == APPLICATION_ID)
 
 
 class ProjectDB:
@@ -256,7 +277,9 @@ def unreadable_message(path: Path, e: sqlite3.Error) -> str:
 
 def damaged_message(path: Path, detail: str) -> str:
     """One paragraph for a damaged project file, pointing to ``sense7-coder restore``."""
-    detail = detail.splitlines()[0] if detail else "unknown problem"
+    # the first problem, not integrity_check's heading ("*** in database main ***")
+    lines = [ln for ln in detail.splitlines() if ln.strip() and not ln.startswith("*** in ")]
+    detail = lines[0] if lines else "unknown problem"
     if len(detail) > 160:
         detail = detail[:157] + "..."
     return (
@@ -267,7 +290,8 @@ def damaged_message(path: Path, detail: str) -> str:
     )
 
 
-def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False) -> int:
+def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
+                   pages: bool = True) -> int:
     """Check an open connection is a healthy sense7-coder project; returns its version.
 
     Header, application id, version, our schema and no other (:mod:`.trust`), then
@@ -291,6 +315,8 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False) 
             f"this version reads up to {SCHEMA_VERSION}); please update sense7-coder"
         )
     version = check_schema(conn, path, version)
+    if not pages:
+        return version
     pragma = "integrity_check" if full else "quick_check"
     check = conn.execute(f"PRAGMA {pragma}(20)").fetchall()
     if [tuple(r) for r in check] != [("ok",)]:
@@ -341,6 +367,55 @@ def _remove_project_files(path: Path) -> None:
             path.with_name(name).unlink()
 
 
+def refuse_odd_file(path: Path) -> None:
+    """Name what SQLite would only call 'unable to open' or 'another program's file': an
+    empty file, or a folder (or device) where its -wal or -shm should be."""
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists() and not side.is_file():
+            raise ProjectError(
+                f"{path}: {side.name} beside it is not a file (a folder or a device); "
+                "SQLite keeps the project's latest changes there. Move it away, then try again"
+            )
+    wal = path.with_name(path.name + "-wal")
+    if path.is_file() and path.stat().st_size == 0 and not (
+            wal.is_file() and wal.stat().st_size > 0):
+        raise ProjectError(f"{path}: the file is empty (0 bytes), not a sense7-coder project")
+
+
+def _open_error(path: Path, e: sqlite3.Error) -> ProjectError:
+    if not_sqlite(e):
+        return ProjectError(unreadable_message(path, e))
+    if _is_read_only(e):
+        return ProjectError(read_only_message(path, str(e)))
+    if "locked" in str(e) or "busy" in str(e):
+        return _friendly(path, e)
+    return ProjectError(damaged_message(path, str(e)))
+
+
+def verify_read_only(path: Path) -> int | None:
+    """Check the file through a read-only connection; its version, or None when SQLite
+    cannot read it read-only (a change to undo in -journal, a folder without -shm).
+
+    The last read-write connection to close folds the -wal into the file -- a -wal left
+    there by another project included, which would damage the file for good. A refused or
+    damaged file is therefore never opened read-write: it stays exactly as it was, and
+    ``restore`` can still move its -wal aside.
+    """
+    try:
+        conn = connect(path, "ro")
+    except sqlite3.Error:
+        return None
+    try:
+        return verify_project(conn, path)
+    except sqlite3.DatabaseError as e:
+        if _is_read_only(e):
+            return None
+        raise
+    finally:
+        conn.close()
+
+
 def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = True) -> ProjectDB:
     """Open an existing project file after checking it is a healthy sense7-coder project."""
     path = Path(path)
@@ -348,18 +423,18 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
+    refuse_odd_file(path)
+    try:
+        checked = verify_read_only(path)
+    except sqlite3.DatabaseError as e:
+        raise _open_error(path, e) from None
     try:
         conn = connect(path)
     except sqlite3.Error as e:
-        if not_sqlite(e):
-            raise ProjectError(unreadable_message(path, e)) from None
-        if _is_read_only(e):
-            raise ProjectError(read_only_message(path, str(e))) from None
-        if "locked" in str(e) or "busy" in str(e):
-            raise _friendly(path, e) from None
-        raise ProjectError(damaged_message(path, str(e))) from None
+        raise _open_error(path, e) from None
     try:
-        version = verify_project(conn, path)
+        # the pages were checked read-only just now; header, version and schema again here
+        version = verify_project(conn, path, pages=checked is None)
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
     except ProjectError:
@@ -404,13 +479,26 @@ def backups_dir(path: Path) -> Path:
     return path.with_name(path.name + ".backups")
 
 
+def own_backups(path: Path) -> list[Path]:
+    """The backups sense7-coder made of ``path`` (by their names), oldest first.
+
+    Other files in the folder (a copy put there by hand) are never counted, rotated out
+    or deleted.
+    """
+    folder = backups_dir(path)
+    if not folder.is_dir():
+        return []
+    name = re.compile(rf"{re.escape(path.stem)}-\d{{8}}-\d{{6}}-\d{{6}}(-before-restore)?\.sqlite")
+    return sorted(p for p in folder.glob("*.sqlite") if name.fullmatch(p.name))
+
+
 def backup_project(pdb: ProjectDB) -> Path | None:
     """Copy the project into ``<file>.backups/`` (SQLite's online backup), keeping the newest few.
 
     Skipped when the newest backup is already newer than the project file itself.
     """
     folder = backups_dir(pdb.path)
-    existing = sorted(folder.glob("*.sqlite")) if folder.exists() else []
+    existing = own_backups(pdb.path)
     wal = pdb.path.with_name(pdb.path.name + "-wal")
     mtime = max(pdb.path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
     if existing and existing[-1].stat().st_mtime >= mtime:
@@ -434,7 +522,7 @@ def backup_project(pdb: ProjectDB) -> Path | None:
         with contextlib.suppress(OSError):
             partial.unlink()
         return None
-    for old in sorted(folder.glob("*.sqlite"))[:-BACKUPS_KEPT]:
+    for old in own_backups(pdb.path)[:-BACKUPS_KEPT]:
         for name in (old.name, old.name + "-wal", old.name + "-shm"):
             with contextlib.suppress(OSError):
                 old.with_name(name).unlink()

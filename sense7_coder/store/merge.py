@@ -18,7 +18,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
-from .db import connect, not_sqlite, unreadable_message, verify_project
+from .db import connect, not_sqlite, refuse_odd_file, unreadable_message, verify_project
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
@@ -70,6 +70,7 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         raise ProjectError(f"{path}: no such project file")
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
+    refuse_odd_file(path)
     conn = _connect_read_only(path)
     try:
         verify_project(conn, path, full=True)
@@ -105,6 +106,15 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
             raise ProjectError(unreadable_message(path, e)) from None
         if "readonly" not in str(e) and "unable to open" not in str(e):
             raise ProjectError(f"{path}: cannot open the project file ({e})") from None
+    journal = path.with_name(path.name + "-journal")
+    if journal.exists() and journal.stat().st_size > 0:
+        # a change that was interrupted: its pages are in the file, their undo in -journal;
+        # read-only, SQLite cannot undo it, and reading the file as it is would merge it
+        raise ProjectError(
+            f"{path}: its last change was interrupted and is still to be undone from "
+            f"{journal.name} beside it; open the file once with sense7-coder in a folder you "
+            "can write to (which undoes it), then merge again; nothing was changed"
+        )
     wal = path.with_name(path.name + "-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise ProjectError(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain.errors import ProjectError
-from .db import backups_dir, connect, is_open_here, verify_project
+from .db import backups_dir, connect, is_open_here, verify_project, verify_read_only
 from .locks import others_holding
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -65,6 +65,37 @@ def _verify(path: Path, mode: str) -> None:
         conn.close()
 
 
+def _fold_in_wal(project: Path) -> bool:
+    """Write a healthy project's -wal into the file itself (SQLite's checkpoint; the last
+    connection to close removes -wal and -shm). True when no side file is left.
+
+    A damaged file is left exactly as it is (its side files move with it instead).
+    """
+    try:
+        # checked read-only first: a read-write connection to a damaged file, or to one
+        # beside another project's -wal, would fold that -wal in when it closes
+        if verify_read_only(project) is None:
+            return False
+        conn = connect(project, "rw")
+    except (sqlite3.Error, ProjectError):
+        return False
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return not any(project.with_name(project.name + s).exists() for s in SIDE_FILES)
+
+
+def _link(project: Path, kept: Path) -> bool:
+    try:
+        os.link(project, kept)
+    except OSError:  # a file system without hard links
+        return False
+    return True
+
+
 def restore_backup(project: Path, backup: Path) -> Path | None:
     """Replace ``project`` with a copy of ``backup``; returns where the replaced file is kept
     (None when there was no project file)."""
@@ -108,6 +139,11 @@ def restore_backup(project: Path, backup: Path) -> Path | None:
         folder = backups_dir(project)
         folder.mkdir(exist_ok=True)
         kept = folder / f"{project.stem}-{stamp}-before-restore.sqlite"
+        if _fold_in_wal(project) and _link(project, kept):
+            # one file, now also named in the backups folder: a single rename puts the
+            # copy in its place, so a kill at any moment leaves a whole project file
+            os.replace(fresh, project)
+            return kept
         # the current file keeps its own -wal and -shm: together they are what it held
         os.replace(project, kept)
         for suffix in SIDE_FILES:

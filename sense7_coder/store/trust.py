@@ -64,11 +64,25 @@ MIGRATIONS_COLUMNS = ({"migration_set", "name", "applied_at"},
                       {"id", "migration_set", "name", "applied_at"})
 
 
-def _migrations_table(conn: sqlite3.Connection) -> str:
+#: its shapes: plain columns of a plain type (no CHECK, REFERENCES, DEFAULT, COLLATE or
+#: generated column), perhaps a primary key, a rowid table
+_COLUMN = r"[A-Za-z_]\w*(?: (?:INTEGER|INT|TEXT|REAL|FLOAT|BLOB))?(?: PRIMARY KEY| NOT NULL)*"
+_MIGRATIONS_SQL = re.compile(
+    rf"CREATE TABLE {MIGRATIONS_TABLE}\({_COLUMN}(?:,{_COLUMN})*"
+    r"(?:,PRIMARY KEY\([A-Za-z_]\w*(?:,[A-Za-z_]\w*)*\))?\)", re.IGNORECASE)
+#: and its one index: unique over the set and the name (or SQLite's own for the key)
+_MIGRATIONS_INDEX = re.compile(
+    rf"CREATE UNIQUE INDEX [A-Za-z_]\w* ON {MIGRATIONS_TABLE}\(migration_set,name\)",
+    re.IGNORECASE)
+
+
+def _migrations_table(conn: sqlite3.Connection, sql: str | None) -> str:
     cols = {str(r[1]) for r in conn.execute(f"PRAGMA main.table_xinfo({MIGRATIONS_TABLE})")}
     hidden = [r for r in conn.execute(f"PRAGMA main.table_xinfo({MIGRATIONS_TABLE})") if r[6]]
-    ok = cols in MIGRATIONS_COLUMNS and not hidden
-    return "<the migrations record>" if ok else f"<columns {', '.join(sorted(cols))}>"
+    shape = normalise(sql)
+    ok = (cols in MIGRATIONS_COLUMNS and not hidden and shape is not None
+          and _MIGRATIONS_SQL.fullmatch(shape) is not None)
+    return "<the migrations record>" if ok else f"<{shape}>"
 
 
 def schema_of(conn: sqlite3.Connection) -> set[Entry]:
@@ -78,10 +92,11 @@ def schema_of(conn: sqlite3.Connection) -> set[Entry]:
     for t, n, tbl, sql in rows:
         if t == "table" and n in SQLITE_OWN:
             continue
-        if t == "index" and tbl == MIGRATIONS_TABLE:
+        if t == "index" and tbl == MIGRATIONS_TABLE and (
+                sql is None or _MIGRATIONS_INDEX.fullmatch(normalise(sql) or "")):
             continue
         if t == "table" and n == MIGRATIONS_TABLE:
-            out.add((t, n, tbl, _migrations_table(conn)))
+            out.add((t, n, tbl, _migrations_table(conn, sql)))
             continue
         out.add((str(t), str(n), str(tbl), normalise(sql)))
     return out
@@ -101,6 +116,28 @@ def expected_schema(version: int) -> frozenset[Entry]:
         conn.close()
 
 
+def _check_record(conn: sqlite3.Connection, path: Path, version: int) -> int:
+    """The file's record of applied migrations must name exactly the first ``version``.
+
+    Upgrading trusts that record: one claiming upgrades the tables lack would skip them
+    (and stamp the file with a version its tables are not); one missing an upgrade would
+    run it again over existing tables.
+    """
+    if version == 0:
+        return version
+    names = [m.name for m in migrations._migrations]
+    recorded = [str(r[0]) for r in conn.execute(
+        f"SELECT name FROM main.{MIGRATIONS_TABLE} WHERE migration_set = ? ORDER BY rowid",
+        [migrations.name])]
+    if recorded != names[:version]:
+        raise ProjectError(
+            f"{path}: refused: its record of applied upgrades ({len(recorded)} recorded) "
+            f"does not match its tables (those of version {version}); it was edited outside "
+            "sense7-coder, so nothing in it was run or changed"
+        )
+    return version
+
+
 def _describe(entry: Entry) -> str:
     kind, name, table, _sql = entry
     if kind in ("trigger", "index") and table != name:
@@ -116,10 +153,10 @@ def check_schema(conn: sqlite3.Connection, path: Path, version: int) -> int:
     """
     found = schema_of(conn)
     if version <= SCHEMA_VERSION and found == expected_schema(version):
-        return version
+        return _check_record(conn, path, version)
     for later in range(version + 1, SCHEMA_VERSION + 1):
         if found == expected_schema(later):
-            return later
+            return _check_record(conn, path, later)
     expected = expected_schema(min(version, SCHEMA_VERSION))
     extra = sorted(found - expected, key=lambda e: (e[0] != "trigger", e[0] != "view", e[1]))
     names = {(e[0], e[1]) for e in expected}

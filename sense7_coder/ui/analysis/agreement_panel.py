@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 from ...domain.agreement import LEVELS, AgreementReport
 from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
+from ...domain.files import atomic_text_file
 from ...project import Project
 from ...project.agreement import (
     AgreementOptions,
@@ -40,6 +42,7 @@ from ...project.agreement import (
     project_agreement,
     set_min_units_setting,
 )
+from ...project.outputs import refuse_project_file
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -313,6 +316,7 @@ class AgreementPanel(QWidget):
     # -- saving -------------------------------------------------------------------------------
     def save_plot(self, path: str | Path) -> Path:
         """Save the alpha plot as PNG or SVG (by the file's suffix)."""
+        refuse_project_file(path, "for the plot")
         return self.results.plot.save(path)
 
     def save_plot_dialog(self) -> None:
@@ -337,6 +341,11 @@ class AgreementPanel(QWidget):
             return None
         frame = self.report.to_frame()
         out = Path(path)
+        try:
+            refuse_project_file(out, "for the figures")
+        except Sense7Error as e:
+            self._set_error(str(e))
+            return None
 
         def job(progress: ProgressFn, cancel: CancelFn) -> int:
             return write_csv(frame, out, progress=progress, cancel=cancel)
@@ -399,9 +408,11 @@ class MethodsDialog(QDialog):
         QGuiApplication.clipboard().setText(self.text.toPlainText())
 
     def save(self, path: str | Path) -> Path:
-        out = Path(path)
-        out.write_text(self.text.toPlainText(), encoding="utf-8")
-        return out
+        """Write the paragraph (never over a project file; whole or not at all)."""
+        refuse_project_file(path, "for the methods paragraph")
+        with atomic_text_file(path) as fh:
+            fh.write(self.text.toPlainText())
+        return Path(path)
 
     def save_dialog(self) -> None:
         latex = self.fmt.currentData() == "latex"
@@ -409,4 +420,7 @@ class MethodsDialog(QDialog):
             self, "Save the methods paragraph", "agreement-methods" + (".tex" if latex else ".md"),
             "LaTeX (*.tex)" if latex else "Markdown (*.md)")
         if name:
-            self.save(name)
+            try:
+                self.save(name)
+            except Sense7Error as e:
+                QMessageBox.warning(self, "Methods paragraph not saved", str(e))

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code, load_codebook
-from ...domain.errors import CodebookError, ProjectError
+from ...domain.codebook import Code
+from ...domain.errors import CodebookError, ProjectError, Sense7Error
 from ...project import Project
 from ...project import codebook_ops as ops
 from ..screen import fit_to_screen
@@ -284,12 +284,7 @@ class CodebookEditorDialog(QDialog):
         counts: dict[str, int] = {}
 
         def apply() -> None:
-            if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
-                from ...domain.refi import load_qdc
-
-                book = load_qdc(path)
-            else:
-                book = load_codebook(path)
+            book = ops.read_codebook_file(path)  # never the project file itself
             counts.update(ops.apply_codebook(self.project, book))
 
         ok = self._run(apply, f"Imported {Path(path).name}.")
@@ -302,15 +297,15 @@ class CodebookEditorDialog(QDialog):
 
     def export_codebook_file(self, path: str | Path) -> bool:
         self.commit(revert_invalid=True)
-        try:
+        try:  # through the project layer: whole or not at all, never over a project file
             if Path(path).suffix.lower() == ".qdc":  # REFI-QDA
-                from ...domain.refi import codebook_qdc
+                from ...project.exchange import export_qdc
 
-                Path(path).write_bytes(codebook_qdc(self.project.codebook))
+                export_qdc(self.project, path)
             else:
-                Path(path).write_text(self.project.codebook.to_json(), encoding="utf-8")
-        except OSError as e:
-            self.message.show_message(f"Could not write {path}: {e.strerror or e}", "error")
+                ops.export_codebook(self.project, path)
+        except Sense7Error as e:
+            self.message.show_message(f"Could not write {path}: {e}", "error")
             return False
         self.message.show_message(f"Exported the codebook to {path}.", "ok")
         return True
