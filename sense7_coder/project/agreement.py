@@ -40,6 +40,7 @@ from ..domain.agreement import (
     applicability_record,
 )
 from ..domain.agreement.bootstrap import CI_METHODS
+from ..domain.agreement.report import MEASURES
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
@@ -68,7 +69,10 @@ class AgreementOptions:
     ordinal code (nominal and binary codes always stay nominal; ratio is refused on a
     scale with a level at or below zero). ``ci`` is the interval method ('percentile' or
     'bca'); ``min_units`` the number of units below which a figure reads "too few units"
-    (None: the project's setting, default 10).
+    (None: the project's setting, default 10). ``measures`` is 'all' (every figure
+    and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
+    each code's applicability alpha and each rater's against the users and the
+    consensus; no diagnostics), the same alpha values either way.
     """
 
     codes: Sequence[str] = ()
@@ -84,6 +88,7 @@ class AgreementOptions:
     include_consensus: bool = True
     ci: str = "percentile"
     min_units: int | None = None
+    measures: str = "all"
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -107,6 +112,9 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
         raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
+    if options.measures not in MEASURES:
+        raise ProjectError(f"measures must be one of {', '.join(MEASURES)}, got "
+                           f"{options.measures!r}")
     if options.bootstrap < 0:
         raise ProjectError("the number of bootstrap draws cannot be negative")
     if options.seed is not None and options.seed < 0:
@@ -156,6 +164,7 @@ def _rename_reserved(frame: pd.DataFrame) -> pd.DataFrame:
     clash = frame["coder"].isin(RESERVED)
     if clash.any():
         frame = frame.copy()
+        frame["coder"] = frame["coder"].astype(object)
         frame.loc[clash, "coder"] = frame.loc[clash, "coder"] + " (coder)"
     return frame
 
@@ -240,7 +249,7 @@ def read_ratings(
     rating_keys = [c.user_rating for c in codes if c.user_rating and c.unit == "turn"]
     data = ProjectRatings(
         codings=frames.coding_values_frame(db, codes=keys, coders=coders,
-                                           conversations=conversations),
+                                           conversations=conversations, categorical=True),
         done=_empty("coder", "conversation_id", "position"),
         turns=_empty("conversation_id", "position", "role"),
         sentences=_empty("conversation_id", "position", "sentence", "role"),
@@ -283,6 +292,46 @@ def unit_key(frame: pd.DataFrame) -> pd.Series:
     )
 
 
+def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes and their values (a Categorical's own, else factorized)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64), pd.Index(column.cat.categories)
+    codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+    return codes.astype(np.int64), pd.Index(uniques, dtype=object)
+
+
+def _joined_codes(columns: Sequence[pd.Series], text: bool) -> tuple[np.ndarray, pd.Index]:
+    """One code per row over several columns (equal values, equal codes): the union of
+    their values and each column's codes mapped into it (``text``: values as str)."""
+    parts = [_codes(c) for c in columns]
+    if text:
+        parts = [(codes, pd.Index([str(v) for v in values], dtype=object))
+                 for codes, values in parts]
+    union = pd.Index(np.concatenate([values.to_numpy(dtype=object) for _, values in parts])
+                     if parts else np.array([], dtype=object), dtype=object).unique()
+    out = [np.append(union.get_indexer(values), -1)[codes] for codes, values in parts]
+    return (np.concatenate(out) if out else np.zeros(0, dtype=np.int64)), union
+
+
+def _long_table(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """unit, coder, value of several frames (coder, conversation_id, position, sentence,
+    value) one after the other: the units as :func:`unit_ids` of their concatenation and
+    the coders as a Categorical of their names as text."""
+    position = np.concatenate([p["position"].to_numpy(dtype=np.int64) for p in parts])
+    sentence = np.concatenate([p["sentence"].to_numpy(dtype=np.int64) for p in parts])
+    if len(position) and (position.max() >= 1 << 16 or sentence.max() >= 1 << 16):
+        table = pd.concat(parts, ignore_index=True)
+        return pd.DataFrame({"unit": unit_ids(table), "coder": table["coder"].astype(str),
+                             "value": table["value"].astype(object)})
+    conv, _ = _joined_codes([p["conversation_id"] for p in parts], text=False)
+    coder, names = _joined_codes([p["coder"] for p in parts], text=True)
+    return pd.DataFrame({
+        "unit": (conv << 32) | (position << 16) | sentence,
+        "coder": pd.Categorical.from_codes(coder, categories=names),
+        "value": np.concatenate([p["value"].to_numpy(dtype=object) for p in parts]),
+    })
+
+
 def unit_ids(frame: pd.DataFrame) -> np.ndarray:
     """One integer per unit of ``frame`` (equal units, equal ids), cheaper than text keys.
 
@@ -322,13 +371,7 @@ def code_spec(
         if len(cons):
             parts.append(cons[list(UNIT_COLUMNS) + ["value"]].assign(coder=CONSENSUS_RATER))
             references.append(CONSENSUS_RATER)
-    table = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(
-        len(p) for p in parts) else parts[0]
-    frame = pd.DataFrame({
-        "unit": unit_ids(table),
-        "coder": table["coder"].astype(str),
-        "value": table["value"].astype(object),
-    })
+    frame = _long_table([p for p in parts if len(p)] or parts[:1])
     numeric = all(isinstance(v, int) for v in code.values)
     use_level = level
     if code.kind != "ordinal" or (level in ("interval", "ratio") and not numeric):
@@ -384,22 +427,21 @@ def diagnostics_tables(
     times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
                                       conversations=options.conversation_filter())
     times = _rename_reserved(times)
-    times = times.assign(unit=unit_key(times) if len(times) else pd.Series([], dtype=object))
     out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
     for code in codes:
         key = code.key
         values = code_values(code, data)
-        frame = pd.DataFrame({
-            "unit": unit_key(values) if len(values) else pd.Series([], dtype=object),
-            "coder": values["coder"].astype(str), "value": values["value"].astype(object),
-        })
+        mine = times[times["code"] == key]
+        # one integer per unit, shared by the values and the saving order
+        both = _long_table([values, mine.assign(value=mine["updated_at"])])
+        frame = both.iloc[:len(values)]
         ratings = prepare_ratings(frame, code=key, scale=list(code.values))
         out["confusion"].append(diag.confusion(ratings))
         out["bias"].append(diag.bias(ratings))
-        mine = times[times["code"] == key]
         rank = pd.to_datetime(mine["updated_at"], errors="coerce", utc=True, format="mixed")
-        order = pd.DataFrame({"coder": mine["coder"].astype(str), "unit": mine["unit"],
-                              "rank": rank})
+        order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].astype(str).to_numpy(),
+                              "unit": both["unit"].iloc[len(values):].to_numpy(),
+                              "rank": rank.to_numpy()})
         out["drift"].append(diag.drift(ratings, order))
     columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
                "drift": diag.DRIFT_COLUMNS}
@@ -448,7 +490,7 @@ def project_agreement(
     try:
         report = agreement_report(
             specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
-            cancel=cancel, ci=options.ci, min_units=min_units,
+            cancel=cancel, ci=options.ci, min_units=min_units, measures=options.measures,
         )
         extra = []
         for code in codes:
@@ -461,8 +503,9 @@ def project_agreement(
                 extra.append(record)
     except ValueError as e:
         raise ProjectError(str(e)) from None
-    report.diagnostics = diagnostics_tables(
-        project, [c for c in codes if c.key in specs], data, options)
+    if options.measures == "all":
+        report.diagnostics = diagnostics_tables(
+            project, [c for c in codes if c.key in specs], data, options)
     # each code's applicability alpha right after the code's alpha among the coders
     for record in extra:
         at = next((i for i, r in enumerate(report.records) if r.code == record.code), None)

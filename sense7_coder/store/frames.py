@@ -385,11 +385,14 @@ def coding_values_frame(
     codes: Sequence[str] = (),
     coders: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
+    categorical: bool = False,
 ) -> pd.DataFrame:
     """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
     position, sentence, code, value -- no joined columns, in no particular order.
 
-    Read through the packed path (see above) where every row fits it."""
+    Read through the packed path (see above) where every row fits it. ``categorical``
+    returns coder, conversation_id and code as Categoricals (built from the packed
+    indexes without touching a string per row)."""
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
@@ -407,15 +410,36 @@ def coding_values_frame(
     if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
         return _frame(db, "SELECT k.coder, k.conversation_id, k.position, k.sentence, "
                       f"k.code, k.value FROM {source}{where}", params, VALUE_COLUMNS,
-                      ints=("position", "sentence"))
+                      ints=("position", "sentence"),
+                      categories=("coder", "conversation_id", "code") if categorical else ())
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    if categorical:
+        ids = _conversation_ids(db)
+        used = np.unique(rowid)
+        coder: Any = _named(coder_names, packed[:, 4])
+        conversation: Any = pd.Categorical.from_codes(
+            np.searchsorted(used, rowid), categories=pd.Index(ids[used], dtype=object))
+        code: Any = _named(code_keys, packed[:, 5])
+    else:
+        coder = np.asarray(coder_names, dtype=object)[packed[:, 4]]
+        conversation = _conversation_ids(db)[rowid]
+        code = np.asarray(code_keys, dtype=object)[packed[:, 5]]
     return pd.DataFrame({
-        "coder": np.asarray(coder_names, dtype=object)[packed[:, 4]],
-        "conversation_id": _conversation_ids(db)[(packed[:, 0] << 16) | packed[:, 1]],
+        "coder": coder,
+        "conversation_id": conversation,
         "position": packed[:, 2],
         "sentence": packed[:, 3],
-        "code": np.asarray(code_keys, dtype=object)[packed[:, 5]],
+        "code": code,
         "value": _unpacked_values(packed[:, 6]),
     }, columns=list(VALUE_COLUMNS))
+
+
+def _named(names: Sequence[str], index: np.ndarray) -> pd.Categorical:
+    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped)."""
+    used = np.unique(index)
+    return pd.Categorical.from_codes(
+        np.searchsorted(used, index),
+        categories=pd.Index(np.asarray(names, dtype=object)[used], dtype=object))
 
 
 def coding_times_frame(
@@ -435,12 +459,65 @@ def coding_times_frame(
     where, params = _where(conversations, extra)
     join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
             if conversations is not None and _filter_sql(conversations)[0] else "")
+    packed = _packed_times(db, codes, coders, where, params)
+    if packed is not None:
+        return packed
     sql = (
         "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.updated_at "
-        f"FROM codings k{join}{where}"
+        f"FROM codings k{join}{where} ORDER BY k.rowid"
     )
     columns = ("coder", "conversation_id", "position", "sentence", "code", "updated_at")
-    return _frame(db, sql, params, columns, ints=("position", "sentence"))
+    return _frame(db, sql, params, columns, ints=("position", "sentence"),
+                  categories=("coder", "conversation_id", "code"))
+
+
+def _packed_times(db: Database, codes: Sequence[str], coders: Sequence[str], where: str,
+                  params: list[Any]) -> pd.DataFrame | None:
+    """:func:`coding_times_frame` through the packed path, the times beside the packed
+    keys in the same aggregate (one text per chunk, split once); None when a row does
+    not fit."""
+    coder_names = _names(db, "SELECT name FROM coders", coders)
+    code_keys = _names(db, "SELECT key FROM codes", codes)
+    if max(len(coder_names), len(code_keys)) >= _MAX_NAMES:
+        return None
+    fields = (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+              _index_case("k.code", code_keys))
+    chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
+    cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
+    sql = (f"SELECT group_concat(char({chars}), ''), "
+           "group_concat(replace(coalesce(k.updated_at, ''), char(31), ' '), char(31)), "
+           "count(*) FROM codings k JOIN conversations c ON c.conversation_id = "
+           f"k.conversation_id{cond}")
+    bounds = db.conn.execute("SELECT min(rowid), max(rowid) FROM codings").fetchone()
+    parts: list[np.ndarray] = []
+    times: list[str] = []
+    for lo in range(bounds[0] or 0, (bounds[1] or -1) + 1, PACK_ROWS):
+        text, stamps, n = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()
+        if not n:
+            continue
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        parts.append((points.astype(np.int64) - _PLANE).reshape(-1, len(fields)))
+        split = stamps.split("\x1f")
+        if len(split) != n or len(parts[-1]) != n:
+            return None
+        times.extend(split)
+    packed = np.concatenate(parts) if parts else np.zeros((0, len(fields)), dtype=np.int64)
+    if not _fits(packed, small=(2, 3), named=(4, 5), values=()):
+        return None
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    ids = _conversation_ids(db)
+    used = np.unique(rowid)
+    stamp = np.array(times, dtype=object)
+    stamp[stamp == ""] = None
+    return pd.DataFrame({
+        "coder": _named(coder_names, packed[:, 4]),
+        "conversation_id": pd.Categorical.from_codes(
+            np.searchsorted(used, rowid), categories=pd.Index(ids[used], dtype=object)),
+        "position": packed[:, 2],
+        "sentence": packed[:, 3],
+        "code": _named(code_keys, packed[:, 5]),
+        "updated_at": pd.Series(stamp, dtype=object),
+    })
 
 
 def statuses_frame(
