@@ -414,11 +414,8 @@ def coding_values_frame(
                       categories=("coder", "conversation_id", "code") if categorical else ())
     rowid = (packed[:, 0] << 16) | packed[:, 1]
     if categorical:
-        ids = _conversation_ids(db)
-        used = np.unique(rowid)
         coder: Any = _named(coder_names, packed[:, 4])
-        conversation: Any = pd.Categorical.from_codes(
-            np.searchsorted(used, rowid), categories=pd.Index(ids[used], dtype=object))
+        conversation: Any = _named(_conversation_ids(db), rowid)
         code: Any = _named(code_keys, packed[:, 5])
     else:
         coder = np.asarray(coder_names, dtype=object)[packed[:, 4]]
@@ -434,12 +431,16 @@ def coding_values_frame(
     }, columns=list(VALUE_COLUMNS))
 
 
-def _named(names: Sequence[str], index: np.ndarray) -> pd.Categorical:
-    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped)."""
-    used = np.unique(index)
-    return pd.Categorical.from_codes(
-        np.searchsorted(used, index),
-        categories=pd.Index(np.asarray(names, dtype=object)[used], dtype=object))
+def _named(names: Sequence[str] | np.ndarray, index: np.ndarray) -> pd.Categorical:
+    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped;
+    the names must be distinct)."""
+    names = np.asarray(names, dtype=object)
+    used = np.zeros(len(names), dtype=bool)
+    used[index] = True
+    codes = np.cumsum(used, dtype=np.int64) - 1
+    dtype = np.int8 if used.sum() < 127 else np.int32
+    return pd.Categorical.from_codes(codes[index].astype(dtype),
+                                     categories=pd.Index(names[used], dtype=object))
 
 
 def coding_times_frame(
@@ -505,14 +506,11 @@ def _packed_times(db: Database, codes: Sequence[str], coders: Sequence[str], whe
     if not _fits(packed, small=(2, 3), named=(4, 5), values=()):
         return None
     rowid = (packed[:, 0] << 16) | packed[:, 1]
-    ids = _conversation_ids(db)
-    used = np.unique(rowid)
     stamp = np.array(times, dtype=object)
     stamp[stamp == ""] = None
     return pd.DataFrame({
         "coder": _named(coder_names, packed[:, 4]),
-        "conversation_id": pd.Categorical.from_codes(
-            np.searchsorted(used, rowid), categories=pd.Index(ids[used], dtype=object)),
+        "conversation_id": _named(_conversation_ids(db), rowid),
         "position": packed[:, 2],
         "sentence": packed[:, 3],
         "code": _named(code_keys, packed[:, 5]),
