@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,8 +41,8 @@ from ..domain.agreement import (
     applicability_record,
 )
 from ..domain.agreement.bootstrap import CI_METHODS
-from ..domain.agreement.report import MEASURES
 from ..domain.agreement.records import MIN_UNITS
+from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
@@ -205,15 +206,22 @@ def _binary_absent(
 def _users_rows(code: Code, ratings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The users' ratings of ``code`` as rater 'users'; and how many were off its scale."""
     rows = ratings[(ratings["rating"] == code.user_rating) & ratings["value"].notna()]
-    values = rows["value"].astype(object)
-    on_scale = values.isin(code.values)
+    column = rows["value"]
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
+            column.dtype):
+        on_scale = column.isin(code.values).to_numpy(dtype=bool)
+        value: Any = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        values = column.astype(object)
+        on_scale = values.isin(code.values).to_numpy(dtype=bool)
+        value = values.map(int).where(on_scale, None)
     out = pd.DataFrame({
         "coder": USERS_RATER,
         "conversation_id": rows["conversation_id"],
         "position": rows["position"],
         "sentence": 0,
-        "value": values.map(int).where(on_scale, None),
-    })[on_scale.to_numpy()]
+        "value": value,
+    })[on_scale]
     return out, int((~on_scale).sum())
 
 
@@ -241,15 +249,23 @@ def read_ratings(
     conversations: ConversationFilter | None = None,
     include_users: bool = False,
     include_consensus: bool = True,
+    times: bool = False,
+    compact: bool = False,
 ) -> ProjectRatings:
-    """Read the project's tables once for the given (non-empty list of) codes and filters."""
+    """Read the project's tables once for the given (non-empty list of) codes and filters
+    (``times``: with when each coding was saved, for the diagnostics).
+
+    ``compact`` reads the codings' names as Categoricals and whole-number values as
+    float64 (NaN = not applicable), for the agreement figures; otherwise the values are
+    Python objects (ints, text, None), as the reconciliation shows them."""
     db = project.db
     keys = [c.key for c in codes]
     binary = [c for c in codes if c.kind == "binary"]
     rating_keys = [c.user_rating for c in codes if c.user_rating and c.unit == "turn"]
     data = ProjectRatings(
         codings=frames.coding_values_frame(db, codes=keys, coders=coders,
-                                           conversations=conversations, categorical=True),
+                                           conversations=conversations,
+                                           categorical=compact, times=times),
         done=_empty("coder", "conversation_id", "position"),
         turns=_empty("conversation_id", "position", "role"),
         sentences=_empty("conversation_id", "position", "sentence", "role"),
@@ -328,8 +344,18 @@ def _long_table(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame({
         "unit": (conv << 32) | (position << 16) | sentence,
         "coder": pd.Categorical.from_codes(coder, categories=names),
-        "value": np.concatenate([p["value"].to_numpy(dtype=object) for p in parts]),
+        "value": _joined_values([p["value"] for p in parts]),
     })
+
+
+def _joined_values(columns: Sequence[pd.Series]) -> np.ndarray:
+    """The values one after the other: float64 (NaN = none) when every column is numeric,
+    else Python objects (None = none)."""
+    if all(pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype)
+           for c in columns):
+        return np.concatenate([c.to_numpy(dtype=np.float64, na_value=np.nan) for c in columns])
+    return np.concatenate([c.astype(object).where(c.notna(), None).to_numpy(dtype=object)
+                           for c in columns])
 
 
 def unit_ids(frame: pd.DataFrame) -> np.ndarray:
@@ -414,6 +440,17 @@ def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
     })
 
 
+def _saving_times(stamps: pd.Series) -> np.ndarray:
+    """The saving times as UTC datetime64 (NaT where unknown), each distinct text parsed
+    once."""
+    codes, uniques = pd.factorize(stamps.to_numpy(dtype=object))
+    parsed = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", utc=True,
+                            format="mixed")
+    table = np.append(parsed.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]"),
+                      np.datetime64("NaT", "ns"))
+    return table[codes]
+
+
 def diagnostics_tables(
     project: Project, codes: Sequence[Code], data: ProjectRatings, options: AgreementOptions,
 ) -> dict[str, pd.DataFrame]:
@@ -424,8 +461,11 @@ def diagnostics_tables(
     from ..domain.agreement.ratings import prepare_ratings
 
     keys = [c.key for c in codes]
-    times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
-                                      conversations=options.conversation_filter())
+    if "updated_at" in data.codings.columns:
+        times = data.codings.drop(columns="value")
+    else:
+        times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
+                                          conversations=options.conversation_filter())
     times = _rename_reserved(times)
     out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
     for code in codes:
@@ -433,15 +473,14 @@ def diagnostics_tables(
         values = code_values(code, data)
         mine = times[times["code"] == key]
         # one integer per unit, shared by the values and the saving order
-        both = _long_table([values, mine.assign(value=mine["updated_at"])])
+        both = _long_table([values, mine.assign(value=np.nan)])
         frame = both.iloc[:len(values)]
         ratings = prepare_ratings(frame, code=key, scale=list(code.values))
         out["confusion"].append(diag.confusion(ratings))
         out["bias"].append(diag.bias(ratings))
-        rank = pd.to_datetime(mine["updated_at"], errors="coerce", utc=True, format="mixed")
         order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].astype(str).to_numpy(),
                               "unit": both["unit"].iloc[len(values):].to_numpy(),
-                              "rank": rank.to_numpy()})
+                              "rank": _saving_times(mine["updated_at"])})
         out["drift"].append(diag.drift(ratings, order))
     columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
                "drift": diag.DRIFT_COLUMNS}
@@ -466,6 +505,7 @@ def project_agreement(
     data = read_ratings(
         project, codes, coders=options.coders, conversations=options.conversation_filter(),
         include_users=options.include_users, include_consensus=options.include_consensus,
+        times=options.measures == "all", compact=True,
     )
     specs: dict[str, CodeFrameSpec] = {}
     notes: dict[str, str] = {}
