@@ -1,13 +1,18 @@
 """Benchmark of the coding workspace on a large project (run by hand; not a test).
 
     python benchmarks/bench_gui.py [--conversations 10000] [--turns 20] [--keep DIR]
+    python benchmarks/bench_gui.py --conversations 60000 --turns 4   # the 60,000 open
 
 Builds a project of 10,000 conversations and 200,000 turns (users' ratings on every
 assistant turn) straight through the store, then measures, each against its target and
 against a baseline measured in the same run:
 
-* opening to a usable window (target < 2 s; baseline: opening an empty project),
-* next-turn redraw (target < 50 ms; baseline: an idle event-loop pass with a repaint),
+* opening to a usable window (target < 2 s, < 1 s from 60,000 conversations up;
+  baseline: opening an empty project), once when the open has to back the file up
+  first and once when the newest backup is already current,
+* next-turn redraw (target median and p95 < 50 ms, p99 < 16 ms -- one frame; baseline:
+  an idle event-loop pass with a repaint), in wall time and in the GUI thread's own CPU
+  time (on a shared machine the wall-time tail includes waiting for a core),
 * setting a code, saved (target p99 < 20 ms; baseline: a bare SQLite UPDATE + commit),
 * resident memory (target < 400 MB; baseline: the window open on an empty project).
 """
@@ -81,6 +86,13 @@ def timed(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def timed_cpu(fn: Callable[[], object]) -> tuple[float, float]:
+    """Wall and this thread's CPU time of ``fn``, in ms."""
+    t0, c0 = time.perf_counter(), time.thread_time()
+    fn()
+    return (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
@@ -133,21 +145,34 @@ def main() -> int:
     base_win.close()
     QApplication.processEvents()
 
+    open_target = 1000 if args.conversations >= 60_000 else 2000
     win, open_ms = open_window(big)
-    results.append(report("open to a usable window", open_ms, "ms", 2000, "empty project",
-                          base_open))
+    results.append(report("open (backing the file up first)", open_ms, "ms", open_target,
+                          "empty project", base_open))
+    win.close()
+    QApplication.processEvents()
+    win, open_ms = open_window(big)
+    results.append(report("open to a usable window", open_ms, "ms", open_target,
+                          "empty project", base_open))
     ws = win.workspace
     assert ws is not None
 
     idle = [timed(lambda: (win.repaint(), QApplication.processEvents())) for _ in range(30)]
     moves: list[float] = []
+    moves_cpu: list[float] = []
     for _ in range(300):
-        moves.append(timed(lambda: (ws.move_turn(1), QApplication.processEvents(),
-                                    win.repaint())))
+        wall, cpu = timed_cpu(lambda: (ws.move_turn(1), QApplication.processEvents(),
+                                       win.repaint()))
+        moves.append(wall)
+        moves_cpu.append(cpu)
     results.append(report("next-turn redraw (median)", statistics.median(moves), "ms", 50,
                           "idle repaint", statistics.median(idle)))
     results.append(report("next-turn redraw (p95)", pct(moves, 95), "ms", 50,
                           "idle repaint", pct(idle, 95)))
+    results.append(report("next-turn redraw (p99)", pct(moves, 99), "ms", 16,
+                          "idle repaint", pct(idle, 99)))
+    print(f"{'   GUI thread CPU (median, p99)':<34} {statistics.median(moves_cpu):9.1f} ms "
+          f"  p99 {pct(moves_cpu, 99):.1f} ms")
 
     codes = [c.key for c in ws.project.codebook.active]
     sets: list[float] = []

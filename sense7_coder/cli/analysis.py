@@ -106,6 +106,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
+    p.add_argument("--measures", choices=("all", "alpha"), default="all",
+                   help="alpha: Krippendorff's alpha alone (the coders', applicability and "
+                   "against users/consensus), much faster on big projects; no diagnostics")
     p.add_argument("--diagnostics", choices=("confusion", "bias", "drift"),
                    help="instead of the figures, write a diagnostics table as CSV: confusion "
                    "matrix per coder pair, each coder's mean difference from the others, or "
@@ -200,6 +203,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         include_consensus=not getattr(args, "no_consensus", False),
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
+        measures=getattr(args, "measures", "all"),
     )
 
 
@@ -297,6 +301,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from ..project.agreement import min_units_setting, project_agreement
 
     options = _options(args)
+    if args.diagnostics and options.measures != "all":
+        raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
     with _open(args.project) as project:
         report = project_agreement(project, options, progress=_progress("agreement"))
         min_units = options.min_units or min_units_setting(project)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,7 @@ from ..domain.agreement import (
 )
 from ..domain.agreement.bootstrap import CI_METHODS
 from ..domain.agreement.records import MIN_UNITS
+from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.evaluation import to_level
@@ -72,7 +74,10 @@ class AgreementOptions:
     ordinal code (nominal and binary codes always stay nominal; ratio is refused on a
     scale with a level at or below zero). ``ci`` is the interval method ('percentile' or
     'bca'); ``min_units`` the number of units below which a figure reads "too few units"
-    (None: the project's setting, default 10).
+    (None: the project's setting, default 10). ``measures`` is 'all' (every figure
+    and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
+    each code's applicability alpha and each rater's against the users and the
+    consensus; no diagnostics), the same alpha values either way.
     """
 
     codes: Sequence[str] = ()
@@ -91,6 +96,7 @@ class AgreementOptions:
     #: stored predictors whose turn-level scores join as raters ("model:<name>") of the
     #: codes that correspond to the users' overall rating
     predictors: Sequence[str] = ()
+    measures: str = "all"
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -114,6 +120,9 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
         raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
+    if options.measures not in MEASURES:
+        raise ProjectError(f"measures must be one of {', '.join(MEASURES)}, got "
+                           f"{options.measures!r}")
     if options.bootstrap < 0:
         raise ProjectError("the number of bootstrap draws cannot be negative")
     if options.seed is not None and options.seed < 0:
@@ -167,6 +176,7 @@ def _rename_reserved(frame: pd.DataFrame) -> pd.DataFrame:
     clash = frame["coder"].isin(RESERVED)
     if clash.any():
         frame = frame.copy()
+        frame["coder"] = frame["coder"].astype(object)
         frame.loc[clash, "coder"] = frame.loc[clash, "coder"] + " (coder)"
     return frame
 
@@ -207,15 +217,22 @@ def _binary_absent(
 def _users_rows(code: Code, ratings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The users' ratings of ``code`` as rater 'users'; and how many were off its scale."""
     rows = ratings[(ratings["rating"] == code.user_rating) & ratings["value"].notna()]
-    values = rows["value"].astype(object)
-    on_scale = values.isin(code.values)
+    column = rows["value"]
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(
+            column.dtype):
+        on_scale = column.isin(code.values).to_numpy(dtype=bool)
+        value: Any = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        values = column.astype(object)
+        on_scale = values.isin(code.values).to_numpy(dtype=bool)
+        value = values.map(int).where(on_scale, None)
     out = pd.DataFrame({
         "coder": USERS_RATER,
         "conversation_id": rows["conversation_id"],
         "position": rows["position"],
         "sentence": 0,
-        "value": values.map(int).where(on_scale, None),
-    })[on_scale.to_numpy()]
+        "value": value,
+    })[on_scale]
     return out, int((~on_scale).sum())
 
 
@@ -247,15 +264,23 @@ def read_ratings(
     include_users: bool = False,
     include_consensus: bool = True,
     predictors: Sequence[str] = (),
+    times: bool = False,
+    compact: bool = False,
 ) -> ProjectRatings:
-    """Read the project's tables once for the given (non-empty list of) codes and filters."""
+    """Read the project's tables once for the given (non-empty list of) codes and filters
+    (``times``: with when each coding was saved, for the diagnostics).
+
+    ``compact`` reads the codings' names as Categoricals and whole-number values as
+    float64 (NaN = not applicable), for the agreement figures; otherwise the values are
+    Python objects (ints, text, None), as the reconciliation shows them."""
     db = project.db
     keys = [c.key for c in codes]
     binary = [c for c in codes if c.kind == "binary"]
     rating_keys = [c.user_rating for c in codes if c.user_rating and c.unit == "turn"]
     data = ProjectRatings(
         codings=frames.coding_values_frame(db, codes=keys, coders=coders,
-                                           conversations=conversations),
+                                           conversations=conversations,
+                                           categorical=compact, times=times),
         done=_empty("coder", "conversation_id", "position"),
         turns=_empty("conversation_id", "position", "role"),
         sentences=_empty("conversation_id", "position", "sentence", "role"),
@@ -303,6 +328,56 @@ def unit_key(frame: pd.DataFrame) -> pd.Series:
         frame["conversation_id"].astype(str) + "\x1f" + frame["position"].astype(str)
         + "\x1f" + frame["sentence"].astype(str)
     )
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes and their values (a Categorical's own, else factorized)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(dtype=np.int64), pd.Index(column.cat.categories)
+    codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+    return codes.astype(np.int64), pd.Index(uniques, dtype=object)
+
+
+def _joined_codes(columns: Sequence[pd.Series], text: bool) -> tuple[np.ndarray, pd.Index]:
+    """One code per row over several columns (equal values, equal codes): the union of
+    their values and each column's codes mapped into it (``text``: values as str)."""
+    parts = [_codes(c) for c in columns]
+    if text:
+        parts = [(codes, pd.Index([str(v) for v in values], dtype=object))
+                 for codes, values in parts]
+    union = pd.Index(np.concatenate([values.to_numpy(dtype=object) for _, values in parts])
+                     if parts else np.array([], dtype=object), dtype=object).unique()
+    out = [np.append(union.get_indexer(values), -1)[codes] for codes, values in parts]
+    return (np.concatenate(out) if out else np.zeros(0, dtype=np.int64)), union
+
+
+def _long_table(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """unit, coder, value of several frames (coder, conversation_id, position, sentence,
+    value) one after the other: the units as :func:`unit_ids` of their concatenation and
+    the coders as a Categorical of their names as text."""
+    position = np.concatenate([p["position"].to_numpy(dtype=np.int64) for p in parts])
+    sentence = np.concatenate([p["sentence"].to_numpy(dtype=np.int64) for p in parts])
+    if len(position) and (position.max() >= 1 << 16 or sentence.max() >= 1 << 16):
+        table = pd.concat(parts, ignore_index=True)
+        return pd.DataFrame({"unit": unit_ids(table), "coder": table["coder"].astype(str),
+                             "value": table["value"].astype(object)})
+    conv, _ = _joined_codes([p["conversation_id"] for p in parts], text=False)
+    coder, names = _joined_codes([p["coder"] for p in parts], text=True)
+    return pd.DataFrame({
+        "unit": (conv << 32) | (position << 16) | sentence,
+        "coder": pd.Categorical.from_codes(coder, categories=names),
+        "value": _joined_values([p["value"] for p in parts]),
+    })
+
+
+def _joined_values(columns: Sequence[pd.Series]) -> np.ndarray:
+    """The values one after the other: float64 (NaN = none) when every column is numeric,
+    else Python objects (None = none)."""
+    if all(pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype)
+           for c in columns):
+        return np.concatenate([c.to_numpy(dtype=np.float64, na_value=np.nan) for c in columns])
+    return np.concatenate([c.astype(object).where(c.notna(), None).to_numpy(dtype=object)
+                           for c in columns])
 
 
 def unit_ids(frame: pd.DataFrame) -> np.ndarray:
@@ -354,13 +429,7 @@ def code_spec(
         if len(cons):
             parts.append(cons[list(UNIT_COLUMNS) + ["value"]].assign(coder=CONSENSUS_RATER))
             references.append(CONSENSUS_RATER)
-    table = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(
-        len(p) for p in parts) else parts[0]
-    frame = pd.DataFrame({
-        "unit": unit_ids(table),
-        "coder": table["coder"].astype(str),
-        "value": table["value"].astype(object),
-    })
+    frame = _long_table([p for p in parts if len(p)] or parts[:1])
     numeric = all(isinstance(v, int) for v in code.values)
     use_level = level
     if code.kind != "ordinal" or (level in ("interval", "ratio") and not numeric):
@@ -403,6 +472,17 @@ def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
     })
 
 
+def _saving_times(stamps: pd.Series) -> np.ndarray:
+    """The saving times as UTC datetime64 (NaT where unknown), each distinct text parsed
+    once."""
+    codes, uniques = pd.factorize(stamps.to_numpy(dtype=object))
+    parsed = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", utc=True,
+                            format="mixed")
+    table = np.append(parsed.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]"),
+                      np.datetime64("NaT", "ns"))
+    return table[codes]
+
+
 def diagnostics_tables(
     project: Project, codes: Sequence[Code], data: ProjectRatings, options: AgreementOptions,
 ) -> dict[str, pd.DataFrame]:
@@ -413,25 +493,26 @@ def diagnostics_tables(
     from ..domain.agreement.ratings import prepare_ratings
 
     keys = [c.key for c in codes]
-    times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
-                                      conversations=options.conversation_filter())
+    if "updated_at" in data.codings.columns:
+        times = data.codings.drop(columns="value")
+    else:
+        times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
+                                          conversations=options.conversation_filter())
     times = _rename_reserved(times)
-    times = times.assign(unit=unit_key(times) if len(times) else pd.Series([], dtype=object))
     out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
     for code in codes:
         key = code.key
         values = code_values(code, data)
-        frame = pd.DataFrame({
-            "unit": unit_key(values) if len(values) else pd.Series([], dtype=object),
-            "coder": values["coder"].astype(str), "value": values["value"].astype(object),
-        })
+        mine = times[times["code"] == key]
+        # one integer per unit, shared by the values and the saving order
+        both = _long_table([values, mine.assign(value=np.nan)])
+        frame = both.iloc[:len(values)]
         ratings = prepare_ratings(frame, code=key, scale=list(code.values))
         out["confusion"].append(diag.confusion(ratings))
         out["bias"].append(diag.bias(ratings))
-        mine = times[times["code"] == key]
-        rank = pd.to_datetime(mine["updated_at"], errors="coerce", utc=True, format="mixed")
-        order = pd.DataFrame({"coder": mine["coder"].astype(str), "unit": mine["unit"],
-                              "rank": rank})
+        order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].astype(str).to_numpy(),
+                              "unit": both["unit"].iloc[len(values):].to_numpy(),
+                              "rank": _saving_times(mine["updated_at"])})
         out["drift"].append(diag.drift(ratings, order))
     columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
                "drift": diag.DRIFT_COLUMNS}
@@ -457,6 +538,7 @@ def project_agreement(
         project, codes, coders=options.coders, conversations=options.conversation_filter(),
         include_users=options.include_users, include_consensus=options.include_consensus,
         predictors=options.predictors,
+        times=options.measures == "all", compact=True,
     )
     specs: dict[str, CodeFrameSpec] = {}
     notes: dict[str, str] = {}
@@ -481,7 +563,7 @@ def project_agreement(
     try:
         report = agreement_report(
             specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
-            cancel=cancel, ci=options.ci, min_units=min_units,
+            cancel=cancel, ci=options.ci, min_units=min_units, measures=options.measures,
         )
         extra = []
         for code in codes:
@@ -494,8 +576,9 @@ def project_agreement(
                 extra.append(record)
     except ValueError as e:
         raise ProjectError(str(e)) from None
-    report.diagnostics = diagnostics_tables(
-        project, [c for c in codes if c.key in specs], data, options)
+    if options.measures == "all":
+        report.diagnostics = diagnostics_tables(
+            project, [c for c in codes if c.key in specs], data, options)
     # each code's applicability alpha right after the code's alpha among the coders
     for record in extra:
         at = next((i for i, r in enumerate(report.records) if r.code == record.code), None)

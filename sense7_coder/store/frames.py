@@ -212,20 +212,38 @@ def _packed(db: Database, fields: Sequence[str], source: str, where: str,
             params: list[Any], table: str) -> np.ndarray:
     """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
     ranges of ``table`` (alias ``k`` in ``source``)."""
+    packed, _ = _packed_with_text(db, fields, source, where, params, table, None)
+    assert packed is not None
+    return packed
+
+
+def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: str,
+                      params: list[Any], table: str, text: str | None,
+                      ) -> tuple[np.ndarray | None, list[str]]:
+    """:func:`_packed`, and with ``text`` (an SQL text expression) that text of every row
+    too, in the same order: gathered by the same aggregate, split once per chunk (an
+    empty text for NULL). None for the numbers when a text holds the separator."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
+    texts: list[str] = []
     if bounds[0] is None:
-        return np.zeros((0, width), dtype=np.int64)
+        return np.zeros((0, width), dtype=np.int64), texts
     chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
     cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
-    sql = f"SELECT group_concat(char({chars}), '') FROM {source}{cond}"
+    extra = (f", group_concat(coalesce({text}, ''), char(31)), "
+             f"sum(instr(coalesce({text}, ''), char(31)))" if text else "")
+    sql = f"SELECT group_concat(char({chars}), ''){extra} FROM {source}{cond}"
     parts = []
     for lo in range(bounds[0], bounds[1] + 1, PACK_ROWS):
-        text = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()[0]
-        if text:
-            points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        row = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()
+        if row[0]:
+            points = np.frombuffer(row[0].encode("utf-32-le"), dtype=np.uint32)
             parts.append((points.astype(np.int64) - _PLANE).reshape(-1, width))
-    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+            if text:
+                if row[2]:
+                    return None, []
+                texts.extend(row[1].split("\x1f"))
+    return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
 
 
 def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
@@ -385,11 +403,18 @@ def coding_values_frame(
     codes: Sequence[str] = (),
     coders: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
+    categorical: bool = False,
+    times: bool = False,
 ) -> pd.DataFrame:
     """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
-    position, sentence, code, value -- no joined columns, in no particular order.
+    position, sentence, code, value -- no joined columns, in no particular order
+    (``times``: and ``updated_at``, when each coding was last saved, None if unknown,
+    read in the same pass).
 
-    Read through the packed path (see above) where every row fits it."""
+    Read through the packed path (see above) where every row fits it. ``categorical``
+    returns coder, conversation_id and code as Categoricals (built from the packed
+    indexes without touching a string per row) and, from the packed path, ``value`` as
+    float64 (NaN = not applicable; every packed value is a whole number)."""
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
@@ -400,22 +425,55 @@ def coding_values_frame(
     coder_names = _names(db, "SELECT name FROM coders", coders)
     code_keys = _names(db, "SELECT key FROM codes", codes)
     packed = None
+    stamps: list[str] = []
     if len(coder_names) < _MAX_NAMES and len(code_keys) < _MAX_NAMES:
-        packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
-                              _index_case("k.code", code_keys), _value("k.value")),
-                         source, where, params, "codings")
+        packed, stamps = _packed_with_text(
+            db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
+                 _index_case("k.code", code_keys), _value("k.value")),
+            source, where, params, "codings", "k.updated_at" if times else None)
     if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
-        return _frame(db, "SELECT k.coder, k.conversation_id, k.position, k.sentence, "
-                      f"k.code, k.value FROM {source}{where}", params, VALUE_COLUMNS,
-                      ints=("position", "sentence"))
-    return pd.DataFrame({
-        "coder": np.asarray(coder_names, dtype=object)[packed[:, 4]],
-        "conversation_id": _conversation_ids(db)[(packed[:, 0] << 16) | packed[:, 1]],
+        columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
+        return _frame(db, f"SELECT {', '.join('k.' + c for c in columns)} FROM "
+                      f"{source}{where} ORDER BY k.rowid", params, columns,
+                      ints=("position", "sentence"),
+                      categories=("coder", "conversation_id", "code") if categorical else ())
+    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    if categorical:
+        coder: Any = _named(coder_names, packed[:, 4])
+        conversation: Any = _named(_conversation_ids(db), rowid)
+        code: Any = _named(code_keys, packed[:, 5])
+        value: Any = np.where(packed[:, 6] == _MISSING, np.nan,
+                              (packed[:, 6] - _BIAS).astype(np.float64))
+    else:
+        coder = np.asarray(coder_names, dtype=object)[packed[:, 4]]
+        conversation = _conversation_ids(db)[rowid]
+        code = np.asarray(code_keys, dtype=object)[packed[:, 5]]
+        value = _unpacked_values(packed[:, 6])
+    frame = pd.DataFrame({
+        "coder": coder,
+        "conversation_id": conversation,
         "position": packed[:, 2],
         "sentence": packed[:, 3],
-        "code": np.asarray(code_keys, dtype=object)[packed[:, 5]],
-        "value": _unpacked_values(packed[:, 6]),
+        "code": code,
+        "value": value,
     }, columns=list(VALUE_COLUMNS))
+    if times:
+        stamp = np.array(stamps, dtype=object)
+        stamp[stamp == ""] = None
+        frame["updated_at"] = pd.Series(stamp, dtype=object)
+    return frame
+
+
+def _named(names: Sequence[str] | np.ndarray, index: np.ndarray) -> pd.Categorical:
+    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped;
+    the names must be distinct)."""
+    names = np.asarray(names, dtype=object)
+    used = np.zeros(len(names), dtype=bool)
+    used[index] = True
+    codes = np.cumsum(used, dtype=np.int64) - 1
+    dtype = np.int8 if used.sum() < 127 else np.int32
+    return pd.Categorical.from_codes(codes[index].astype(dtype),
+                                     categories=pd.Index(names[used], dtype=object))
 
 
 def coding_times_frame(
@@ -426,21 +484,11 @@ def coding_times_frame(
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
     """When each coding was last saved: coder, conversation_id, position, sentence, code,
-    updated_at (text; may be empty for old rows) -- the coding order for drift."""
-    extra = []
-    if codes:
-        extra.append(_in("k.code", codes))
-    if coders:
-        extra.append(_in("k.coder", coders))
-    where, params = _where(conversations, extra)
-    join = (" JOIN conversations c ON c.conversation_id = k.conversation_id"
-            if conversations is not None and _filter_sql(conversations)[0] else "")
-    sql = (
-        "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.updated_at "
-        f"FROM codings k{join}{where}"
-    )
-    columns = ("coder", "conversation_id", "position", "sentence", "code", "updated_at")
-    return _frame(db, sql, params, columns, ints=("position", "sentence"))
+    updated_at (text; None for old rows) -- the coding order for drift. The text columns
+    are Categoricals."""
+    frame = coding_values_frame(db, codes=codes, coders=coders, conversations=conversations,
+                                categorical=True, times=True)
+    return frame.drop(columns="value")
 
 
 def statuses_frame(

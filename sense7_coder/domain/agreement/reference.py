@@ -57,9 +57,11 @@ def reference_records(
     seed: int | None,
     steps: Steps,
     ci: str = "percentile",
+    alpha_only: bool = False,
 ) -> list[AgreementRecord]:
     """Alpha, kappa and (ordinal codes) Spearman, with intervals, of each of ``others``
-    against ``reference``; advances ``steps`` by steps_for_reference."""
+    against ``reference`` (``alpha_only``: alpha alone); advances ``steps`` by
+    steps_for_reference."""
     records: list[AgreementRecord] = []
     weights = reference_weights(kind)
     for other in others:
@@ -68,6 +70,9 @@ def reference_records(
         if reference not in ratings.coders:
             note = f"'{reference}' has no ratings for this code"
             records.append(undefined(ratings.code, ALPHA, pair, note, level=level))
+            if alpha_only:
+                steps.advance(steps_for_code(bootstrap))
+                continue
             records.extend(undefined(ratings.code, COHEN, pair, note, weights=w) for w in weights)
             if kind == "ordinal":
                 records.append(undefined(ratings.code, SPEARMAN, pair, note))
@@ -78,6 +83,9 @@ def reference_records(
             alpha_record(both, pairable_counts(both.value_counts()), level=level,
                          bootstrap=bootstrap, seed=seed, steps=steps, ci=ci)
         )
+        if alpha_only:
+            steps.advance()
+            continue
         records.extend(kappa_records(both, other, reference, weights, bootstrap=bootstrap,
                                      seed=seed, steps=steps, ci=ci))
         if kind == "ordinal":

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .alpha import resolve_level, value_domain
-from .engine import coder_records, steps_for_code
+from .alpha import pairable_counts, resolve_level, value_domain
+from .engine import alpha_record, coder_records, steps_for_code
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
 from .records import COHEN, AgreementRecord
@@ -21,6 +21,9 @@ FRAME_COLUMNS = (
     "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
     "undefined_draws", "q_below_667", "q_below_800", "min_units", "note",
 )
+#: What a report computes: every figure, or Krippendorff's alpha alone (the coders'
+#: alpha and each rater's alpha against each reference)
+MEASURES = ("all", "alpha")
 #: How rater names are joined in the ``coders`` column of the table form.
 CODER_SEPARATOR = " | "
 
@@ -92,6 +95,7 @@ def agreement_report(
     cancel: CancelFn | None = None,
     ci: str = "percentile",
     min_units: int | None = None,
+    measures: str = "all",
 ) -> AgreementReport:
     """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
 
@@ -102,8 +106,12 @@ def agreement_report(
     code's interval does not depend on which other codes are in the job.
     ``ci`` is the interval method ('percentile' or 'bca'); ``min_units`` (None: the
     default of 10) the number of units below which a figure reads "too few units".
-    ``progress(done, total)`` runs over the whole job.
+    ``progress(done, total)`` runs over the whole job. ``measures`` 'alpha' computes
+    Krippendorff's alpha alone (see :data:`MEASURES`), the same values as 'all' gives.
     """
+    if measures not in MEASURES:
+        raise ValueError(f"measures must be one of {', '.join(MEASURES)}, got {measures!r}")
+    alpha_only = measures == "alpha"
     prepared = []
     total = 0
     for code, spec in specs.items():
@@ -119,15 +127,22 @@ def agreement_report(
     report = AgreementReport()
     for spec, level, ratings, refs, plan in prepared:
         coders = ratings.subset([c for c in ratings.coders if c not in refs])
-        report.records.extend(
-            coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap, seed=seed,
-                          steps=steps, ci=ci)
-        )
+        if alpha_only:
+            steps.check()
+            report.records.append(
+                alpha_record(coders, pairable_counts(coders.value_counts()), level=level,
+                             bootstrap=bootstrap, seed=seed, steps=steps, ci=ci))
+            steps.advance()
+        else:
+            report.records.extend(
+                coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap,
+                              seed=seed, steps=steps, ci=ci)
+            )
         for ref, others in plan:
             report.records.extend(
                 reference_records(ratings, reference=ref, others=others, kind=spec.kind,
                                   level=level, bootstrap=bootstrap, seed=seed, steps=steps,
-                                  ci=ci)
+                                  ci=ci, alpha_only=alpha_only)
             )
     steps.finish()
     if min_units is not None:
