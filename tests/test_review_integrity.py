@@ -287,3 +287,25 @@ def test_a_foreign_wal_is_reported_with_the_problem_not_a_heading(demo_project: 
     assert "damaged (" in proc.stderr and "*** in database" not in proc.stderr
     assert f"restore {demo_project}" in proc.stderr
     assert demo_project.read_bytes() == reference.read_bytes()  # nothing written into it
+
+
+def test_a_deleted_history_context_row_does_not_block_writes(tmp_path: Path) -> None:
+    """A hand-edited file without the one row of who-writes-why still takes codings."""
+    from sense7_coder.cli import main as cli_main
+    from sense7_coder.project.demo import build_demo
+
+    path = build_demo(tmp_path)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("DELETE FROM history_context")
+        cid = conn.execute("SELECT conversation_id FROM turns WHERE role = 'assistant' "
+                           "AND position = 2 LIMIT 1").fetchone()[0]
+    conn.close()
+    codings = tmp_path / "c.csv"
+    codings.write_text(f"coder,conversation_id,turn,code,value\nzed,{cid},2,overall,4\n",
+                       encoding="utf-8")
+    assert cli_main(["import-codings", str(path), str(codings)]) == 0
+    conn = sqlite3.connect(path)
+    row = conn.execute("SELECT source FROM history WHERE coder = 'zed'").fetchone()
+    conn.close()
+    assert row is not None and row[0] == "import codings"

@@ -33,8 +33,11 @@ def has_history(db: Database) -> bool:
 def stamp_context(db: Database, actor: str | None, source: str) -> None:
     """Who writes and why, for the triggers of this transaction (no-op before schema 5)."""
     try:
-        db.execute("UPDATE history_context SET actor = ?, source = ? WHERE id = 1",
-                   [actor, source])
+        # an upsert, so that a file whose context row was deleted by hand still records
+        # who wrote instead of refusing every write
+        db.execute("INSERT INTO history_context(id, actor, source) VALUES (1, ?, ?) "
+                   "ON CONFLICT(id) DO UPDATE SET actor = excluded.actor, "
+                   "source = excluded.source", [actor, source])
     except sqlite3.OperationalError as e:  # a file not yet upgraded has no such table
         if "no such table" not in str(e):
             raise
