@@ -283,40 +283,23 @@ def agreement_lines(report: AgreementReport) -> list[str]:
 
 # -- commands --------------------------------------------------------------------------------
 
-def _scope_text(o: AgreementOptions) -> str:
-    """The filters of a run, in words (empty: everything)."""
-    scope = []
-    if o.coders:
-        scope.append("coders " + ", ".join(o.coders))
-    if o.models:
-        scope.append("assistants " + ", ".join(o.models))
-    if o.participants:
-        scope.append("participants " + ", ".join(o.participants))
-    scope += [f"{k} = {v}" for k, v in o.attributes.items()]
-    return "; ".join(scope)
-
-
 def cmd_agreement(args: argparse.Namespace) -> int:
     from ..domain.export import neutralise
-    from ..project.agreement import min_units_setting, project_agreement
+    from ..project.agreement import methods_paragraph, project_agreement
 
     options = _options(args)
     if args.diagnostics and options.measures != "all":
         raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
     with _open(args.project) as project:
         report = project_agreement(project, options, progress=_progress("agreement"))
-        min_units = options.min_units or min_units_setting(project)
+        fmt = "latex" if args.format == "latex" or args.latex else "markdown"
+        methods = (methods_paragraph(project, report, options, fmt)
+                   if args.format in ("report", "latex") else "")
     if args.diagnostics:
         table = report.diagnostics[args.diagnostics]
         sys.stdout.write(neutralise(table).to_csv(index=False, lineterminator="\n"))
-    elif args.format in ("report", "latex"):
-        from .. import APP_NAME, __version__
-        from ..domain.agreement.methods import MethodsContext, methods_text
-
-        ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed,
-                             options.ci, min_units, _scope_text(options))
-        fmt = "latex" if args.format == "latex" or args.latex else "markdown"
-        sys.stdout.write(methods_text(report, ctx, fmt))
+    elif methods:
+        sys.stdout.write(methods)
     elif args.format == "json":
         print(json.dumps(report.to_records(), indent=2, ensure_ascii=False))
     elif args.format == "csv":

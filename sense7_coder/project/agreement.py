@@ -588,3 +588,22 @@ def project_agreement(
             record.note = f"{record.note}; {notes[record.code]}" if record.note else notes[
                 record.code]
     return report
+
+
+def methods_paragraph(project: Project, report: AgreementReport, options: AgreementOptions,
+                      fmt: str = "markdown") -> str:
+    """The methods paragraph, table and references of ``report`` (Markdown or LaTeX)."""
+    from .. import APP_NAME, __version__
+    from ..domain.agreement.methods import MethodsContext, methods_text
+
+    scope = []
+    if options.coders:
+        scope.append("coders " + ", ".join(options.coders))
+    if options.models:
+        scope.append("assistants " + ", ".join(options.models))
+    if options.participants:
+        scope.append("participants " + ", ".join(options.participants))
+    scope += [f"{k} = {v}" for k, v in options.attributes.items()]
+    ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed, options.ci,
+                         options.min_units or min_units_setting(project), "; ".join(scope))
+    return methods_text(report, ctx, fmt)

@@ -38,6 +38,7 @@ from ...domain.files import atomic_text_file
 from ...project import Project
 from ...project.agreement import (
     AgreementOptions,
+    methods_paragraph,
     min_units_setting,
     project_agreement,
     set_min_units_setting,
@@ -288,21 +289,7 @@ class AgreementPanel(QWidget):
         """The methods paragraph of the figures shown ('' before a run)."""
         if self.report is None or self.ran_with is None:
             return ""
-        from ... import APP_NAME, __version__
-        from ...domain.agreement.methods import MethodsContext, methods_text
-
-        o = self.ran_with
-        scope = []
-        if o.coders:
-            scope.append("coders " + ", ".join(o.coders))
-        if o.models:
-            scope.append("assistants " + ", ".join(o.models))
-        if o.participants:
-            scope.append("participants " + ", ".join(o.participants))
-        scope += [f"{k} = {v}" for k, v in o.attributes.items()]
-        ctx = MethodsContext(APP_NAME, __version__, o.bootstrap, o.seed, o.ci,
-                             o.min_units or min_units_setting(self.project), "; ".join(scope))
-        return methods_text(self.report, ctx, fmt)
+        return methods_paragraph(self.project, self.report, self.ran_with, fmt)
 
     def methods_dialog(self) -> QDialog | None:
         """A window with the methods paragraph: Markdown or LaTeX, copy or save."""
