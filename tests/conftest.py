@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# the cache (the record of checked project files) of this test run alone, for the command
+# lines the tests start as well: no test skips a page check because of the developer's own use
+os.environ["SENSE7_CODER_CACHE"] = tempfile.mkdtemp(prefix="sense7-coder-test-cache-")
 
 #: the ``shared/data`` folder that sits beside the repository (read in place, never copied)
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -39,8 +43,11 @@ def demo_project(tmp_path: Path, _demo_template: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def _private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The GUI's QSettings go to a file of the test, never the user's own settings."""
+    """The GUI's QSettings and the cache go to files of the test, never the user's own."""
     monkeypatch.setenv("SENSE7_CODER_SETTINGS", str(tmp_path / "settings.ini"))
+    # the record of checked project files, too (a test never skips a check because of
+    # another test or the developer's own use)
+    monkeypatch.setenv("SENSE7_CODER_CACHE", str(tmp_path / "cache"))
 
 
 # -- driving the real window (GUI tests) ---------------------------------------------------------

@@ -38,6 +38,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
+from . import checked as checked_files
 from .history import stamp_context
 from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
@@ -393,7 +394,7 @@ def _open_error(path: Path, e: sqlite3.Error) -> ProjectError:
     return ProjectError(damaged_message(path, str(e)))
 
 
-def verify_read_only(path: Path) -> int | None:
+def verify_read_only(path: Path, *, pages: bool = True) -> int | None:
     """Check the file through a read-only connection; its version, or None when SQLite
     cannot read it read-only (a change to undo in -journal, a folder without -shm).
 
@@ -407,7 +408,7 @@ def verify_read_only(path: Path) -> int | None:
     except sqlite3.Error:
         return None
     try:
-        return verify_project(conn, path)
+        return verify_project(conn, path, pages=pages)
     except sqlite3.DatabaseError as e:
         if _is_read_only(e):
             return None
@@ -424,17 +425,24 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
     refuse_odd_file(path)
+    # the pages are checked unless this process holds the file open already (it was
+    # checked then, and only SQLite has written to it since) or the file has not changed
+    # at all since a check passed (see checked.py)
+    pages = not (is_open_here(path) or checked_files.known_healthy(path))
+    before = checked_files.file_state(path) if pages else None
     try:
-        checked = verify_read_only(path)
+        checked = verify_read_only(path, pages=pages)
     except sqlite3.DatabaseError as e:
         raise _open_error(path, e) from None
+    if pages and checked is not None:
+        checked_files.remember_healthy(path, before)
     try:
         conn = connect(path)
     except sqlite3.Error as e:
         raise _open_error(path, e) from None
     try:
         # the pages were checked read-only just now; header, version and schema again here
-        version = verify_project(conn, path, pages=checked is None)
+        version = verify_project(conn, path, pages=pages and checked is None)
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
     except ProjectError:

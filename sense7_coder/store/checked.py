@@ -1,0 +1,91 @@
+"""Which project files this user's sense7-coder has checked page by page, in what state.
+
+Opening a project runs SQLite's ``quick_check`` over every page: about a second per
+600 MB. A file that has not changed at all since it passed that check need not pay for it
+again, so each passed check is remembered with the file's identity and state -- device,
+inode, size, modification and status-change times, of the file and of its write-ahead log
+-- as :func:`os.stat` reports them (no file handle is ever opened on a project file here).
+Any write, by SQLite or by anything else, changes the size or the times (the status-change
+time cannot be set back by hand), so a file that changed is checked again.
+
+The record lives in the user's cache folder; losing it only means one more check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from pathlib import Path
+
+from ..paths import user_cache_dir
+
+#: files remembered at most (the least recently checked are forgotten first)
+KEPT = 200
+_lock = threading.Lock()
+
+State = list[int]
+
+
+def _record() -> Path:
+    return user_cache_dir() / "checked-projects.json"
+
+
+def _stat(path: Path) -> State | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def file_state(path: Path) -> State | None:
+    """The project file's state (with its -wal when that holds anything), or None."""
+    main = _stat(path)
+    if main is None:
+        return None
+    wal = _stat(path.with_name(path.name + "-wal"))
+    # an empty or absent log holds nothing: opening and closing leaves one or the other
+    return main + (wal if wal is not None and wal[2] > 0 else [])
+
+
+def _load() -> dict[str, State]:
+    try:
+        data = json.loads(_record().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items()
+            if isinstance(k, str) and isinstance(v, list) and all(isinstance(x, int) for x in v)}
+
+
+def known_healthy(path: Path) -> bool:
+    """Did a page check pass on this file in exactly the state it is in now?"""
+    state = file_state(path)
+    if state is None:
+        return False
+    with _lock:
+        return _load().get(str(path.resolve())) == state
+
+
+def remember_healthy(path: Path, state: State | None) -> None:
+    """Record that the page check passed on ``path`` in ``state`` (taken before the check;
+    nothing is recorded when the file changed meanwhile)."""
+    if state is None or file_state(path) != state:
+        return
+    record = _record()
+    with _lock:
+        data = _load()
+        key = str(path.resolve())
+        data.pop(key, None)
+        data[key] = state
+        kept = dict(list(data.items())[-KEPT:])
+        partial = record.with_name(f".{record.name}.{os.getpid()}.part")
+        with contextlib.suppress(OSError):
+            record.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(kept), encoding="utf-8")
+            os.replace(partial, record)
+        with contextlib.suppress(OSError):
+            partial.unlink()
