@@ -17,7 +17,7 @@ from ..domain.models import RATING_KEYS, Conversation, Unit, Value
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
-from ..store.db import ProjectDB, create_project_db, open_project_db
+from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
@@ -57,6 +57,14 @@ class Project:
 
     def close(self) -> None:
         self.pdb.close()
+
+    @staticmethod
+    def back_up(path: str | Path) -> Path | None:
+        """Copy the project file into its backups folder when it changed since the newest
+        backup; the new backup, or None. For a worker thread while the window keeps the
+        project open: it reads through a connection of its own, and the window may keep
+        saving meanwhile."""
+        return backup_project_file(Path(path))
 
     def __enter__(self) -> Project:
         return self

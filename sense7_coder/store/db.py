@@ -456,9 +456,10 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
             raise _friendly(path, e) from None
         raise ProjectError(damaged_message(path, str(e))) from None
     pdb = ProjectDB(path, Database(conn, execute_plugins=False))
-    if backup:
+    upgrade = migrate and version < SCHEMA_VERSION
+    if backup or upgrade:  # an upgrade always starts from a fresh backup
         backup_project(pdb)
-    if migrate and version < SCHEMA_VERSION:
+    if upgrade:
         _migrate(pdb)
     return pdb
 
@@ -505,21 +506,47 @@ def backup_project(pdb: ProjectDB) -> Path | None:
 
     Skipped when the newest backup is already newer than the project file itself.
     """
-    folder = backups_dir(pdb.path)
-    existing = own_backups(pdb.path)
-    wal = pdb.path.with_name(pdb.path.name + "-wal")
-    mtime = max(pdb.path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
-    if existing and existing[-1].stat().st_mtime >= mtime:
+    return _backup(pdb.path, pdb.conn)
+
+
+def backup_project_file(path: Path) -> Path | None:
+    """:func:`backup_project` through a read-only connection of its own, for a worker thread
+    while the window keeps working on its connection (SQLite's backup restarts if the
+    window saves a coding meanwhile, so the copy is always one consistent state)."""
+    try:
+        conn = connect(path, "ro")
+    except sqlite3.Error:
         return None
+    try:
+        return _backup(path, conn)
+    finally:
+        conn.close()
+
+
+def backup_due(path: Path) -> bool:
+    """Is the project newer than its newest backup (or without one)?"""
+    existing = own_backups(path)
+    wal = path.with_name(path.name + "-wal")
+    try:
+        mtime = max(path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
+        return not existing or existing[-1].stat().st_mtime < mtime
+    except OSError:
+        return True
+
+
+def _backup(path: Path, source: sqlite3.Connection) -> Path | None:
+    if not backup_due(path):
+        return None
+    folder = backups_dir(path)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    target = folder / f"{pdb.path.stem}-{stamp}.sqlite"
+    target = folder / f"{path.stem}-{stamp}.sqlite"
     partial = folder / f".{target.name}.part"
     try:
         folder.mkdir(exist_ok=True)
         dest = sqlite3.connect(str(partial))
         try:
             with dest:
-                pdb.conn.backup(dest)
+                source.backup(dest)
         finally:
             dest.close()
         # only a complete copy gets a backup's name (a half-written one, say on a full
@@ -530,7 +557,7 @@ def backup_project(pdb: ProjectDB) -> Path | None:
         with contextlib.suppress(OSError):
             partial.unlink()
         return None
-    for old in own_backups(pdb.path)[:-BACKUPS_KEPT]:
+    for old in own_backups(path)[:-BACKUPS_KEPT]:
         for name in (old.name, old.name + "-wal", old.name + "-shm"):
             with contextlib.suppress(OSError):
                 old.with_name(name).unlink()

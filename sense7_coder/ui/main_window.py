@@ -28,6 +28,7 @@ from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
 from .screen import fit_to_screen
 from .settings import Settings
+from .tasks import TaskRunner
 from .welcome import NewProjectDialog, WelcomePage
 from .workspace.view import Workspace
 
@@ -48,6 +49,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.project: Project | None = None
         self.workspace: Workspace | None = None
+        self._backups: TaskRunner | None = None
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
@@ -181,7 +183,9 @@ class MainWindow(QMainWindow):
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
         path = Path(path)
         try:
-            project = Project.open(path)
+            # the daily backup is copied off the GUI thread once the window is up
+            # (an upgrade of an older file still backs up first, before it changes)
+            project = Project.open(path, backup=False)
         except Sense7Error as e:
             if self._offer_import(path, str(e)):
                 return False
@@ -227,7 +231,23 @@ class MainWindow(QMainWindow):
         self.saved_label.setText("All changes saved")
         self.workspace.coding.setFocus()
         self.poll.start()
+        self._back_up_later(path)
         return True
+
+    def _back_up_later(self, path: Path) -> None:
+        """The project's backup on opening (when one is due), copied on a worker thread so
+        that the window is there at once."""
+        if self._backups is None:
+            self._backups = TaskRunner(self)
+
+        def saved(target: Path | None) -> None:
+            if target is not None:
+                self.show_message(f"Backed up to {target.parent.name}/{target.name}", 5000)
+
+        self._backups.start(lambda _progress, _cancel: Project.back_up(path),
+                            title="Backup", on_result=saved, show_progress=False,
+                            on_error=lambda e: self.show_message(
+                                f"Could not back up {path.name}: {e.message}", 10000))
 
     def _offer_import(self, path: Path, error: str) -> bool:
         """A conversations file opened as a project: say so and offer to import it (into the
