@@ -39,8 +39,13 @@ def bundled_codebooks() -> list[str]:
 
 
 def resolve_codebook(name_or_path: str) -> Codebook:
-    """A bundled codebook by name (``sense7``, ``tactics``) or a codebook file path."""
+    """A bundled codebook by name (``sense7``, ``tactics``) or a codebook file path (JSON,
+    or REFI-QDA ``.qdc``/``.qdpx``)."""
     p = Path(name_or_path)
+    if p.suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA (ATLAS.ti, MAXQDA, QualCoder...)
+        from .domain.refi import load_qdc
+
+        return load_qdc(p)
     if p.suffix == ".json" or p.exists():
         return load_codebook(p)
     bundled = codebooks_dir() / f"{name_or_path}.json"

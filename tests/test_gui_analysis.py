@@ -555,6 +555,9 @@ def test_analysis_menu_opens_the_windows_and_closes_them_with_the_project(
     assert window.menus["analysis"].menuAction().isVisible()
     texts = [a.text() for a in window.menus["analysis"].actions()]
     assert texts[:2] == ["&Agreement…", "&Reconcile disagreements…"]
+    export = window.analysis.menu_actions["export"]
+    assert export.text() == "&Export tables…"  # not only CSV: the tip names every format
+    assert all(f in export.statusTip() for f in ("CSV", ".xlsx", ".sav", ".qdpx"))
     window.analysis.menu_actions["agreement"].trigger()
     agreement = window.analysis.panels["agreement"]
     assert isinstance(agreement, AgreementPanel) and agreement.isVisible()

@@ -261,3 +261,59 @@ def test_children_named_with_numbers_are_not_taken_for_a_scale(tmp_path: Path) -
         "c_2022_02_11_cdbfd92": ("binary", "Commits"), "stars": ("binary", ""),
         "c_1_star": ("binary", "Stars"), "c_1_bad_star": ("binary", "Stars")}
     assert book.title == "imported from ATLAS.ti"
+
+
+# -- a new project from a REFI-QDA codebook ---------------------------------------------------
+
+def test_init_takes_a_qdc_codebook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    book = resolve_codebook("tactics")
+    qdc = tmp_path / "from-atlas.qdc"
+    qdc.write_bytes(codebook_qdc(book))
+    target = tmp_path / "new.sense7"
+    assert main(["init", str(target), "--codebook", str(qdc)]) == 0
+    assert f"created {target}" in capsys.readouterr().out
+    with Project.open(target, backup=False) as project:
+        assert comparable(project.codebook) == comparable(book)
+
+
+def test_init_from_a_qdpx_reads_its_code_book(study: Project, tmp_path: Path) -> None:
+    qdpx = tmp_path / "team.qdpx"
+    export_qdpx(study, qdpx)
+    target = tmp_path / "again.sense7"
+    assert main(["init", str(target), "--codebook", str(qdpx)]) == 0
+    with Project.open(target, backup=False) as project:
+        assert [c.key for c in project.codebook.codes] == [c.key for c in study.codebook.codes]
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"<CodeBook xmlns='urn:QDA-XML:codebook:1.0'><Codes><Code guid='x'", "line 1: not well-formed"),
+    (b"<Other/>", "not a REFI-QDA codebook"),
+    (b"PK\x03\x04 broken", "not well-formed"),
+])
+def test_init_refuses_a_bad_qdc_in_one_line_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, expected: str) -> None:
+    qdc = tmp_path / "bad.qdc"
+    qdc.write_bytes(content)
+    target = tmp_path / "new.sense7"
+    assert main(["init", str(target), "--codebook", str(qdc)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(qdc) in err and expected in err, err
+    assert not target.exists()
+
+
+def test_a_qdpx_without_a_project_or_unpacking_too_large_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.qdpx"
+    with zipfile.ZipFile(empty, "w") as z:
+        z.writestr("sources/a.txt", "hello")
+    with pytest.raises(CodebookError, match="no project.qde"):
+        load_qdc(empty)
+    not_zip = tmp_path / "text.qdpx"
+    not_zip.write_text("just text", encoding="utf-8")
+    with pytest.raises(CodebookError, match="not a readable zip"):
+        load_qdc(not_zip)
+    bomb = tmp_path / "bomb.qdpx"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("project.qde", b" " * (65 * 1024 * 1024))  # a few kB packed
+    assert bomb.stat().st_size < 1024 * 1024
+    with pytest.raises(CodebookError, match="unpacks to"):
+        load_qdc(bomb)

@@ -23,7 +23,9 @@ ENCODING_HELP = "text encoding of the files when not UTF-8 (e.g. utf-16, cp1252,
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create a new project file")
     p.add_argument("project", type=Path)
-    p.add_argument("--codebook", default="sense7", help="bundled codebook name or a codebook file (default: sense7)")
+    p.add_argument("--codebook", default="sense7",
+                   help="bundled codebook name, or a codebook file: JSON or REFI-QDA "
+                   ".qdc/.qdpx (default: sense7)")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("codebook", help="list or add codes")

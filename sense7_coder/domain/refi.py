@@ -46,7 +46,7 @@ from typing import Any
 from xml.parsers import expat
 
 from .codebook import KEY_RE, Code, Codebook, code_from_dict, validate_codes
-from .errors import CodebookError
+from .errors import CodebookError, InputError
 
 CODEBOOK_NS = "urn:QDA-XML:codebook:1.0"
 PROJECT_NS = "urn:QDA-XML:project:1.0"
@@ -354,20 +354,40 @@ def _unique(key: str, used: set[str]) -> str:
     return f"{key[:36]}_{n}"
 
 
+#: the largest code book read from a ``.qdc`` or from a ``.qdpx``'s ``project.qde``
+MAX_QDC_BYTES = 64 * 1024 * 1024
+
+
 def load_qdc(path: str | Path) -> Codebook:
+    """The codebook of a REFI-QDA ``.qdc`` file, or of the project inside a ``.qdpx``."""
+    from .importers.common import read_bytes, regular_file
+
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CodebookError(f"{path}: no such codebook file") from None
-    except IsADirectoryError:
-        raise CodebookError(f"{path}: is a folder, not a codebook file") from None
+        size = regular_file(path).st_size
+        if path.suffix.lower() == ".qdpx":
+            with zipfile.ZipFile(path) as z:
+                try:
+                    member = z.getinfo("project.qde")
+                except KeyError:
+                    raise CodebookError(
+                        f"{path}: not a REFI-QDA project (no project.qde)") from None
+                if member.file_size > MAX_QDC_BYTES:
+                    raise CodebookError(f"{path}: project.qde unpacks to "
+                                        f"{member.file_size:,} bytes; at most "
+                                        f"{MAX_QDC_BYTES // 2**20} MiB are read")
+                data = z.read(member)
+        else:
+            if size > MAX_QDC_BYTES:
+                raise CodebookError(f"{path}: {size:,} bytes; a codebook file has at most "
+                                    f"{MAX_QDC_BYTES // 2**20} MiB")
+            data = read_bytes(path, MAX_QDC_BYTES + 1)
+    except InputError as e:
+        if e.message in ("no such file", "is a folder, not a file"):
+            raise CodebookError(f"{path}: {e.message.replace('file', 'codebook file')}") from None
+        raise CodebookError(str(e)) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
+        raise CodebookError(f"{path}: not a REFI-QDA project (not a readable zip: {e})") from None
     except OSError as e:
         raise CodebookError(f"{path}: cannot be read ({e.strerror or e})") from None
-    if path.suffix.lower() == ".qdpx":
-        try:
-            with zipfile.ZipFile(io.BytesIO(data)) as z:
-                data = z.read("project.qde")
-        except (zipfile.BadZipFile, KeyError):
-            raise CodebookError(f"{path}: not a REFI-QDA project (no project.qde)") from None
     return codebook_from_qdc(data, str(path))

@@ -172,7 +172,9 @@ class NewProjectDialog(QDialog):
     def _codebook_chosen(self, _i: int) -> None:
         if self.codebook_box.currentData() != FROM_FILE:
             return
-        name, _ = QFileDialog.getOpenFileName(self, "Codebook file", "", "Codebooks (*.json)")
+        name, _ = QFileDialog.getOpenFileName(
+            self, "Codebook file", "",
+            "Codebooks (*.json *.qdc *.qdpx);;REFI-QDA codebooks (*.qdc *.qdpx);;All files (*)")
         if not name:
             self.codebook_box.setCurrentIndex(0)
             return

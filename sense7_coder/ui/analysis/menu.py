@@ -48,8 +48,10 @@ class AnalysisMenu(QObject):
             ("analyses", "Analyses and &predictions…", "",
              "The paper's analyses (tables, figures) and empathy-level predictors",
              self.analyses),
-            ("export", "&Export as CSV…", "Ctrl+E",
-             "Long, wide, consensus, agreement or codebook tables", self.export),
+            ("export", "&Export tables…", "Ctrl+E",
+             "Long, wide, consensus, agreement or codebook tables as CSV, Excel (.xlsx) or "
+             "SPSS (.sav), or the coded project for other QDA tools (REFI-QDA .qdpx)",
+             self.export),
             ("merge", "&Merge coders' project files…", "",
              "Bring the coders' copies of this project together", self.merge),
         ):
