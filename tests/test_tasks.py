@@ -120,6 +120,25 @@ def test_progress_dialog_cancel_button_cancels(qtbot: Any) -> None:
     assert not dialog.isVisible()
 
 
+def test_the_window_has_the_keyboard_again_after_a_slow_job(qtbot: Any) -> None:
+    """Closing the progress dialog hands the keyboard back to the window the job came from
+    (Enter then runs the next thing there, not nowhere)."""
+    from PySide6.QtWidgets import QApplication
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    parent.activateWindow()
+    qtbot.waitUntil(parent.isActiveWindow, timeout=2000)
+    release = threading.Event()
+    task = TaskRunner(parent).start(lambda p, c: release.wait(10), title="Slow job")
+    dialog = parent.findChildren(ProgressDialog)[0]
+    qtbot.waitUntil(lambda: dialog.isVisible() and dialog.isActiveWindow(), timeout=3000)
+    release.set()
+    assert task.wait(5)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is parent, timeout=2000)
+
+
 class ShowSpy(QObject):
     def __init__(self) -> None:
         super().__init__()

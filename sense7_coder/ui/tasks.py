@@ -327,8 +327,14 @@ class TaskRunner(QObject):
             # runs first (connected first): the dialog is gone before the callbacks run,
             # so they may open dialogs of their own
             if dialog is not None and shiboken6.isValid(dialog):
+                had_focus = dialog.isVisible() and dialog.isActiveWindow()
                 dialog.hide()
                 dialog.deleteLater()
+                owner = self._live_widget()
+                if had_focus and owner is not None:
+                    # the window the job was started from gets the keyboard back (not
+                    # every platform hands it back when a dialog closes)
+                    owner.window().activateWindow()
             self._tasks.discard(task)
 
         task.succeeded.connect(finish)
