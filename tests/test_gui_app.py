@@ -128,7 +128,7 @@ def test_opening_backs_up_on_a_worker_while_coding_goes_on(gui, qtbot, demo_proj
     release.set()
     qtbot.waitUntil(lambda: bool(store_db.own_backups(demo_project)), timeout=10000)
     assert backups.is_dir()
-    qtbot.waitUntil(lambda: "Backed up" in window.statusBar().currentMessage(), timeout=5000)
+    qtbot.waitUntil(lambda: "Backup saved in" in window.statusBar().currentMessage(), timeout=5000)
     assert gui.stored(demo_project, "dana", conv, pos, code) == 4
     with sqlite3.connect(store_db.own_backups(demo_project)[-1]) as copy:
         assert copy.execute("PRAGMA quick_check").fetchone()[0] == "ok"

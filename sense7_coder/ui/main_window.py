@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
 
         def saved(target: Path | None) -> None:
             if target is not None:
-                self.show_message(f"Backed up to {target.parent.name}/{target.name}", 5000)
+                self.show_message(f"Backup saved in {target.parent.name}", 5000)
 
         self._backups.start(lambda _progress, _cancel: Project.back_up(path),
                             title="Backup", on_result=saved, show_progress=False,
