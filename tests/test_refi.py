@@ -317,3 +317,19 @@ def test_a_qdpx_without_a_project_or_unpacking_too_large_is_refused(tmp_path: Pa
     assert bomb.stat().st_size < 1024 * 1024
     with pytest.raises(CodebookError, match="unpacks to"):
         load_qdc(bomb)
+
+
+def test_an_encrypted_qdpx_is_refused_in_one_line(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.qdpx"
+    with zipfile.ZipFile(plain, "w") as z:
+        z.writestr("project.qde", "<Project/>")
+    data = bytearray(plain.read_bytes())
+    # mark the member encrypted (general purpose flag bit 0), in its local and central
+    # headers, as a password-protected export would be
+    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.index(signature)
+        data[at + offset] |= 1
+    locked = tmp_path / "locked.qdpx"
+    locked.write_bytes(bytes(data))
+    with pytest.raises(CodebookError, match="not a readable zip"):
+        load_qdc(locked)

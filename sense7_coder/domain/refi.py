@@ -386,7 +386,8 @@ def load_qdc(path: str | Path) -> Codebook:
         if e.message in ("no such file", "is a folder, not a file"):
             raise CodebookError(f"{path}: {e.message.replace('file', 'codebook file')}") from None
         raise CodebookError(str(e)) from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError,
+            RuntimeError) as e:  # RuntimeError: an encrypted member
         raise CodebookError(f"{path}: not a REFI-QDA project (not a readable zip: {e})") from None
     except OSError as e:
         raise CodebookError(f"{path}: cannot be read ({e.strerror or e})") from None

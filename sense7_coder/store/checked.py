@@ -6,7 +6,8 @@ again, so each passed check is remembered with the file's identity and state -- 
 inode, size, modification and status-change times, of the file and of its write-ahead log
 -- as :func:`os.stat` reports them (no file handle is ever opened on a project file here).
 Any write, by SQLite or by anything else, changes the size or the times (the status-change
-time cannot be set back by hand), so a file that changed is checked again.
+time cannot be set back by hand), so a file that changed is checked again. (Not on
+Windows, whose status-change time is the creation time: there every open is checked.)
 
 The record lives in the user's cache folder; losing it only means one more check.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -41,7 +43,13 @@ def _stat(path: Path) -> State | None:
 
 
 def file_state(path: Path) -> State | None:
-    """The project file's state (with its -wal when that holds anything), or None."""
+    """The project file's state (with its -wal when that holds anything), or None (then
+    nothing is remembered).
+
+    None on Windows, where ``st_ctime`` is the creation time: a hand edit that puts the
+    modification time back would keep every number the same there."""
+    if sys.platform == "win32":
+        return None
     main = _stat(path)
     if main is None:
         return None
