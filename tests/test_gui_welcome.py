@@ -73,6 +73,33 @@ def test_new_project_dialog_creates_a_project_with_the_chosen_codebook(qtbot, tm
     assert str((tmp_path / "study.sense7").resolve()) in Settings().recent_files()
 
 
+def test_a_new_project_starts_from_a_refi_qda_codebook(qtbot, tmp_path: Path, monkeypatch) -> None:
+    """The codebook file chooser offers .qdc files, and the dialog reads one."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from sense7_coder.ui.welcome import FROM_FILE
+
+    qdc = Path(__file__).parent / "refi" / "qualcoder-style.qdc"
+    filters: list[str] = []
+
+    def choose(_parent, _title, _start, file_filter):
+        filters.append(file_filter)
+        return str(qdc), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    dialog = NewProjectDialog(tmp_path)
+    qtbot.addWidget(dialog)
+    at = dialog.codebook_box.findData(FROM_FILE)
+    dialog.codebook_box.setCurrentIndex(at)
+    dialog.codebook_box.activated.emit(at)  # as a person's choice in the list does
+    assert "*.qdc" in filters[0]
+    dialog.path.setText(str(tmp_path / "from-qualcoder"))
+    dialog.accept()
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert dialog.codebook is not None and dialog.codebook.name == "qualcoder-style"
+    assert len(dialog.codebook.codes) > 0
+
+
 class _Accepted:
     def __init__(self, dialog: NewProjectDialog) -> None:
         self.codebook, self._d = dialog.codebook, dialog
