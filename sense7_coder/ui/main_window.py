@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
         path = Path(path)
         try:
-            # the daily backup is copied off the GUI thread once the window is up
+            # the backup on opening is copied off the GUI thread once the window is up
             # (an upgrade of an older file still backs up first, before it changes)
             project = Project.open(path, backup=False)
         except Sense7Error as e:
