@@ -90,3 +90,32 @@ def test_a_copy_is_checked_in_its_own_right(demo_project: Path, tmp_path: Path,
     copy.parent.mkdir()
     shutil.copy2(demo_project, copy)  # the same size and times, another file
     assert any(open_and_close(copy, page_checks))
+
+
+def test_links_planted_in_the_cache_never_reach_a_project_file(
+        demo_project: Path, tmp_path: Path, page_checks: list[bool]) -> None:
+    """Someone links the record (and the names a writer might use) to a project file: the
+    record is neither read through the link nor written through it."""
+    import shutil
+    import sqlite3
+
+    other = tmp_path / "other" / demo_project.name
+    other.parent.mkdir()
+    shutil.copyfile(demo_project, other)
+    before = other.read_bytes()
+    cache = user_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    for pid in range(os.getpid() - 5, os.getpid() + 5):  # the old fixed partial names
+        (cache / f".checked-projects.json.{pid}.part").symlink_to(other)
+    record = cache / "checked-projects.json"
+    record.symlink_to(other)
+    with Project.open(other, backup=False):  # held open while another file is opened
+        assert any(open_and_close(demo_project, page_checks))
+        assert not any(open_and_close(demo_project, page_checks))  # the record works again
+    assert other.read_bytes() == before
+    assert not record.is_symlink()  # replaced by a file of its own, the link target kept
+    record.unlink()
+    os.link(other, record)  # a hard link: the same file under the record's name
+    assert not checked.known_healthy(demo_project)
+    with sqlite3.connect(other) as conn:
+        assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"

@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -58,9 +60,21 @@ def file_state(path: Path) -> State | None:
     return main + (wal if wal is not None and wal[2] > 0 else [])
 
 
+#: the largest record read (200 entries take about 20 kB)
+MAX_RECORD_BYTES = 1024 * 1024
+
+
 def _load() -> dict[str, State]:
+    record = _record()
     try:
-        data = json.loads(_record().read_text(encoding="utf-8"))
+        # only a plain file of its own: never through a link, which could lead to a project
+        # file this process holds open (closing a handle on it would drop SQLite's locks)
+        st = os.lstat(record)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size > MAX_RECORD_BYTES:
+            return {}
+        fd = os.open(record, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = json.loads(fh.read(MAX_RECORD_BYTES).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -90,10 +104,18 @@ def remember_healthy(path: Path, state: State | None) -> None:
         data.pop(key, None)
         data[key] = state
         kept = dict(list(data.items())[-KEPT:])
-        partial = record.with_name(f".{record.name}.{os.getpid()}.part")
-        with contextlib.suppress(OSError):
+        try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_text(json.dumps(kept), encoding="utf-8")
+            # a new file of a fresh name (O_EXCL): nothing left in the folder, a link
+            # included, is ever written through
+            fd, partial = tempfile.mkstemp(prefix=f".{record.name}.", suffix=".part",
+                                           dir=record.parent)
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(kept))
             os.replace(partial, record)
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
