@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -13,7 +14,9 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the cache (the record of checked project files) of this test run alone, for the command
 # lines the tests start as well: no test skips a page check because of the developer's own use
-os.environ["SENSE7_CODER_CACHE"] = tempfile.mkdtemp(prefix="sense7-coder-test-cache-")
+_RUN_CACHE = tempfile.mkdtemp(prefix="sense7-coder-test-cache-")
+os.environ["SENSE7_CODER_CACHE"] = _RUN_CACHE
+atexit.register(shutil.rmtree, _RUN_CACHE, ignore_errors=True)
 
 #: the ``shared/data`` folder that sits beside the repository (read in place, never copied)
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

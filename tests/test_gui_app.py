@@ -100,8 +100,8 @@ def test_application_has_its_icon(qapp) -> None:
 
 def test_opening_backs_up_on_a_worker_while_coding_goes_on(gui, qtbot, demo_project: Path,
                                                              monkeypatch) -> None:
-    """The backup on opening does not hold up the window, and a coding saved while it is
-    copied is kept in the file (the copy is one consistent state of it)."""
+    """The backup on opening does not hold up the window: the coder saves a coding while
+    the worker's backup is still pending, and the copy that follows is a healthy file."""
     import sqlite3
     import threading
 

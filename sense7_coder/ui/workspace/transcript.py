@@ -9,14 +9,7 @@ milliseconds whatever the conversation's length.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import (
-    QColor,
-    QMouseEvent,
-    QPalette,
-    QTextCharFormat,
-    QTextCursor,
-    QTextTable,
-)
+from PySide6.QtGui import QColor, QMouseEvent, QPalette, QTextCharFormat, QTextCursor, QTextTable
 from PySide6.QtWidgets import QFrame, QTextBrowser, QTextEdit, QWidget
 
 from ...domain.models import Conversation
