@@ -33,6 +33,8 @@ from .welcome import NewProjectDialog, WelcomePage
 from .workspace.view import Workspace
 
 POLL_MS = 2000
+#: how often at most the coder's place is written to the settings file
+POSITION_MS = 1000
 #: files that hold data to import, not projects
 IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
 PROJECT_ACTIONS = (
@@ -101,6 +103,11 @@ class MainWindow(QMainWindow):
 
         self.poll = QTimer(self, interval=POLL_MS)
         self.poll.timeout.connect(self.check_elsewhere)
+        # where the coder is, written to the settings file at most once per POSITION_MS
+        # (and on closing): a write on every key would cost a file write per move
+        self._position: tuple[Path, str, int, int] | None = None
+        self._position_saver = QTimer(self, interval=POSITION_MS, singleShot=True)
+        self._position_saver.timeout.connect(self._save_position)
         fit_to_screen(self, 1280, 800)
         geometry = self.settings.window_state("geometry")
         if geometry is not None:
@@ -303,6 +310,7 @@ class MainWindow(QMainWindow):
         return dialog.exec() == QDialog.DialogCode.Accepted
 
     def close_project(self, *, show_welcome: bool = True) -> None:
+        self._save_position()
         if self.project is not None and self.workspace is not None:
             self.workspace.memo.flush()
             self._remember_layout()
@@ -316,6 +324,7 @@ class MainWindow(QMainWindow):
             self.show_welcome()
 
     def _remember_layout(self) -> None:
+        self._save_position()
         self.settings.set_window_state("geometry", self.saveGeometry())
         if self.workspace is not None:
             self.settings.set_window_state("split", self.workspace.split.saveState())
@@ -541,8 +550,16 @@ class MainWindow(QMainWindow):
         self.statusBar().setToolTip("")
         if self.project is not None and self.workspace is not None and self.workspace.conversation_id:
             wsp = self.workspace
-            self.settings.set_last_position(self.project.path, wsp.conversation_id or "",
-                                            wsp.position, wsp.sentence)
+            self._position = (self.project.path, wsp.conversation_id or "", wsp.position,
+                              wsp.sentence)
+            if not self._position_saver.isActive():
+                self._position_saver.start()
+
+    def _save_position(self) -> None:
+        self._position_saver.stop()
+        if self._position is not None:
+            self.settings.set_last_position(*self._position)
+            self._position = None
 
     def _update_status(self) -> None:
         if self.project is None:
