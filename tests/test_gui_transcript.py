@@ -10,7 +10,7 @@ from PySide6.QtGui import QTextCursor
 
 from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.ui.workspace.transcript import TranscriptView, codepoint_index, utf16_index
-from sense7_coder.ui.workspace.transcript_html import code_lines, format_offset
+from sense7_coder.ui.workspace.transcript_text import code_lines, format_offset
 
 pytestmark = pytest.mark.gui
 ALT = Qt.KeyboardModifier.AltModifier
@@ -33,6 +33,7 @@ def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
     view = TranscriptView()
     qtbot.addWidget(view)
     view.show_conversation(conv, 1)
+    qtbot.waitUntil(lambda: view.complete)
     for turn in conv.turns:
         assert _body(view, turn) == turn.text
     assert "not bold" in view.toPlainText() and "<b>" in view.toPlainText()
@@ -50,6 +51,25 @@ def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:
     view.set_current(35)
     assert view.renders == renders
     assert view.verticalScrollBar().value() > 0  # scrolled to show turn 35
+
+
+def test_a_long_conversation_shows_its_current_turn_first_and_the_rest_follows(qtbot) -> None:
+    conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant",
+                                          f"message {i + 1}") for i in range(300)])
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    view.show_conversation(conv, 1)
+    assert view.body_start(1) is not None and not view.complete  # on screen before the rest
+    qtbot.waitUntil(lambda: view.complete)
+    assert view.toPlainText().count("message ") == 300
+    assert [view.locate(view.body_start(p)) for p in (1, 150, 300)] == [(1, 0), (150, 0), (300, 0)]
+    view.show_conversation(conv, 299)  # entering at the end builds at least that far at once
+    assert view.body_start(299) is not None
+    assert view.verticalScrollBar().value() > 0
+    view.set_search("message 3")  # a search marks every hit, built or not yet
+    assert view.complete and view.search_hits() == 12  # messages 3, 30-39 and 300
 
 
 def test_code_like_lines_are_detected() -> None:

@@ -14,7 +14,6 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMenu
 
-from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.ui.analysis.agreement_panel import AgreementPanel
 from sense7_coder.ui.dialogs.form_widgets import MessageLabel
 from sense7_coder.ui.dialogs.import_check import Message
@@ -23,7 +22,7 @@ from sense7_coder.ui.dialogs.import_panels import MessageList
 from sense7_coder.ui.palette import dark_palette
 from sense7_coder.ui.screen import available, fitted_size
 from sense7_coder.ui.workspace.transcript import palette_colours
-from sense7_coder.ui.workspace.transcript_html import body_html, conversation_html
+from sense7_coder.ui.workspace.transcript_text import body_segments
 
 pytestmark = pytest.mark.gui
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -204,14 +203,14 @@ def test_search_then_enter_opens_the_match_and_returns_to_the_codes(gui, qtbot,
 
 
 def test_formulas_in_prose_are_monospace_but_the_prose_is_not() -> None:
-    conv = Conversation("c", turns=[Turn(1, "user", "x")])
-    colours = palette_colours(QPalette())
-    html = body_html('Check with =ISNUMBER(A2); if it says "FALSE", convert.', colours)
-    assert re.search(r'monospace[^>]*">=ISNUMBER\(A2\)</span>; if it says', html)
-    assert html.startswith("Check with <span")  # the words stay in the text face
-    whole = body_html("=SUM(A1:A3)", colours)
-    assert whole.startswith("<span") and whole.endswith("</span>")
-    assert conversation_html(conv, colours)
+    line = 'Check with =ISNUMBER(A2); if it says "FALSE", convert.'
+    assert body_segments(line) == [("Check with ", False), ("=ISNUMBER(A2)", True),
+                                   ('; if it says "FALSE", convert.', False)]
+    assert body_segments("=SUM(A1:A3)") == [("=SUM(A1:A3)", True)]
+    text = "Type this:\n=SUM(A1:A3)\n\nthen Enter"
+    segments = body_segments(text)
+    assert "".join(s for s, _ in segments) == text  # every character kept, in order
+    assert [s for s, mono in segments if mono] == ["=SUM(A1:A3)"]
 
 
 # -- dark palette -----------------------------------------------------------------------------------

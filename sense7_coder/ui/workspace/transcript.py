@@ -1,19 +1,37 @@
 """The transcript: the conversation as a readable chat, the current turn marked.
 
-The document is built once per conversation. Moving to another turn only recolours the
-accent bars of the old and new turn (in one edit block: one relayout) and moves the
-sentence highlights (extra selections), so stepping through turns costs a few
-milliseconds whatever the conversation's length.
+Each turn is a frame of the document (its margins and padding make the chat bubble);
+the bubbles' colours, the current turn's tint and its accent bar are painted under the
+text by the view itself, so moving to another turn changes nothing in the document: no
+relayout, only a repaint and the sentence highlights (extra selections).
+
+A conversation is built as plain text pieces through a text cursor (no markup to parse),
+and only as far as the current turn and a few after it before the first paint; the rest
+follows in small slices from the event loop, at the end of the document where adding
+moves nothing on screen. Entering a long conversation thus costs about the same as a
+short one.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPalette, QTextCharFormat, QTextCursor, QTextTable
+from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFrame,
+    QTextFrameFormat,
+)
 from PySide6.QtWidgets import QFrame, QTextBrowser, QTextEdit, QWidget
 
-from ...domain.models import Conversation
-from .transcript_html import Colours, conversation_html
+from ...domain.models import Conversation, Turn
+from .transcript_text import Colours, body_segments, conversation_facts, turn_header
 
 
 def mix(a: QColor, b: QColor, t: float) -> QColor:
@@ -64,6 +82,67 @@ def codepoint_index(text: str, index16: int) -> int:
     return len(text)
 
 
+#: text after the current turn built before the first paint (with each turn's heading
+#: counted as a line); the rest follows a frame later
+FIRST_CHARS = 1000
+#: turns added per slice, one slice every FILL_MS, until the conversation is complete
+SLICE = 4
+FILL_MS = 15
+#: the accent bar at the left of the current turn, in pixels
+BAR = 4
+
+
+class _Formats:
+    """The document's formats for one palette, made once per build."""
+
+    def __init__(self, colours: Colours, font: QFont) -> None:
+        self.colours = colours
+        size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
+        self.title = QTextCharFormat()
+        self.title.setFontWeight(QFont.Weight.DemiBold)
+        self.title.setFontPointSize(size * 1.2)
+        self.title.setForeground(QColor(colours.text))
+        self.plain = QTextCharFormat()
+        self.plain.setForeground(QColor(colours.text))
+        self.muted = QTextCharFormat()
+        self.muted.setForeground(QColor(colours.muted))
+        self.mono = QTextCharFormat(self.plain)
+        self.mono.setFontFamilies(["monospace"])
+        self.mono.setFontFixedPitch(True)
+        self.mono.setBackground(QColor(colours.code_bg))
+        self.labels = {}
+        for role, colour in (("user", colours.user_label), ("assistant", colours.assistant_label)):
+            label = QTextCharFormat()
+            label.setFontWeight(QFont.Weight.DemiBold)
+            label.setForeground(QColor(colour))
+            self.labels[role] = label
+        self.facts = QTextBlockFormat()
+        self.facts.setTopMargin(0)
+        self.header = QTextBlockFormat()
+        self.header.setLeftMargin(BAR)
+        self.header.setBottomMargin(2)
+        self.body = QTextBlockFormat()
+        self.body.setLeftMargin(BAR)
+        self.gap = QTextBlockFormat()  # the empty block between two turns: no height
+        self.gap.setLineHeight(1, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+        self.frames = {}
+        for role in ("user", "assistant"):
+            frame = QTextFrameFormat()
+            frame.setBorder(0)
+            frame.setPadding(10)
+            frame.setTopMargin(10)
+            if role == "user":
+                frame.setLeftMargin(90)
+            else:
+                frame.setRightMargin(40)
+            self.frames[role] = frame
+        self.backgrounds = {"user": QColor(colours.user_bg),
+                            "assistant": QColor(colours.assistant_bg)}
+
+    def role(self, turn: Turn) -> str:
+        return "user" if turn.role == "user" else "assistant"
+
+
 class TranscriptView(QTextBrowser):
     """Read-only chat view. Click a turn (or a sentence) to move there."""
 
@@ -74,10 +153,19 @@ class TranscriptView(QTextBrowser):
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        # a scroll bar that came and went with each conversation's length would change the
+        # text's width: a second layout of the whole conversation at every change
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.document().setUndoRedoEnabled(False)  # read-only: no undo history to keep
         self.document().setDocumentMargin(14)
         self.conversation: Conversation | None = None
-        self._tables: dict[int, QTextTable] = {}
-        self._bg: dict[int, QColor] = {}
+        self._frames: dict[int, QTextFrame] = {}  # turn position -> its frame, built so far
+        self._built = 0  # how many of the conversation's turns are in the document
+        self._formats: _Formats | None = None
+        self._filler = QTimer(self)
+        self._filler.setSingleShot(True)
+        self._filler.setInterval(FILL_MS)  # after the first frame is on screen
+        self._filler.timeout.connect(self._fill_slice)
         self._sentences: dict[int, list[tuple[int, int]]] = {}
         self._show_sentences = False
         self.position = 0
@@ -97,23 +185,103 @@ class TranscriptView(QTextBrowser):
         self.conversation = conversation
         self._sentences = sentences or {}
         self._show_sentences = show_sentences
-        self._render()
+        self._render(position)
         self.position = 0
         self.set_current(position, sentence)
 
-    def _render(self) -> None:
-        self._tables.clear()
-        self._bg.clear()
+    @property
+    def complete(self) -> bool:
+        """Is every turn of the conversation in the document?"""
+        return self.conversation is None or self._built >= len(self.conversation.turns)
+
+    def finish(self) -> None:
+        """Build the rest of the conversation now (a search needs all of it)."""
+        if self.conversation is not None and not self.complete:
+            self._build_until(len(self.conversation.turns) - 1)
+
+    def _index(self, position: int) -> int:
+        turns = self.conversation.turns if self.conversation else []
+        return next((i for i, t in enumerate(turns) if t.position == position), 0)
+
+    def _render(self, position: int) -> None:
+        self._filler.stop()
+        self._frames.clear()
+        self._built = 0
         self.setExtraSelections([])
+        doc = self.document()
+        doc.clear()
+        doc.setDocumentMargin(14)
         if self.conversation is None:
-            self.setHtml("")
+            self._formats = None
             return
-        self.setHtml(conversation_html(self.conversation, palette_colours(self.palette())))
         self.renders += 1
-        frames = [f for f in self.document().rootFrame().childFrames() if isinstance(f, QTextTable)]
-        for turn, table in zip(self.conversation.turns, frames, strict=False):
-            self._tables[turn.position] = table
-            self._bg[turn.position] = table.format().background().color()
+        fmt = self._formats = _Formats(palette_colours(self.palette()), self.font())
+        cursor = QTextCursor(doc)
+        cursor.beginEditBlock()
+        cursor.insertText(self.conversation.conversation_id, fmt.title)
+        for line in conversation_facts(self.conversation):
+            cursor.insertBlock(fmt.facts, fmt.muted)
+            cursor.insertText(line, fmt.muted)
+        cursor.endEditBlock()
+        self._build_until(self._first_screen(self._index(position)))
+
+    def _first_screen(self, index: int) -> int:
+        """The last turn to build before the first paint: the current one and those after
+        it up to about ``FIRST_CHARS`` of text."""
+        turns = self.conversation.turns if self.conversation else []
+        last, chars = index, 0
+        while last + 1 < len(turns) and chars < FIRST_CHARS:
+            last += 1
+            chars += len(turns[last].text) + 80
+        return last
+
+    def _build_until(self, last: int) -> None:
+        """Add turns up to index ``last`` (one edit block: one layout), and schedule the
+        rest."""
+        conv, fmt = self.conversation, self._formats
+        if conv is None or fmt is None:
+            return
+        last = min(last, len(conv.turns) - 1)
+        if self._built <= last:
+            doc = self.document()
+            root = doc.rootFrame()
+            cursor = QTextCursor(doc)
+            cursor.beginEditBlock()
+            for turn in conv.turns[self._built:last + 1]:
+                cursor.setPosition(root.lastPosition())
+                if self._frames:
+                    cursor.setBlockFormat(fmt.gap)
+                self._frames[turn.position] = self._write_turn(cursor, conv, turn, fmt)
+            cursor.endEditBlock()
+            self._built = last + 1
+        if self._built < len(conv.turns):
+            self._filler.start()
+        else:
+            self._filler.stop()
+
+    @staticmethod
+    def _write_turn(cursor: QTextCursor, conv: Conversation, turn: Turn,
+                    fmt: _Formats) -> QTextFrame:
+        role = fmt.role(turn)
+        frame = cursor.insertFrame(fmt.frames[role])
+        label, meta = turn_header(conv, turn)
+        cursor.setBlockFormat(fmt.header)
+        cursor.insertText(label, fmt.labels[role])
+        cursor.insertText("\u00a0\u00a0" + meta, fmt.muted)
+        cursor.insertBlock(fmt.body, fmt.plain)
+        for text, mono in body_segments(turn.text):
+            if text == "\n":
+                cursor.insertBlock(fmt.body, fmt.plain)
+            else:
+                cursor.insertText(text, fmt.mono if mono else fmt.plain)
+        return frame
+
+    def _fill_slice(self) -> None:
+        if self.conversation is None or self.complete:
+            return
+        self._build_until(self._built + SLICE - 1)
+        if self.complete and self.search_text:
+            self._update_selections()
 
     def set_sentences(self, sentences: dict[int, list[tuple[int, int]]], show: bool) -> None:
         self._sentences = sentences
@@ -123,34 +291,53 @@ class TranscriptView(QTextBrowser):
     # -- moving -------------------------------------------------------------------------------
     def set_current(self, position: int, sentence: int = 0) -> None:
         old = self.position
+        if self.conversation is not None and position not in self._frames:
+            self._build_until(self._first_screen(self._index(position)))
         self.position, self.sentence = position, sentence
         if old != position:
-            block = QTextCursor(self.document())
-            block.beginEditBlock()  # both turns recoloured, the document laid out once
-            self._paint_turn(old, current=False)
-            self._paint_turn(position, current=True)
-            block.endEditBlock()
             self._scroll_to(position)
+            self.viewport().update()  # the bubbles are painted by the view, not the document
         self._update_selections()
 
-    def _paint_turn(self, position: int, *, current: bool) -> None:
-        table = self._tables.get(position)
-        if table is None:
-            return
-        pal = self.palette()
-        accent = pal.color(QPalette.ColorRole.Highlight)
-        bg = self._bg[position]
-        fmt = table.format()
-        fmt.setBackground(mix(bg, accent, 0.10) if current else bg)
-        table.setFormat(fmt)
-        for row, col in ((0, 0), (0, 1), (1, 1)):
-            cell = table.cellAt(row, col)
-            cf = cell.format().toTableCellFormat()
-            if col == 0:
-                cf.setBackground(accent if current else bg)
-            else:
-                cf.setBackground(mix(bg, accent, 0.10) if current else bg)
-            cell.setFormat(cf)
+    # -- painting -----------------------------------------------------------------------------
+    def _turn_rect(self, position: int) -> QRectF | None:
+        frame = self._frames.get(position)
+        if frame is None:
+            return None
+        return self._bubble(frame)
+
+    def _bubble(self, frame: QTextFrame) -> QRectF:
+        """A turn's bubble in document coordinates (its frame less the margins)."""
+        rect = self.document().documentLayout().frameBoundingRect(frame)
+        f = frame.frameFormat()
+        return rect.adjusted(f.leftMargin(), f.topMargin(), -f.rightMargin(), -f.bottomMargin())
+
+    def paintEvent(self, e: QPaintEvent) -> None:
+        fmt = self._formats
+        if fmt is not None and self._frames and self.conversation is not None:
+            painter = QPainter(self.viewport())
+            dx = -self.horizontalScrollBar().value()
+            dy = -self.verticalScrollBar().value()
+            clip = QRectF(e.rect())
+            accent = self.palette().color(QPalette.ColorRole.Highlight)
+            turns = self.conversation.turns
+            for turn in turns[:self._built]:
+                frame = self._frames.get(turn.position)
+                if frame is None:
+                    continue
+                rect = self._bubble(frame).translated(dx, dy)
+                if rect.top() > clip.bottom():
+                    break
+                if rect.bottom() < clip.top():
+                    continue
+                bg = fmt.backgrounds[fmt.role(turn)]
+                if turn.position == self.position:
+                    painter.fillRect(rect, mix(bg, accent, 0.10))
+                    painter.fillRect(QRectF(rect.left(), rect.top(), BAR, rect.height()), accent)
+                else:
+                    painter.fillRect(rect, bg)
+            painter.end()
+        super().paintEvent(e)
 
     def _text(self, position: int) -> str:
         if self.conversation is None:
@@ -158,10 +345,11 @@ class TranscriptView(QTextBrowser):
         return next((t.text for t in self.conversation.turns if t.position == position), "")
 
     def body_start(self, position: int) -> int | None:
-        table = self._tables.get(position)
-        if table is None:
+        """The document position of the first character of a turn's message."""
+        frame = self._frames.get(position)
+        if frame is None:
             return None
-        return table.cellAt(1, 1).firstCursorPosition().position()
+        return self.document().findBlock(frame.firstPosition()).next().position()
 
     def _update_selections(self) -> None:
         selections: list[QTextEdit.ExtraSelection] = []
@@ -205,9 +393,12 @@ class TranscriptView(QTextBrowser):
         text = text.strip()
         if text != self.search_text:
             self.search_text = text
+            if text:
+                self.finish()  # every hit of the conversation is marked at once
             self._update_selections()
 
     def search_hits(self) -> int:
+        self.finish()
         return len(self._search_selections())
 
     def _search_selections(self) -> list[QTextEdit.ExtraSelection]:
@@ -233,10 +424,9 @@ class TranscriptView(QTextBrowser):
         self.setTextCursor(keep)
 
     def _scroll_to(self, position: int) -> None:
-        table = self._tables.get(position)
-        if table is None:
+        rect = self._turn_rect(position)
+        if rect is None:
             return
-        rect = self.document().documentLayout().frameBoundingRect(table)
         bar = self.verticalScrollBar()
         view_h = self.viewport().height()
         top, bottom = rect.top(), rect.bottom()
@@ -265,8 +455,8 @@ class TranscriptView(QTextBrowser):
 
     def locate(self, doc_pos: int) -> tuple[int, int] | None:
         """(turn position, sentence) at a document position; sentence 0 when none shown."""
-        for position, table in self._tables.items():
-            if table.firstPosition() <= doc_pos <= table.lastPosition():
+        for position, frame in self._frames.items():
+            if frame.firstPosition() <= doc_pos <= frame.lastPosition():
                 sentence = 0
                 start = self.body_start(position)
                 if self._show_sentences and start is not None:
@@ -284,6 +474,6 @@ class TranscriptView(QTextBrowser):
         palette_events = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
         if e.type() in palette_events and self.conversation is not None:
             position, sentence = self.position, self.sentence
-            self._render()
+            self._render(position)
             self.position = 0
             self.set_current(position, sentence)

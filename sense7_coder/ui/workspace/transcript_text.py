@@ -1,14 +1,13 @@
-"""HTML for the transcript: one table per turn, every character of the message kept.
+"""What the transcript shows, as plain text pieces: every character of a message kept.
 
-The message body is escaped and laid out with ``white-space: pre-wrap`` so that each
-character of the stored text is exactly one character of the document; sentence offsets
-can then be highlighted without re-rendering. Code-like lines (fenced blocks, spreadsheet
-formulas, indented code) are set in a monospace face.
+The message is inserted as text, never as markup, so each character of the stored text
+is exactly one character of the document (a line break is one block break); sentence
+offsets can then be highlighted without re-rendering. Code-like lines (fenced blocks,
+spreadsheet formulas, indented code) are set in a monospace face.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 
@@ -86,38 +85,37 @@ def formula_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _mono(text: str, colours: Colours) -> str:
-    escaped = html.escape(text, quote=False)
-    return (f'<span style="font-family: monospace; background-color: {colours.code_bg}">'
-            f"{escaped}</span>")
-
-
-def _line_html(line: str, mono: bool, colours: Colours) -> str:
-    """A code line wholly in monospace; in a line of prose only its formulas."""
+def line_segments(line: str, mono: bool) -> list[tuple[str, bool]]:
+    """A line as (text, monospace?) pieces: a code line wholly in monospace; in a line of
+    prose only its formulas."""
     if not mono or not line:
-        return html.escape(line, quote=False)
+        return [(line, False)]
     spans = formula_spans(line) if not line.lstrip().startswith("=") else []
     prose = sum(b - a for a, b in spans) < len(line.strip()) * 0.6
     if not spans or not prose or line != line.lstrip():
-        return _mono(line, colours)
-    out, at = [], 0
+        return [(line, True)]
+    out: list[tuple[str, bool]] = []
+    at = 0
     for a, b in spans:
-        out += [html.escape(line[at:a], quote=False), _mono(line[a:b], colours)]
+        if a > at:
+            out.append((line[at:a], False))
+        out.append((line[a:b], True))
         at = b
-    out.append(html.escape(line[at:], quote=False))
-    return "".join(out)
+    if at < len(line):
+        out.append((line[at:], False))
+    return out
 
 
-def body_html(text: str, colours: Colours) -> str:
-    """The escaped message, code-like lines in monospace (in prose, only the formulas); one
-    document character per character of the text."""
+def body_segments(text: str) -> list[tuple[str, bool]]:
+    """The message as (text, monospace?) pieces whose texts join to exactly ``text``:
+    code-like lines in monospace (in prose, only the formulas), line breaks kept."""
     flags = code_lines(text)
-    parts = []
+    out: list[tuple[str, bool]] = []
     for i, (line, mono) in enumerate(zip(text.split("\n"), flags, strict=True)):
-        parts.append(_line_html(line, mono, colours))
-        if i < len(flags) - 1:
-            parts.append("<br />")
-    return "".join(parts)
+        if i:
+            out.append(("\n", False))
+        out.extend(seg for seg in line_segments(line, mono) if seg[0])
+    return out
 
 
 def format_offset(seconds: float | None) -> str:
@@ -129,9 +127,10 @@ def format_offset(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-def turn_header(conversation: Conversation, turn: Turn, colours: Colours) -> str:
+def turn_header(conversation: Conversation, turn: Turn) -> tuple[str, str]:
+    """A turn's heading: its role ("Assistant") and the muted facts after it (speaker,
+    turn number, time)."""
     role = ROLE_LABELS.get(turn.role, turn.role.capitalize())
-    colour = colours.user_label if turn.role == "user" else colours.assistant_label
     speaker = turn.speaker or (conversation.model if turn.role == "assistant" else
                                conversation.participant_id if turn.role == "user" else None)
     extra = [f"turn {turn.position}"]
@@ -140,43 +139,18 @@ def turn_header(conversation: Conversation, turn: Turn, colours: Colours) -> str
     offset = format_offset(turn.time_offset)
     if offset:
         extra.append(offset)
-    meta = " · ".join(html.escape(x) for x in extra)
-    return (
-        f'<span style="font-weight: 600; color: {colour}">{html.escape(role)}</span>'
-        f'<span style="color: {colours.muted}">&nbsp;&nbsp;{meta}</span>'
-    )
+    return role, " · ".join(extra)
 
 
-def conversation_html(conversation: Conversation, colours: Colours) -> str:
-    """The whole conversation: a heading, then one two-row table (header, body) per turn."""
+def conversation_facts(conversation: Conversation) -> list[str]:
+    """The muted lines under the conversation's id: who, which model, how long; the topic."""
     c = conversation
     facts = [x for x in (
         f"participant {c.participant_id}" if c.participant_id else "",
         f"model {c.model}" if c.model else "",
         f"{len(c.turns)} messages",
     ) if x]
-    out = [
-        f'<html><body style="color: {colours.text}">',
-        f'<p style="margin: 2px 0 0 0; font-size: large; font-weight: 600">'
-        f"{html.escape(c.conversation_id)}</p>",
-        f'<p style="margin: 0 0 2px 0; color: {colours.muted}">{html.escape(" · ".join(facts))}</p>',
-    ]
+    lines = [" · ".join(facts)]
     if c.topic:
-        out.append(
-            f'<p style="margin: 0 0 6px 0; color: {colours.muted}">Topic: {html.escape(c.topic)}</p>'
-        )
-    for turn in c.turns:
-        user = turn.role == "user"
-        bg = colours.user_bg if user else colours.assistant_bg
-        indent = "margin-left: 90px; " if user else "margin-right: 40px; "
-        out.append(
-            f'<table width="100%" cellspacing="0" cellpadding="0" '
-            f'bgcolor="{bg}" style="{indent}margin-top: 10px">'
-            f'<tr><td rowspan="2" width="4" bgcolor="{bg}"></td>'
-            f'<td style="padding: 8px 12px 2px 10px">{turn_header(c, turn, colours)}</td></tr>'
-            f'<tr><td style="padding: 2px 12px 10px 10px; white-space: pre-wrap">'
-            f"{body_html(turn.text, colours)}</td></tr>"
-            "</table>"
-        )
-    out.append("</body></html>")
-    return "".join(out)
+        lines.append(f"Topic: {c.topic}")
+    return lines
