@@ -141,6 +141,22 @@ def test_reopening_restores_coder_and_last_position(gui, qtbot, demo_project: Pa
     assert again.workspace.list_panel.current_id() == "105"
 
 
+def test_the_place_is_remembered_within_a_second_without_closing(gui, qtbot, monkeypatch,
+                                                                demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    writes: list[tuple[str, int, int]] = []
+    write = w.settings.set_last_position
+    monkeypatch.setattr(w.settings, "set_last_position",
+                        lambda path, *place: (writes.append(place), write(path, *place)))
+    for _ in range(6):
+        gui.press(w, Qt.Key.Key_PageDown)
+    ws = w.workspace
+    place = (ws.conversation_id, ws.position, ws.sentence)
+    assert len(writes) < 6  # not a settings-file write on every key
+    qtbot.waitUntil(lambda: w.settings.last_position(demo_project) == place, timeout=3000)
+    assert writes[-1] == place
+
+
 def test_memo_is_saved_when_leaving_it(gui, qtbot, demo_project: Path) -> None:
     w = gui.open(demo_project)
     gui.press(w, "m", modifier=CTRL)
