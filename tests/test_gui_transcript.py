@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor
 
 from sense7_coder.domain.models import Conversation, Turn
@@ -70,6 +70,36 @@ def test_a_long_conversation_shows_its_current_turn_first_and_the_rest_follows(q
     assert view.verticalScrollBar().value() > 0
     view.set_search("message 3")  # a search marks every hit, built or not yet
     assert view.complete and view.search_hits() == 12  # messages 3, 30-39 and 300
+
+
+def test_only_the_current_turn_is_marked_after_moves_and_scrolls(qtbot) -> None:
+    conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant",
+                                          f"message {i + 1}") for i in range(40)])
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    view.show_conversation(conv, 1)
+    qtbot.waitUntil(lambda: view.complete)
+    accent = view.palette().color(view.palette().ColorRole.Highlight)
+
+    def bar_colour(position: int):  # the pixel on screen in the middle of the turn's bar
+        rect = view._turn_rect(position)
+        assert rect is not None
+        x = int(rect.left()) + 1 - view.horizontalScrollBar().value()
+        y = int(rect.center().y()) - view.verticalScrollBar().value()
+        if not 0 <= y < view.viewport().height():
+            return None  # scrolled out of sight
+        at = view.viewport().mapTo(view.window(), QPoint(x, y))
+        shot = view.screen().grabWindow(view.window().winId())  # what was painted, not a
+        return shot.toImage().pixelColor(at)                     # fresh render
+
+    for position in range(2, 31):
+        view.set_current(position)
+        qtbot.wait(1)
+        assert bar_colour(position) == accent, position
+        assert bar_colour(position - 1) in (None, view._formats.backgrounds[
+            "user" if (position - 1) % 2 == 0 else "assistant"]), position
 
 
 def test_code_like_lines_are_detected() -> None:

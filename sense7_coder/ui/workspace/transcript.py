@@ -295,9 +295,17 @@ class TranscriptView(QTextBrowser):
             self._build_until(self._first_screen(self._index(position)))
         self.position, self.sentence = position, sentence
         if old != position:
-            self._scroll_to(position)
-            self.viewport().update()  # the bubbles are painted by the view, not the document
+            self._scroll_to(position)  # a scroll moves the pixels; the two bubbles changed
+            for turn in (old, position):
+                self._update_turn(turn)
         self._update_selections()
+
+    def _update_turn(self, position: int) -> None:
+        """Repaint one bubble (they are painted by the view, not the document)."""
+        rect = self._turn_rect(position)
+        if rect is not None:
+            x, y = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+            self.viewport().update(rect.translated(-x, -y).toAlignedRect())
 
     # -- painting -----------------------------------------------------------------------------
     def _turn_rect(self, position: int) -> QRectF | None:
