@@ -76,10 +76,12 @@ def test_packed_user_ratings_equal_a_plain_query_in_order(study: Project) -> Non
     sql = ("SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
            "JOIN conversations c ON c.conversation_id = u.conversation_id {} "
            "ORDER BY c.rowid, u.position, u.rating")
-    frame = frames.user_ratings_frame(study.db)
-    got = [(r.conversation_id, int(r.position), r.rating, None if pd.isna(r.value)
-            else int(r.value)) for r in frame.itertuples(index=False)]
-    assert got == study.db.conn.execute(sql.format("")).fetchall()
+    for categorical in (False, True):
+        frame = frames.user_ratings_frame(study.db, categorical=categorical)
+        got = [(r.conversation_id, int(r.position), r.rating, None if pd.isna(r.value)
+                else int(r.value)) for r in frame.itertuples(index=False)]
+        assert got == study.db.conn.execute(sql.format("")).fetchall()
+    assert isinstance(frame["rating"].dtype, pd.CategoricalDtype)
     assert any(v is None for *_, v in got)  # c3's "unknown" rating: not applicable
     only = frames.user_ratings_frame(study.db, ratings=["overall"],
                                      conversations=ConversationFilter(models=["IC"]))

@@ -296,7 +296,7 @@ def read_ratings(
         data.consensus = frames.consensus_frame(db, codes=keys, conversations=conversations)
     if include_users and rating_keys:
         data.user_ratings = frames.user_ratings_frame(
-            db, ratings=rating_keys, conversations=conversations
+            db, ratings=rating_keys, conversations=conversations, categorical=compact
         )
     if predictors:
         rows = [r for name in predictors

@@ -542,10 +542,13 @@ def user_ratings_frame(
     *,
     ratings: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
+    categorical: bool = False,
 ) -> pd.DataFrame:
     """The users' own ratings: conversation_id, position, rating, value (None = NA).
 
-    Read through the packed path (see above) where every row fits it."""
+    Read through the packed path (see above) where every row fits it; there
+    ``categorical`` returns conversation_id and rating as Categoricals (comparing a rating
+    then compares small integers, not a text per row)."""
     columns = ("conversation_id", "position", "rating", "value")
     names = sorted(_names(db, "SELECT DISTINCT rating FROM user_ratings", ratings))
     where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
@@ -561,10 +564,16 @@ def user_ratings_frame(
     rowid = (packed[:, 0] << 16) | packed[:, 1]
     order = np.lexsort((packed[:, 3], packed[:, 2], rowid))  # as ORDER BY rowid, turn, rating
     packed, rowid = packed[order], rowid[order]
+    if categorical:
+        conversation: Any = _named(_conversation_ids(db), rowid)
+        rating: Any = _named(names, packed[:, 3])
+    else:
+        conversation = _conversation_ids(db)[rowid]
+        rating = np.asarray(names, dtype=object)[packed[:, 3]]
     return pd.DataFrame({
-        "conversation_id": _conversation_ids(db)[rowid],
+        "conversation_id": conversation,
         "position": packed[:, 2],
-        "rating": np.asarray(names, dtype=object)[packed[:, 3]],
+        "rating": rating,
         "value": pd.arrays.IntegerArray(packed[:, 4] - _BIAS, packed[:, 4] == _MISSING),
     }, columns=list(columns))
 
