@@ -38,6 +38,9 @@ def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
         assert _body(view, turn) == turn.text
     assert "not bold" in view.toPlainText() and "<b>" in view.toPlainText()
     assert view.locate(view.body_start(3) + 2) == (3, 0)
+    assert "5 messages" in view.toPlainText()
+    view.show_conversation(Conversation("c2", turns=conv.turns[:1]), 1)
+    assert "1 message\n" in view.toPlainText()
 
 
 def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:

@@ -148,7 +148,7 @@ def conversation_facts(conversation: Conversation) -> list[str]:
     facts = [x for x in (
         f"participant {c.participant_id}" if c.participant_id else "",
         f"model {c.model}" if c.model else "",
-        f"{len(c.turns)} messages",
+        f"{len(c.turns)} message" + ("" if len(c.turns) == 1 else "s"),
     ) if x]
     lines = [" · ".join(facts)]
     if c.topic:
