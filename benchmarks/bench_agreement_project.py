@@ -7,7 +7,8 @@ Run by hand from the repository root (not collected by pytest)::
 
 Builds a project straight through the store: ``--turns`` assistant turns (in conversations
 of 5), ``--coders`` coders (default 3) coding the 8 SENSE-7 codes on every turn (values
-1-5, about 10% not applicable), the users' own ratings on every turn. Then times
+1-5, about 10% not applicable, each with its saving time as the window writes it), the
+users' own ratings on every turn. Then times
 ``project_agreement`` with the users as a rater and no bootstrap, split into reading the
 project and computing, against a baseline measured in the same run:
 ``krippendorff.alpha`` on the already prepared coders x units matrices of the same
@@ -87,11 +88,17 @@ def build(folder: Path, turns: int, coders: int, seed: int
             values[rng.random(values.shape) < 0.10] = np.nan
             matrices[key] = values
             for i, name in enumerate(names):
+                # saved as the window saves them (ISO 8601, milliseconds, UTC), a few
+                # seconds apart in each coder's own order, codes interleaved
+                saved = np.datetime_as_string(
+                    np.datetime64("2026-01-05T09:00:00.000")
+                    + (np.arange(units) * len(RATING_KEYS) + k) * 2_500
+                    + rng.integers(0, 2_000, units).astype("timedelta64[ms]"), unit="ms")
                 db.conn.executemany(
-                    "INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
-                    "VALUES (?,?,?,0,?,?)",
-                    ((name, cid, int(pos), key, None if np.isnan(v) else int(v))
-                     for cid, pos, v in zip(cids, positions, values[i], strict=True)),
+                    "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
+                    "updated_at) VALUES (?,?,?,0,?,?,?)",
+                    ((name, cid, int(pos), key, None if np.isnan(v) else int(v), f"{t}+00:00")
+                     for cid, pos, v, t in zip(cids, positions, values[i], saved, strict=True)),
                 )
     users = {key: truth[k].astype(float) for k, key in enumerate(RATING_KEYS)}
     return project, matrices, users

@@ -112,3 +112,38 @@ def test_packed_export_frame_equals_the_ordinary_read(study: Project,
     assert rows[("alice", "c1", 2, "overall")].user_rating == 4
     assert pd.isna(rows[("alice", "c1", 0, "quality")].role)  # conversation level: no turn
     assert rows[("alice", "c2", 2, "validation")].user_rating is None  # no user rating key
+
+
+def test_saving_times_are_read_as_times_whatever_wrote_them(
+        study: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    def saved(frame: pd.DataFrame) -> dict[tuple[Any, ...], Any]:
+        return {(r.coder, r.conversation_id, int(r.position), int(r.sentence), r.code):
+                r.saved_at for r in frame.itertuples(index=False)}
+
+    # sense7-coder's own writes: ISO 8601 with milliseconds and an offset
+    packed = saved(frames.coding_values_frame(study.db, times=True))
+    stamps = dict(((r[0], r[1], r[2], r[3], r[4]), r[5]) for r in study.db.conn.execute(
+        "SELECT coder, conversation_id, position, sentence, code, updated_at FROM codings"))
+    assert all(s.endswith("+00:00") for s in stamps.values())
+    assert packed == {k: pd.Timestamp(v).tz_convert(None) for k, v in stamps.items()}
+    with monkeypatch.context() as m:  # the ordinary read gives the same times
+        m.setattr(frames, "_fits", lambda *a, **k: False)
+        assert saved(frames.coding_values_frame(study.db, times=True)) == packed
+
+    # a file edited by another tool: another offset, no offset, a day-first date, nothing,
+    # and a text that is no time at all
+    edits = {"c1": "2026-03-01T10:00:00+02:00", "c2": "2026-03-01 09:30:00",
+             "c3": "01/03/2026 11:00", "c4": None}
+    with study.pdb.atomic() as db:
+        for cid, stamp in edits.items():
+            db.conn.execute("UPDATE codings SET updated_at = ? WHERE conversation_id = ? "
+                            "AND coder = 'alice'", [stamp, cid])
+        db.conn.execute("UPDATE codings SET updated_at = 'yesterday' WHERE coder = 'o''brien' "
+                        "AND conversation_id = 'c2'")
+    got = saved(frames.coding_times_frame(study.db))
+    assert got[("alice", "c1", 2, 0, "overall")] == pd.Timestamp("2026-03-01 08:00:00")
+    assert got[("alice", "c2", 2, 0, "validation")] == pd.Timestamp("2026-03-01 09:30:00")
+    assert got[("alice", "c3", 4, 0, "overall")].month in (1, 3)  # read, in some order
+    assert pd.isna(got[("alice", "c4", 4, 0, "affective")])  # unknown
+    assert pd.isna(got[("o'brien", "c2", 2, 0, "overall")])  # unreadable: left out of drift
+    assert frames.saving_times([]).dtype == "datetime64[ns]"

@@ -472,17 +472,6 @@ def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
     })
 
 
-def _saving_times(stamps: pd.Series) -> np.ndarray:
-    """The saving times as UTC datetime64 (NaT where unknown), each distinct text parsed
-    once."""
-    codes, uniques = pd.factorize(stamps.to_numpy(dtype=object))
-    parsed = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", utc=True,
-                            format="mixed")
-    table = np.append(parsed.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]"),
-                      np.datetime64("NaT", "ns"))
-    return table[codes]
-
-
 def diagnostics_tables(
     project: Project, codes: Sequence[Code], data: ProjectRatings, options: AgreementOptions,
 ) -> dict[str, pd.DataFrame]:
@@ -493,7 +482,7 @@ def diagnostics_tables(
     from ..domain.agreement.ratings import prepare_ratings
 
     keys = [c.key for c in codes]
-    if "updated_at" in data.codings.columns:
+    if "saved_at" in data.codings.columns:
         times = data.codings.drop(columns="value")
     else:
         times = frames.coding_times_frame(project.db, codes=keys, coders=options.coders,
@@ -512,7 +501,7 @@ def diagnostics_tables(
         out["bias"].append(diag.bias(ratings))
         order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].astype(str).to_numpy(),
                               "unit": both["unit"].iloc[len(values):].to_numpy(),
-                              "rank": _saving_times(mine["updated_at"])})
+                              "rank": mine["saved_at"].to_numpy()})
         out["drift"].append(diag.drift(ratings, order))
     columns = {"confusion": diag.CONFUSION_COLUMNS, "bias": diag.BIAS_COLUMNS,
                "drift": diag.DRIFT_COLUMNS}

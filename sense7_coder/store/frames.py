@@ -217,15 +217,38 @@ def _packed(db: Database, fields: Sequence[str], source: str, where: str,
     return packed
 
 
+def saving_times(texts: Any) -> np.ndarray:
+    """Saving times (text, None or "" where unknown) as UTC datetime64[ns], NaT where
+    unknown or unreadable.
+
+    ISO 8601, as sense7-coder writes them, is read in one vectorised pass; anything else
+    (a file edited by another tool) falls back to reading each distinct text on its own,
+    in any layout pandas knows."""
+    values = pd.Series(np.asarray(texts, dtype=object), dtype=object)
+    values = values.where(values != "", None)
+    try:
+        parsed = pd.to_datetime(values, utc=True, format="ISO8601")
+    except (ValueError, TypeError, OverflowError):
+        codes, uniques = pd.factorize(values.to_numpy(dtype=object))
+        table = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", utc=True,
+                               format="mixed")
+        return np.append(table.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]"),
+                         np.datetime64("NaT", "ns"))[codes]
+    return parsed.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
+
+
 def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: str,
                       params: list[Any], table: str, text: str | None,
-                      ) -> tuple[np.ndarray | None, list[str]]:
+                      convert: Any = None,
+                      ) -> tuple[np.ndarray | None, list[Any]]:
     """:func:`_packed`, and with ``text`` (an SQL text expression) that text of every row
     too, in the same order: gathered by the same aggregate, split once per chunk (an
-    empty text for NULL). None for the numbers when a text holds the separator."""
+    empty text for NULL) and, with ``convert``, turned into an array chunk by chunk (so
+    that only one chunk's texts are held at a time). None for the numbers when a text
+    holds the separator."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
-    texts: list[str] = []
+    texts: list[Any] = []
     if bounds[0] is None:
         return np.zeros((0, width), dtype=np.int64), texts
     chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
@@ -242,7 +265,11 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
             if text:
                 if row[2]:
                     return None, []
-                texts.extend(row[1].split("\x1f"))
+                chunk = row[1].split("\x1f")
+                if convert is None:
+                    texts.extend(chunk)
+                else:
+                    texts.append(convert(chunk))
     return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
 
 
@@ -408,8 +435,8 @@ def coding_values_frame(
 ) -> pd.DataFrame:
     """The lean form of :func:`codings_frame` for agreement: coder, conversation_id,
     position, sentence, code, value -- no joined columns, in no particular order
-    (``times``: and ``updated_at``, when each coding was last saved, None if unknown,
-    read in the same pass).
+    (``times``: and ``saved_at``, when each coding was last saved as UTC datetime64, NaT
+    if unknown, read in the same pass; see :func:`saving_times`).
 
     Read through the packed path (see above) where every row fits it. ``categorical``
     returns coder, conversation_id and code as Categoricals (built from the packed
@@ -430,13 +457,17 @@ def coding_values_frame(
         packed, stamps = _packed_with_text(
             db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
                  _index_case("k.code", code_keys), _value("k.value")),
-            source, where, params, "codings", "k.updated_at" if times else None)
+            source, where, params, "codings", "k.updated_at" if times else None,
+            saving_times)
     if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
         columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
-        return _frame(db, f"SELECT {', '.join('k.' + c for c in columns)} FROM "
-                      f"{source}{where} ORDER BY k.rowid", params, columns,
-                      ints=("position", "sentence"),
-                      categories=("coder", "conversation_id", "code") if categorical else ())
+        plain = _frame(db, f"SELECT {', '.join('k.' + c for c in columns)} FROM "
+                       f"{source}{where} ORDER BY k.rowid", params, columns,
+                       ints=("position", "sentence"),
+                       categories=("coder", "conversation_id", "code") if categorical else ())
+        if times:
+            plain["saved_at"] = saving_times(plain.pop("updated_at"))
+        return plain
     rowid = (packed[:, 0] << 16) | packed[:, 1]
     if categorical:
         coder: Any = _named(coder_names, packed[:, 4])
@@ -458,9 +489,8 @@ def coding_values_frame(
         "value": value,
     }, columns=list(VALUE_COLUMNS))
     if times:
-        stamp = np.array(stamps, dtype=object)
-        stamp[stamp == ""] = None
-        frame["updated_at"] = pd.Series(stamp, dtype=object)
+        frame["saved_at"] = (np.concatenate(stamps) if stamps
+                             else np.array([], dtype="datetime64[ns]"))
     return frame
 
 
@@ -484,8 +514,8 @@ def coding_times_frame(
     conversations: ConversationFilter | None = None,
 ) -> pd.DataFrame:
     """When each coding was last saved: coder, conversation_id, position, sentence, code,
-    updated_at (text; None for old rows) -- the coding order for drift. The text columns
-    are Categoricals."""
+    saved_at (UTC datetime64; NaT for old rows) -- the coding order for drift. The text
+    columns are Categoricals."""
     frame = coding_values_frame(db, codes=codes, coders=coders, conversations=conversations,
                                 categorical=True, times=True)
     return frame.drop(columns="value")
