@@ -245,7 +245,7 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
     too, in the same order: gathered by the same aggregate, split once per chunk (an
     empty text for NULL) and, with ``convert``, turned into an array chunk by chunk (so
     that only one chunk's texts are held at a time). None for the numbers when a text
-    holds the separator."""
+    holds the separator (seen as more texts than rows)."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
     texts: list[Any] = []
@@ -253,8 +253,7 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
         return np.zeros((0, width), dtype=np.int64), texts
     chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
     cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
-    extra = (f", group_concat(coalesce({text}, ''), char(31)), "
-             f"sum(instr(coalesce({text}, ''), char(31)))" if text else "")
+    extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
     sql = f"SELECT group_concat(char({chars}), ''){extra} FROM {source}{cond}"
     parts = []
     for lo in range(bounds[0], bounds[1] + 1, PACK_ROWS):
@@ -263,9 +262,9 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
             points = np.frombuffer(row[0].encode("utf-32-le"), dtype=np.uint32)
             parts.append((points.astype(np.int64) - _PLANE).reshape(-1, width))
             if text:
-                if row[2]:
-                    return None, []
                 chunk = row[1].split("\x1f")
+                if len(chunk) != len(parts[-1]):  # a text holds the separator
+                    return None, []
                 if convert is None:
                     texts.extend(chunk)
                 else:
