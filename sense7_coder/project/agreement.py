@@ -499,7 +499,7 @@ def diagnostics_tables(
         ratings = prepare_ratings(frame, code=key, scale=list(code.values))
         out["confusion"].append(diag.confusion(ratings))
         out["bias"].append(diag.bias(ratings))
-        order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].astype(str).to_numpy(),
+        order = pd.DataFrame({"coder": both["coder"].iloc[len(values):].to_numpy(),
                               "unit": both["unit"].iloc[len(values):].to_numpy(),
                               "rank": mine["saved_at"].to_numpy()})
         out["drift"].append(diag.drift(ratings, order))

@@ -95,8 +95,10 @@ def drift(ratings: Ratings, order: pd.DataFrame, *, blocks: int = 5) -> pd.DataF
     numeric = _numeric(ratings.scale)
     unit_index = pd.Series(np.arange(len(ratings.units)), index=ratings.units)
     rows = []
+    by_coder = order.groupby("coder", sort=False, observed=True).indices  # one pass, not one
+    none = np.zeros(0, dtype=np.int64)                                     # per coder
     for c, coder in enumerate(ratings.coders):
-        mine = order[order["coder"] == coder].dropna(subset=["rank"])
+        mine = order.iloc[by_coder.get(coder, none)].dropna(subset=["rank"])
         idx = unit_index.reindex(mine["unit"].to_numpy()).to_numpy()
         ok = ~pd.isna(idx)
         mine, idx = mine[ok], idx[ok].astype(np.int64)
