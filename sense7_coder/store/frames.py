@@ -18,7 +18,7 @@ Rows come in conversation import order, then turn, sentence, codebook order, cod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -239,7 +239,7 @@ def saving_times(texts: Any) -> np.ndarray:
 
 def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: str,
                       params: list[Any], table: str, text: str | None,
-                      convert: Any = None,
+                      convert: Callable[[list[str]], np.ndarray] | None = None,
                       ) -> tuple[np.ndarray | None, list[Any]]:
     """:func:`_packed`, and with ``text`` (an SQL text expression) that text of every row
     too, in the same order: gathered by the same aggregate, split once per chunk (an
