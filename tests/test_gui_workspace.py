@@ -190,3 +190,30 @@ def test_auto_advance_can_be_turned_off_and_is_remembered(gui, demo_project: Pat
     again = gui.open(demo_project)
     assert not again.actions_.auto_advance.isChecked()
     assert not again.workspace.auto_advance
+
+
+def test_the_list_shows_only_what_the_project_has_and_long_ids_whole(gui, tmp_path: Path) -> None:
+    from sense7_coder.domain.models import Conversation, Turn
+    from sense7_coder.resources import resolve_codebook
+    from sense7_coder.store import conversations as store_conv
+
+    # like ESConv: long ids with a shared beginning, no participants, no models
+    path = tmp_path / "esconv-like.sense7"
+    convs = [Conversation(f"FailedESConv-{i}", turns=[Turn(1, "user", "hi"),
+                                                      Turn(2, "assistant", "hello")])
+             for i in range(1, 40)]
+    with Project.create(path, resolve_codebook("sense7")) as p, p.pdb.atomic() as db:
+        store_conv.insert_conversations(db, convs)
+    w = gui.open(path)
+    panel = w.workspace.list_panel
+    table = panel.table
+    assert table.isColumnHidden(1) and table.isColumnHidden(2)  # nothing to show there
+    assert panel.participant_box.isHidden() and panel.model_box.isHidden()
+    widest = table.fontMetrics().horizontalAdvance("FailedESConv-39")
+    assert table.columnWidth(0) > widest  # read whole, not "Fail…nv-39"
+
+    demo = gui.synthetic(tmp_path / "models.sense7", 5)
+    w2 = gui.open(demo)
+    table2 = w2.workspace.list_panel.table
+    assert not table2.isColumnHidden(1) and not table2.isColumnHidden(2)
+    assert table2.columnWidth(0) > table2.fontMetrics().horizontalAdvance("c00004")

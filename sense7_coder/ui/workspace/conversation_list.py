@@ -91,7 +91,6 @@ class ConversationListPanel(QWidget):
         self.participant_box.setToolTip("Show conversations of this participant")
         self.status_box.setToolTip("Show conversations by your own coding status")
         self.status_box.addItems([ANY, *[s.capitalize() for s in STATUSES]])
-        self.fill_choices()
         for box in (self.model_box, self.participant_box, self.status_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(6)
@@ -113,10 +112,10 @@ class ConversationListPanel(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         em = self.fontMetrics().horizontalAdvance("M")
-        header.resizeSection(0, em * 7)
         header.resizeSection(1, em * 7)
         header.resizeSection(3, em * 4 + 8)
         self.table.setItemDelegateForColumn(3, ProgressDelegate(self.table))
+        self.fill_choices()
         self.table.clicked.connect(self._chosen)
         self.table.activated.connect(self._chosen)
 
@@ -162,6 +161,10 @@ class ConversationListPanel(QWidget):
             box.setCurrentIndex(max(i, 0))
             box.blockSignals(False)
         self.status_box.setItemText(0, "Any coding status")
+        self._has_models = bool(choices.models)
+        self.participant_box.setHidden(not choices.participants)
+        self.table.setColumnHidden(1, not choices.participants)
+        self.hide_model_filter()
 
     def update_assignment(self, first: bool = False) -> None:
         """Show 'My assignment' (on at first) and the progress against it, when the current
@@ -184,7 +187,25 @@ class ConversationListPanel(QWidget):
         self.hide_model_filter()
 
     def hide_model_filter(self) -> None:
-        self.model_box.setHidden(self.project.hides("model"))
+        self.model_box.setHidden(self.project.hides("model") or not self._has_models)
+        self.table.setColumnHidden(2, not self._has_models)  # blind: "(hidden)" says why
+        self._fit_id_column()
+
+    def _fit_id_column(self) -> None:
+        """A column a project has nothing for (no participants, no models) is hidden; the
+        id column is as wide as the first page's longest id (up to 16 em), or takes the
+        room left when there is no model column, so that long ids such as ESConv's
+        "FailedESConv-17" stay readable."""
+        header = self.table.horizontalHeader()
+        if self.table.isColumnHidden(2):
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+            return
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        metrics = self.table.fontMetrics()
+        em = metrics.horizontalAdvance("M")
+        ids = (self.model.conversation_id(r) for r in range(min(self.model.rowCount(), 200)))
+        widest = max((metrics.horizontalAdvance(i) for i in ids if i), default=0)
+        header.resizeSection(0, max(em * 4, min(widest + em, em * 16)))
 
     def current_filter(self) -> ConversationFilter:
         model = self.model_box.currentData()
