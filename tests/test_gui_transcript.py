@@ -73,6 +73,10 @@ def test_a_long_conversation_shows_its_current_turn_first_and_the_rest_follows(q
     assert view.verticalScrollBar().value() > 0
     view.set_search("message 3")  # a search marks every hit, built or not yet
     assert view.complete and view.search_hits() == 12  # messages 3, 30-39 and 300
+    view.set_search("")
+    view.show_conversation(conv, 1)
+    assert not view.complete
+    assert "message 300" in view.toPlainText()  # whoever reads the text gets all of it
 
 
 def test_only_the_current_turn_is_marked_after_moves_and_scrolls(qtbot) -> None:

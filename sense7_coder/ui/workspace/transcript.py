@@ -14,6 +14,8 @@ short one.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
@@ -85,8 +87,11 @@ def codepoint_index(text: str, index16: int) -> int:
 #: text after the current turn built before the first paint (with each turn's heading
 #: counted as a line); the rest follows a frame later
 FIRST_CHARS = 1000
-#: turns added per slice, one slice every FILL_MS, until the conversation is complete
+#: turns added per slice, one slice every FILL_MS, until the conversation is complete;
+#: each slice twice the one before, up to SLICE_MAX (a 300-turn conversation is whole
+#: within about 0.15 s, no slice taking much more than a frame)
 SLICE = 4
+SLICE_MAX = 32
 FILL_MS = 15
 #: the accent bar at the left of the current turn, in pixels
 BAR = 4
@@ -161,6 +166,7 @@ class TranscriptView(QTextBrowser):
         self.conversation: Conversation | None = None
         self._frames: dict[int, QTextFrame] = {}  # turn position -> its frame, built so far
         self._built = 0  # how many of the conversation's turns are in the document
+        self._slice = SLICE
         self._formats: _Formats | None = None
         self._filler = QTimer(self)
         self._filler.setSingleShot(True)
@@ -207,6 +213,7 @@ class TranscriptView(QTextBrowser):
         self._filler.stop()
         self._frames.clear()
         self._built = 0
+        self._slice = SLICE // 2  # the first slice adds SLICE turns
         self.setExtraSelections([])
         doc = self.document()
         doc.clear()
@@ -279,9 +286,23 @@ class TranscriptView(QTextBrowser):
     def _fill_slice(self) -> None:
         if self.conversation is None or self.complete:
             return
-        self._build_until(self._built + SLICE - 1)
+        self._slice = min(self._slice * 2, SLICE_MAX)
+        self._build_until(self._built + self._slice - 1)
         if self.complete and self.search_text:
             self._update_selections()
+
+    # whoever reads the transcript's text gets the whole conversation
+    def toPlainText(self) -> str:
+        self.finish()
+        return super().toPlainText()
+
+    def toHtml(self) -> str:
+        self.finish()
+        return super().toHtml()
+
+    def toMarkdown(self, features: Any = None) -> str:
+        self.finish()
+        return super().toMarkdown() if features is None else super().toMarkdown(features)
 
     def set_sentences(self, sentences: dict[int, list[tuple[int, int]]], show: bool) -> None:
         self._sentences = sentences
