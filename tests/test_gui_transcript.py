@@ -43,6 +43,20 @@ def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
     assert "1 message\n" in view.toPlainText()
 
 
+def test_windows_line_ends_break_a_line_once_and_keep_every_offset(qtbot) -> None:
+    text = "First line.\r\nSecond line.\r\n\r\nThird, after a blank line.\rOld Mac end."
+    conv = Conversation("c1", turns=[Turn(1, "assistant", text)])
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.show_conversation(conv, 1)
+    shown = _body(view, conv.turns[0])
+    assert len(shown) == len(text)  # one document character per character: offsets hold
+    assert shown == text.replace("\r\n", "\u200b\n").replace("\r", "\n")
+    lines = shown.replace("\u200b", "").split("\n")
+    assert lines == ["First line.", "Second line.", "", "Third, after a blank line.",
+                     "Old Mac end."]  # no extra empty line per Windows line end
+
+
 def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:
     conv = Conversation("c1", turns=[Turn(i + 1, "assistant", f"turn {i}") for i in range(40)])
     view = TranscriptView()

@@ -276,11 +276,16 @@ class TranscriptView(QTextBrowser):
         cursor.insertText(label, fmt.labels[role])
         cursor.insertText("\u00a0\u00a0" + meta, fmt.muted)
         cursor.insertBlock(fmt.body, fmt.plain)
-        for text, mono in body_segments(turn.text):
+        segments = body_segments(turn.text)
+        for i, (text, mono) in enumerate(segments):
             if text == "\n":
                 cursor.insertBlock(fmt.body, fmt.plain)
-            else:
-                cursor.insertText(text, fmt.mono if mono else fmt.plain)
+                continue
+            if text.endswith("\r") and i + 1 < len(segments) and segments[i + 1][0] == "\n":
+                # a Windows line end: Qt would break the line at the "\r" too (an empty line
+                # between every two); a zero-width space keeps its one character in place
+                text = text[:-1] + "\u200b"
+            cursor.insertText(text, fmt.mono if mono else fmt.plain)
         return frame
 
     def _fill_slice(self) -> None:
