@@ -213,7 +213,16 @@ def test_the_list_shows_only_what_the_project_has_and_long_ids_whole(gui, tmp_pa
     assert table.columnWidth(0) > widest  # read whole, not "Fail…nv-39"
 
     demo = gui.synthetic(tmp_path / "models.sense7", 5)
+    from sense7_coder.project.assignments import assign
+
+    with Project.open(demo, backup=False) as p:  # dana has an assignment to follow
+        p.set_coder("lee", "adjudicator")
+        assign(p, ["dana"], overlap=0.0, seed=1)
     w2 = gui.open(demo)
+    assert w2.workspace.list_panel.mine.isChecked()
     table2 = w2.workspace.list_panel.table
     assert not table2.isColumnHidden(1) and not table2.isColumnHidden(2)
     assert table2.columnWidth(0) > table2.fontMetrics().horizontalAdvance("c00004")
+    table2.horizontalHeader().resizeSection(0, 150)  # the coder widens it by hand
+    assert w2.workspace.set_done(True)
+    assert table2.columnWidth(0) == 150  # marking a turn done keeps it

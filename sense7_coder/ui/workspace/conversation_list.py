@@ -165,6 +165,7 @@ class ConversationListPanel(QWidget):
         self.participant_box.setHidden(not choices.participants)
         self.table.setColumnHidden(1, not choices.participants)
         self.hide_model_filter()
+        self._fit_id_column()  # here, not on every turn marked done: a width set by hand stays
 
     def update_assignment(self, first: bool = False) -> None:
         """Show 'My assignment' (on at first) and the progress against it, when the current
@@ -189,7 +190,6 @@ class ConversationListPanel(QWidget):
     def hide_model_filter(self) -> None:
         self.model_box.setHidden(self.project.hides("model") or not self._has_models)
         self.table.setColumnHidden(2, not self._has_models)  # blind: "(hidden)" says why
-        self._fit_id_column()
 
     def _fit_id_column(self) -> None:
         """A column a project has nothing for (no participants, no models) is hidden; the
