@@ -25,14 +25,23 @@ def _body(view: TranscriptView, turn: Turn) -> str:
     return cursor.selectedText().replace("\u2029", "\n").replace("\u2028", "\n")
 
 
+def _view(qtbot, conv: Conversation, *, shown: bool = False) -> TranscriptView:
+    """A transcript of ``conv`` at its first turn (``shown``: in a 500 x 300 window)."""
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    if shown:
+        view.resize(500, 300)
+        view.show()
+    view.show_conversation(conv, 1)
+    return view
+
+
 def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
     texts = ["<b>not bold</b> & <script>x</script>", "a\nb\n\n  indented   spaces",
              "emoji 😀 then text", "tab\there", ""]
     conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant", t)
                                      for i, t in enumerate(texts)])
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.show_conversation(conv, 1)
+    view = _view(qtbot, conv)
     qtbot.waitUntil(lambda: view.complete)
     for turn in conv.turns:
         assert _body(view, turn) == turn.text
@@ -46,9 +55,7 @@ def test_messages_are_shown_verbatim_and_escaped(qtbot) -> None:
 def test_windows_line_ends_break_a_line_once_and_keep_every_offset(qtbot) -> None:
     text = "First line.\r\nSecond line.\r\n\r\nThird, after a blank line.\rOld Mac end."
     conv = Conversation("c1", turns=[Turn(1, "assistant", text)])
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.show_conversation(conv, 1)
+    view = _view(qtbot, conv)
     shown = _body(view, conv.turns[0])
     assert len(shown) == len(text)  # one document character per character: offsets hold
     assert shown == text.replace("\r\n", "\u200b\n").replace("\r", "\n")
@@ -59,11 +66,7 @@ def test_windows_line_ends_break_a_line_once_and_keep_every_offset(qtbot) -> Non
 
 def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:
     conv = Conversation("c1", turns=[Turn(i + 1, "assistant", f"turn {i}") for i in range(40)])
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    view.show_conversation(conv, 1)
+    view = _view(qtbot, conv, shown=True)
     renders = view.renders
     view.set_current(35)
     assert view.renders == renders
@@ -73,11 +76,7 @@ def test_moving_turn_does_not_rebuild_the_document(qtbot) -> None:
 def test_a_long_conversation_shows_its_current_turn_first_and_the_rest_follows(qtbot) -> None:
     conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant",
                                           f"message {i + 1}") for i in range(300)])
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    view.show_conversation(conv, 1)
+    view = _view(qtbot, conv, shown=True)
     assert view.body_start(1) is not None and not view.complete  # on screen before the rest
     qtbot.waitUntil(lambda: view.complete)
     assert view.toPlainText().count("message ") == 300
@@ -96,11 +95,7 @@ def test_a_long_conversation_shows_its_current_turn_first_and_the_rest_follows(q
 def test_only_the_current_turn_is_marked_after_moves_and_scrolls(qtbot) -> None:
     conv = Conversation("c1", turns=[Turn(i + 1, "user" if i % 2 else "assistant",
                                           f"message {i + 1}") for i in range(40)])
-    view = TranscriptView()
-    qtbot.addWidget(view)
-    view.resize(500, 300)
-    view.show()
-    view.show_conversation(conv, 1)
+    view = _view(qtbot, conv, shown=True)
     qtbot.waitUntil(lambda: view.complete)
     accent = view.palette().color(view.palette().ColorRole.Highlight)
 

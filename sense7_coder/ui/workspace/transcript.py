@@ -7,7 +7,7 @@ relayout, only a repaint and the sentence highlights (extra selections).
 
 A conversation is built as plain text pieces through a text cursor (no markup to parse),
 and only as far as the current turn and a few after it before the first paint; the rest
-follows in small slices from the event loop, at the end of the document where adding
+follows in growing slices from the event loop, at the end of the document where adding
 moves nothing on screen. Entering a long conversation thus costs about the same as a
 short one.
 """
@@ -101,7 +101,6 @@ class _Formats:
     """The document's formats for one palette, made once per build."""
 
     def __init__(self, colours: Colours, font: QFont) -> None:
-        self.colours = colours
         size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
         self.title = QTextCharFormat()
         self.title.setFontWeight(QFont.Weight.DemiBold)
@@ -165,7 +164,6 @@ class TranscriptView(QTextBrowser):
         self.document().setDocumentMargin(14)
         self.conversation: Conversation | None = None
         self._frames: dict[int, QTextFrame] = {}  # turn position -> its frame, built so far
-        self._built = 0  # how many of the conversation's turns are in the document
         self._slice = SLICE
         self._formats: _Formats | None = None
         self._filler = QTimer(self)
@@ -196,6 +194,11 @@ class TranscriptView(QTextBrowser):
         self.set_current(position, sentence)
 
     @property
+    def _built(self) -> int:
+        """How many of the conversation's turns are in the document (in order)."""
+        return len(self._frames)
+
+    @property
     def complete(self) -> bool:
         """Is every turn of the conversation in the document?"""
         return self.conversation is None or self._built >= len(self.conversation.turns)
@@ -212,7 +215,6 @@ class TranscriptView(QTextBrowser):
     def _render(self, position: int) -> None:
         self._filler.stop()
         self._frames.clear()
-        self._built = 0
         self._slice = SLICE // 2  # the first slice adds SLICE turns
         self.setExtraSelections([])
         doc = self.document()
@@ -260,7 +262,6 @@ class TranscriptView(QTextBrowser):
                     cursor.setBlockFormat(fmt.gap)
                 self._frames[turn.position] = self._write_turn(cursor, conv, turn, fmt)
             cursor.endEditBlock()
-            self._built = last + 1
         if self._built < len(conv.turns):
             self._filler.start()
         else:
