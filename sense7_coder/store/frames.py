@@ -243,9 +243,9 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
                       ) -> tuple[np.ndarray | None, list[Any]]:
     """:func:`_packed`, and with ``text`` (an SQL text expression) that text of every row
     too, in the same order: gathered by the same aggregate, split once per chunk (an
-    empty text for NULL) and, with ``convert``, turned into an array chunk by chunk (so
-    that only one chunk's texts are held at a time). None for the numbers when a text
-    holds the separator (seen as more texts than rows)."""
+    empty text for NULL) and returned as one array per chunk, made by ``convert`` (so that
+    only one chunk's texts are held at a time) or of the texts themselves. None for the
+    numbers when a text holds the separator (seen as more texts than rows)."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
     texts: list[Any] = []
@@ -265,10 +265,7 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
                 chunk = row[1].split("\x1f")
                 if len(chunk) != len(parts[-1]):  # a text holds the separator
                     return None, []
-                if convert is None:
-                    texts.extend(chunk)
-                else:
-                    texts.append(convert(chunk))
+                texts.append(convert(chunk) if convert else np.asarray(chunk, dtype=object))
     return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
 
 

@@ -310,7 +310,6 @@ class MainWindow(QMainWindow):
         return dialog.exec() == QDialog.DialogCode.Accepted
 
     def close_project(self, *, show_welcome: bool = True) -> None:
-        self._save_position()
         if self.project is not None and self.workspace is not None:
             self.workspace.memo.flush()
             self._remember_layout()
