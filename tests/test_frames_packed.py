@@ -159,3 +159,33 @@ def test_saving_times_are_read_as_times_whatever_wrote_them(
     got.pop(("alice", "c1", 0, 0, "quality"))
     assert again.keys() == got.keys()
     assert all(again[k] == got[k] or (pd.isna(again[k]) and pd.isna(got[k])) for k in got)
+
+
+def test_saving_times_another_tool_broke_leave_the_others_readable(
+        study: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes that are not UTF-8, a blob, a number and a megabyte of text where a saving
+    time belongs: those times are unknown, every other one is read, nothing stops."""
+    def times(frame: pd.DataFrame) -> dict[tuple[Any, ...], Any]:
+        return {(r.coder, r.conversation_id, int(r.position), int(r.sentence), r.code):
+                r.saved_at for r in frame.itertuples(index=False)}
+
+    before = times(frames.coding_times_frame(study.db))
+    rowids = [r[0] for r in study.db.conn.execute("SELECT rowid FROM codings ORDER BY rowid")]
+    broken = {rowids[0]: "CAST(X'3230FF' AS TEXT)", rowids[1]: "X'FF00FE'",
+              rowids[2]: "1700000000", rowids[3]: "printf('%.*c', 1000000, '9')"}
+    with study.pdb.atomic() as db:
+        for rowid, sql in broken.items():
+            db.conn.execute(f"UPDATE codings SET updated_at = {sql} WHERE rowid = ?", [rowid])
+    names = {tuple(r[1:]): r[0] for r in study.db.conn.execute(
+        "SELECT rowid, coder, conversation_id, position, sentence, code FROM codings")}
+    for packed in (True, False):
+        with monkeypatch.context() as m:
+            if not packed:
+                m.setattr(frames, "_fits", lambda *a, **k: False)
+            after = times(frames.coding_times_frame(study.db))
+        assert after.keys() == before.keys()
+        for key, saved in after.items():
+            if names[key] in (rowids[0], rowids[1]):  # not text a time can be read from
+                assert pd.isna(saved)
+            elif names[key] not in broken:
+                assert saved == before[key]

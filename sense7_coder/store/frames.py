@@ -18,6 +18,7 @@ Rows come in conversation import order, then turn, sentence, codebook order, cod
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -420,6 +421,14 @@ def _packed_codings_frame(
     }, columns=list(CODING_COLUMNS))
 
 
+#: a coding's saving time read through a guard: only a short text of printable ASCII can
+#: be one (bytes that are not UTF-8, a blob or a megabyte of text put there by another
+#: tool count as unknown). 3 s more per 2.4 M codings, so used only when the plain read
+#: of the times meets bytes that are not UTF-8.
+_GUARDED_SAVED_AT = ("CASE WHEN typeof(k.updated_at) = 'text' AND length(k.updated_at) <= 64 "
+                     "AND k.updated_at NOT GLOB '*[^ -~]*' THEN k.updated_at END")
+
+
 def coding_values_frame(
     db: Database,
     *,
@@ -438,6 +447,23 @@ def coding_values_frame(
     returns coder, conversation_id and code as Categoricals (built from the packed
     indexes without touching a string per row) and, from the packed path, ``value`` as
     float64 (NaN = not applicable; every packed value is a whole number)."""
+    if not times:
+        return _coding_values(db, codes, coders, conversations, categorical, None)
+    try:
+        return _coding_values(db, codes, coders, conversations, categorical, "k.updated_at")
+    except sqlite3.OperationalError as e:
+        if "decode" not in str(e):
+            raise
+        return _coding_values(db, codes, coders, conversations, categorical,
+                              _GUARDED_SAVED_AT)
+
+
+def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
+                   conversations: ConversationFilter | None, categorical: bool,
+                   saved_at: str | None) -> pd.DataFrame:
+    """:func:`coding_values_frame`, with the saving times read as the SQL ``saved_at``
+    (none when None)."""
+    times = saved_at is not None
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
@@ -453,11 +479,11 @@ def coding_values_frame(
         packed, stamps = _packed_with_text(
             db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
                  _index_case("k.code", code_keys), _value("k.value")),
-            source, where, params, "codings", "k.updated_at" if times else None,
-            saving_times)
+            source, where, params, "codings", saved_at, saving_times)
     if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
         columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
-        plain = _frame(db, f"SELECT {', '.join('k.' + c for c in columns)} FROM "
+        exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
+        plain = _frame(db, f"SELECT {', '.join(exprs)} FROM "
                        f"{source}{where} ORDER BY k.rowid", params, columns,
                        ints=("position", "sentence"),
                        categories=("coder", "conversation_id", "code") if categorical else ())
