@@ -189,3 +189,32 @@ def test_saving_times_another_tool_broke_leave_the_others_readable(
                 assert pd.isna(saved)
             elif names[key] not in broken:
                 assert saved == before[key]
+
+
+@pytest.mark.parametrize("rowids", [
+    {"c2": -7},  # a file edited by hand: a negative rowid reads the ordinary way
+    {"c2": 3_000_000, "c4": 70_000},  # past one code point: sent as two
+    {"c3": 2**40},  # past the packed range: the ordinary way
+])
+def test_any_conversation_rowid_reads_the_right_conversation(
+        study: Project, rowids: dict[str, int]) -> None:
+    with study.pdb.atomic() as db:
+        for cid, rowid in rowids.items():
+            db.conn.execute("UPDATE conversations SET rowid = ? WHERE conversation_id = ?",
+                            [rowid, cid])
+    assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+    frame = frames.coding_values_frame(study.db, categorical=True)
+    assert sorted(((r.coder, r.conversation_id, r.position, r.sentence, r.code,
+                    None if pd.isna(r.value) else int(r.value))
+                   for r in frame.itertuples(index=False)),
+                  key=lambda r: tuple(map(str, r))) == plain_codings(study)
+    ratings = frames.user_ratings_frame(study.db)
+    assert sorted((r.conversation_id, int(r.position), r.rating)
+                  for r in ratings.itertuples(index=False)) == sorted(
+        study.db.conn.execute("SELECT conversation_id, position, rating FROM user_ratings"))
+    export = frames.codings_frame(study.db)
+    order = [r[0] for r in study.db.conn.execute(
+        "SELECT conversation_id FROM conversations ORDER BY rowid")]
+    seen = list(dict.fromkeys(export["conversation_id"]))
+    assert seen == [c for c in order if c in seen]  # import (rowid) order kept
+    assert as_rows(export) == plain_codings(study)

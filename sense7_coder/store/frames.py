@@ -177,8 +177,9 @@ def codings_frame(
 # the code point 0x10000 + n of one character (``char()``), into one text per chunk
 # (``group_concat``); numpy reads the code points back in C, and ids and names are looked
 # up once per distinct value. A number that does not fit 16 bits (a text or real value, a
-# position above 65535, a name not in the list) is written as -1 or 65536 and sends the
-# whole read down the ordinary path.
+# position outside 0..65535, a name not in the list) is written as 65536 and sends the
+# whole read down the ordinary path. Every field's SQL gives its code point directly (the
+# 0x10000 folded into its constants): SQLite's time per row is the work of the packed read.
 
 #: rows per packed chunk (bounds the text SQLite and Python hold at once)
 PACK_ROWS = 500_000
@@ -187,34 +188,42 @@ _MISSING = 0xFFFF  # not applicable, or a name not in the list
 _MISFIT = 0x10000  # does not fit: read the ordinary way
 _BIAS = 0x8000  # stored integers -32768..32766 become 0..65534
 _MAX_NAMES = 60_000
+#: the conversation's rowid as one code point up to this, as two (high, low 16 bits) up
+#: to ``_MAX_ROWID``; a project with a rowid outside 0.._MAX_ROWID reads the ordinary way
+_ONE_POINT = 0x10FFFF - _PLANE
+_MAX_ROWID = (1 << 31) - 1  # a turn's key (rowid, turn, rating) fits 63 bits
+#: stands in a packed read's fields for the conversation's rowid (``c.rowid``)
+ROWID = "c.rowid"
 
 
 def _index_case(column: str, names: Sequence[str]) -> str:
     """SQL giving the index of ``column`` in ``names`` (``_MISSING`` when absent)."""
     if not names:
-        return str(_MISSING)
+        return str(_PLANE + _MISSING)
     quoted = ["'" + n.replace("'", "''") + "'" for n in names]
-    return (f"CASE {column} " + " ".join(f"WHEN {q} THEN {i}" for i, q in enumerate(quoted))
-            + f" ELSE {_MISSING} END")
+    return (f"CASE {column} "
+            + " ".join(f"WHEN {q} THEN {_PLANE + i}" for i, q in enumerate(quoted))
+            + f" ELSE {_PLANE + _MISSING} END")
 
 
 def _small(column: str) -> str:
-    """A non-negative whole number below 65536 as it is; anything else as a misfit."""
-    return f"min(max({column}, -1), {_MISFIT})"
+    """A whole number 0..65535 as it is; anything else as a misfit."""
+    return (f"CASE WHEN {column} BETWEEN 0 AND 65535 THEN {column} + {_PLANE} "
+            f"ELSE {_PLANE + _MISFIT} END")
 
 
 def _value(column: str) -> str:
-    return (f"CASE WHEN {column} IS NULL THEN {_MISSING} WHEN typeof({column}) = 'integer' "
-            f"AND {column} BETWEEN -{_BIAS} AND {_MISSING - _BIAS - 1} THEN {column} + {_BIAS} "
-            f"ELSE {_MISFIT} END")
+    return (f"CASE WHEN {column} IS NULL THEN {_PLANE + _MISSING} "
+            f"WHEN typeof({column}) = 'integer' "
+            f"AND {column} BETWEEN -{_BIAS} AND {_MISSING - _BIAS - 1} "
+            f"THEN {column} + {_PLANE + _BIAS} ELSE {_PLANE + _MISFIT} END")
 
 
 def _packed(db: Database, fields: Sequence[str], source: str, where: str,
-            params: list[Any], table: str) -> np.ndarray:
+            params: list[Any], table: str) -> np.ndarray | None:
     """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
-    ranges of ``table`` (alias ``k`` in ``source``)."""
+    ranges of ``table`` (alias ``k`` in ``source``); None where it cannot be packed."""
     packed, _ = _packed_with_text(db, fields, source, where, params, table, None)
-    assert packed is not None
     return packed
 
 
@@ -246,13 +255,27 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
     too, in the same order: gathered by the same aggregate, split once per chunk (an
     empty text for NULL) and returned as one array per chunk, made by ``convert`` (so that
     only one chunk's texts are held at a time) or of the texts themselves. None for the
-    numbers when a text holds the separator (seen as more texts than rows)."""
+    numbers when a text holds the separator (seen as more texts than rows), or when a
+    conversation's rowid is out of the packed range.
+
+    A first field :data:`ROWID` (the conversation's rowid) comes back as one number
+    however many code points carried it."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
     texts: list[Any] = []
     if bounds[0] is None:
         return np.zeros((0, width), dtype=np.int64), texts
-    chars = ", ".join(f"{_PLANE} + {f}" for f in fields)
+    points_sql = list(fields)
+    split = False  # the rowid (field 0) sent as two code points
+    if fields and fields[0] == ROWID:
+        low, high = db.conn.execute("SELECT min(rowid), max(rowid) FROM conversations"
+                                    ).fetchone()
+        if (low or 0) < 0 or (high or 0) > _MAX_ROWID:
+            return None, []
+        split = (high or 0) > _ONE_POINT
+        points_sql[:1] = ([f"(c.rowid >> 16) + {_PLANE}", f"(c.rowid & 65535) + {_PLANE}"]
+                          if split else [f"c.rowid + {_PLANE}"])
+    chars = ", ".join(points_sql)
     cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
     extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
     sql = f"SELECT group_concat(char({chars}), ''){extra} FROM {source}{cond}"
@@ -261,10 +284,13 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
         row = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()
         if row[0]:
             points = np.frombuffer(row[0].encode("utf-32-le"), dtype=np.uint32)
-            parts.append((points.astype(np.int64) - _PLANE).reshape(-1, width))
+            part = (points.astype(np.int64) - _PLANE).reshape(-1, len(points_sql))
+            if split:
+                part = np.column_stack(((part[:, 0] << 16) | part[:, 1], part[:, 2:]))
+            parts.append(part)
             if text:
                 chunk = row[1].split("\x1f")
-                if len(chunk) != len(parts[-1]):  # a text holds the separator
+                if len(chunk) != len(part):  # a text holds the separator
                     return None, []
                 texts.append(convert(chunk) if convert else np.asarray(chunk, dtype=object))
     return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
@@ -281,14 +307,15 @@ def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
     return ok and all((packed[:, i] < _MISFIT).all() for i in values)
 
 
-def _conversation_ids(db: Database) -> np.ndarray:
-    """conversation_id by rowid (an object array indexed by rowid)."""
-    rows = db.conn.execute("SELECT rowid, conversation_id FROM conversations").fetchall()
-    ids = np.empty(max((r[0] for r in rows), default=0) + 1, dtype=object)
-    if rows:
-        rowids, names = zip(*rows, strict=True)
-        ids[np.fromiter(rowids, dtype=np.int64, count=len(rowids))] = names
-    return ids
+def _by_rowid(db: Database, rowid: np.ndarray, columns: Sequence[str]
+              ) -> tuple[list[np.ndarray], np.ndarray]:
+    """``columns`` of the conversations in rowid order (object arrays), and the place of
+    each of ``rowid`` among them, found in C (any rowid a file holds, however large)."""
+    rows = db.conn.execute(f"SELECT rowid, {', '.join(columns)} FROM conversations "
+                           "ORDER BY rowid").fetchall()
+    values = list(zip(*rows, strict=True)) or [() for _ in range(len(columns) + 1)]
+    at = np.searchsorted(np.fromiter(values[0], dtype=np.int64, count=len(rows)), rowid)
+    return [np.asarray(v, dtype=object) for v in values[1:]], at
 
 
 def _unpacked_values(raw: np.ndarray) -> np.ndarray:
@@ -298,27 +325,12 @@ def _unpacked_values(raw: np.ndarray) -> np.ndarray:
     return values
 
 
-#: the packed fields of a row's unit: conversation rowid (two numbers), turn, sentence
-_UNIT_FIELDS = ("(c.rowid >> 16)", "(c.rowid & 65535)", _small("k.position"),
-                _small("k.sentence"))
+#: the packed fields of a row's unit: conversation rowid, turn, sentence
+_UNIT_FIELDS = (ROWID, _small("k.position"), _small("k.sentence"))
 
 
 def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(given)) if given else [r[0] for r in db.conn.execute(sql)]
-
-
-def _conversation_table(db: Database) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """conversation_id, participant_id and model by conversation rowid (object arrays)."""
-    rows = db.conn.execute(
-        "SELECT rowid, conversation_id, participant_id, model FROM conversations").fetchall()
-    size = max((r[0] for r in rows), default=0) + 1
-    out = [np.empty(size, dtype=object) for _ in range(3)]
-    if rows:
-        columns = list(zip(*rows, strict=True))
-        at = np.fromiter(columns[0], dtype=np.int64, count=len(rows))
-        for arr, values in zip(out, columns[1:], strict=True):
-            arr[at] = values
-    return out[0], out[1], out[2]
 
 
 def _ranks(names: Sequence[str]) -> np.ndarray:
@@ -376,47 +388,48 @@ def _packed_codings_frame(
     packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
                           _index_case("k.code", code_keys), _value("k.value")),
                      joined.format("codings"), where, params, "codings")
-    turns = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.role", roles)),
+    turns = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.role", roles)),
                     joined.format("turns"), conv_where, conv_params, "turns")
-    users = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", rating_names),
+    users = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.rating", rating_names),
                          _value("k.value")),
                     joined.format("user_ratings"), conv_where, conv_params, "user_ratings")
-    if not (_fits(packed, small=(2, 3), named=(4, 5), values=(6,))
-            and _fits(turns, small=(2,), named=(3,), values=())
-            and _fits(users, small=(2,), named=(3,), values=(4,))):
+    if (packed is None or turns is None or users is None
+            or not (_fits(packed, small=(1, 2), named=(3, 4), values=(5,))
+                    and _fits(turns, small=(1,), named=(2,), values=())
+                    and _fits(users, small=(1,), named=(2,), values=(3,)))):
         return None
-    rowid = (packed[:, 0] << 16) | packed[:, 1]
-    turn_key = (rowid << 16) | packed[:, 2]
+    rowid = packed[:, 0]
+    turn_key = (rowid << 16) | packed[:, 1]
     # the turn's role (none for conversation-level codings, position 0)
-    role_idx = _lookup(turn_key, (((turns[:, 0] << 16) | turns[:, 1]) << 16) | turns[:, 2],
-                       turns[:, 3] + 1, 0)
+    role_idx = _lookup(turn_key, (turns[:, 0] << 16) | turns[:, 1], turns[:, 2] + 1, 0)
     # the user's rating of the turn on the code's user_rating key
     rating_index = {name: i for i, name in enumerate(rating_names)}
     code_rating = np.array([rating_index.get(rating_of.get(k) or "", -1) for k in code_keys]
-                           or [-1], dtype=np.int64)[packed[:, 5]]
+                           or [-1], dtype=np.int64)[packed[:, 4]]
     user_key = np.where(code_rating >= 0, (turn_key << 16) | np.maximum(code_rating, 0), -1)
-    ratings = _lookup(user_key, (((((users[:, 0] << 16) | users[:, 1]) << 16) | users[:, 2])
-                                 << 16) | users[:, 3], users[:, 4], _MISFIT)
+    ratings = _lookup(user_key, (((users[:, 0] << 16) | users[:, 1]) << 16) | users[:, 2],
+                      users[:, 3], _MISFIT)
     code_ord = np.array([ord_of.get(k, 0) or 0 for k in code_keys] or [0], dtype=np.int64)
-    order = np.lexsort((_ranks(coder_names)[packed[:, 4]] if coder_names else packed[:, 4],
-                        _ranks(code_keys)[packed[:, 5]] if code_keys else packed[:, 5],
-                        code_ord[packed[:, 5]], packed[:, 3], packed[:, 2], rowid))
+    order = np.lexsort((_ranks(coder_names)[packed[:, 3]] if coder_names else packed[:, 3],
+                        _ranks(code_keys)[packed[:, 4]] if code_keys else packed[:, 4],
+                        code_ord[packed[:, 4]], packed[:, 2], packed[:, 1], rowid))
     packed, rowid, role_idx, ratings = packed[order], rowid[order], role_idx[order], \
         ratings[order]
-    ids, participants, models = _conversation_table(db)
+    (ids, participants, models), at = _by_rowid(
+        db, rowid, ("conversation_id", "participant_id", "model"))
     user_rating = (ratings - _BIAS).astype(object)
     user_rating[ratings == _MISSING] = "NA"  # the user marked it not applicable
     user_rating[ratings == _MISFIT] = None  # not rated
     return pd.DataFrame({
-        "coder": _column(np.asarray(coder_names, dtype=object)[packed[:, 4]], categorical),
-        "conversation_id": _column(ids[rowid], categorical),
-        "participant_id": _column(participants[rowid], categorical),
-        "model": _column(models[rowid], categorical),
-        "position": packed[:, 2],
-        "sentence": packed[:, 3],
+        "coder": _column(np.asarray(coder_names, dtype=object)[packed[:, 3]], categorical),
+        "conversation_id": _column(ids[at], categorical),
+        "participant_id": _column(participants[at], categorical),
+        "model": _column(models[at], categorical),
+        "position": packed[:, 1],
+        "sentence": packed[:, 2],
         "role": _column(np.asarray([None, *roles], dtype=object)[role_idx], categorical),
-        "code": _column(np.asarray(code_keys, dtype=object)[packed[:, 5]], categorical),
-        "value": _unpacked_values(packed[:, 6]),
+        "code": _column(np.asarray(code_keys, dtype=object)[packed[:, 4]], categorical),
+        "value": _unpacked_values(packed[:, 5]),
         "user_rating": user_rating,
     }, columns=list(CODING_COLUMNS))
 
@@ -480,7 +493,7 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
             db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
                  _index_case("k.code", code_keys), _value("k.value")),
             source, where, params, "codings", saved_at, saving_times)
-    if packed is None or not _fits(packed, small=(2, 3), named=(4, 5), values=(6,)):
+    if packed is None or not _fits(packed, small=(1, 2), named=(3, 4), values=(5,)):
         columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
         exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
         plain = _frame(db, f"SELECT {', '.join(exprs)} FROM "
@@ -490,23 +503,23 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         if times:
             plain["saved_at"] = saving_times(plain.pop("updated_at"))
         return plain
-    rowid = (packed[:, 0] << 16) | packed[:, 1]
+    (ids,), at = _by_rowid(db, packed[:, 0], ("conversation_id",))
     if categorical:
-        coder: Any = _named(coder_names, packed[:, 4])
-        conversation: Any = _named(_conversation_ids(db), rowid)
-        code: Any = _named(code_keys, packed[:, 5])
-        value: Any = np.where(packed[:, 6] == _MISSING, np.nan,
-                              (packed[:, 6] - _BIAS).astype(np.float64))
+        coder: Any = _named(coder_names, packed[:, 3])
+        conversation: Any = _named(ids, at)
+        code: Any = _named(code_keys, packed[:, 4])
+        value: Any = np.where(packed[:, 5] == _MISSING, np.nan,
+                              (packed[:, 5] - _BIAS).astype(np.float64))
     else:
-        coder = np.asarray(coder_names, dtype=object)[packed[:, 4]]
-        conversation = _conversation_ids(db)[rowid]
-        code = np.asarray(code_keys, dtype=object)[packed[:, 5]]
-        value = _unpacked_values(packed[:, 6])
+        coder = np.asarray(coder_names, dtype=object)[packed[:, 3]]
+        conversation = ids[at]
+        code = np.asarray(code_keys, dtype=object)[packed[:, 4]]
+        value = _unpacked_values(packed[:, 5])
     frame = pd.DataFrame({
         "coder": coder,
         "conversation_id": conversation,
-        "position": packed[:, 2],
-        "sentence": packed[:, 3],
+        "position": packed[:, 1],
+        "sentence": packed[:, 2],
         "code": code,
         "value": value,
     }, columns=list(VALUE_COLUMNS))
@@ -607,26 +620,26 @@ def user_ratings_frame(
     source = "user_ratings k JOIN conversations c ON c.conversation_id = k.conversation_id"
     packed = None
     if len(names) < _MAX_NAMES:
-        packed = _packed(db, (*_UNIT_FIELDS[:3], _index_case("k.rating", names),
+        packed = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.rating", names),
                               _value("k.value")), source, where, params, "user_ratings")
-    if packed is None or not _fits(packed, small=(2,), named=(3,), values=(4,)):
+    if packed is None or not _fits(packed, small=(1,), named=(2,), values=(3,)):
         sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM "
                f"{source}{where} ORDER BY c.rowid, k.position, k.rating")
         return _ints(_frame(db, sql, params, columns, ("value",)), "position")
-    rowid = (packed[:, 0] << 16) | packed[:, 1]
-    order = np.lexsort((packed[:, 3], packed[:, 2], rowid))  # as ORDER BY rowid, turn, rating
-    packed, rowid = packed[order], rowid[order]
+    order = np.lexsort((packed[:, 2], packed[:, 1], packed[:, 0]))  # as ORDER BY rowid,
+    packed = packed[order]  # turn, rating
+    (ids,), at = _by_rowid(db, packed[:, 0], ("conversation_id",))
     if categorical:
-        conversation: Any = _named(_conversation_ids(db), rowid)
-        rating: Any = _named(names, packed[:, 3])
+        conversation: Any = _named(ids, at)
+        rating: Any = _named(names, packed[:, 2])
     else:
-        conversation = _conversation_ids(db)[rowid]
-        rating = np.asarray(names, dtype=object)[packed[:, 3]]
+        conversation = ids[at]
+        rating = np.asarray(names, dtype=object)[packed[:, 2]]
     return pd.DataFrame({
         "conversation_id": conversation,
-        "position": packed[:, 2],
+        "position": packed[:, 1],
         "rating": rating,
-        "value": pd.arrays.IntegerArray(packed[:, 4] - _BIAS, packed[:, 4] == _MISSING),
+        "value": pd.arrays.IntegerArray(packed[:, 3] - _BIAS, packed[:, 3] == _MISSING),
     }, columns=list(columns))
 
 
