@@ -226,3 +226,25 @@ def test_the_list_shows_only_what_the_project_has_and_long_ids_whole(gui, tmp_pa
     table2.horizontalHeader().resizeSection(0, 150)  # the coder widens it by hand
     assert w2.workspace.set_done(True)
     assert table2.columnWidth(0) == 150  # marking a turn done keeps it
+
+
+def test_a_message_that_is_not_utf8_is_shown_and_coded(gui, demo_project: Path) -> None:
+    """Another tool wrote bytes that are not UTF-8 into a message and a memo: the window
+    still opens on that conversation, shows the rest of the text, and coding is saved."""
+    import sqlite3
+
+    conn = sqlite3.connect(demo_project)
+    conn.execute("UPDATE turns SET text = CAST(X'48656c6c6fff' AS TEXT) "
+                 "WHERE conversation_id = '101' AND position = 2")
+    conn.execute("INSERT INTO coders (name, role) VALUES ('dana', 'coder')")
+    conn.execute("INSERT INTO memos VALUES ('dana', '101', 2, 0, CAST(X'4d656d6ffe' AS TEXT), "
+                 "NULL)")
+    conn.commit()
+    conn.close()
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert (ws.conversation_id, ws.position) == ("101", 2)
+    assert "Hello\ufffd" in ws.transcript.toPlainText()
+    assert ws.memo.editor.toPlainText() == "Memo\ufffd"
+    gui.press(w, "4")
+    assert gui.stored(demo_project, "dana", "101", 2, "overall") == 4

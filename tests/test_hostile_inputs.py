@@ -706,3 +706,26 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
             load_codebook(study)
         monkeypatch.undo()
     assert not [p for p in opened if p.startswith(str(study))]
+
+
+def test_text_that_is_not_utf8_in_a_project_is_read_not_fatal(
+        study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bytes that are not UTF-8, written into a message and a participant by another tool:
+    every reading command still runs, and the bytes read as U+FFFD."""
+    conn = sqlite3.connect(study)
+    conn.execute("UPDATE turns SET text = CAST(X'48656c6c6fff' AS TEXT) "
+                 "WHERE conversation_id = 'c1' AND position = 2")
+    conn.execute("UPDATE conversations SET topic = CAST(X'546f706963fe' AS TEXT) "
+                 "WHERE conversation_id = 'c2'")
+    conn.commit()
+    conn.close()
+    assert run(capsys, "info", study)[0] == 0
+    assert run(capsys, "agreement", study)[0] == 0
+    for kind in ("long", "wide", "consensus"):
+        code, _, err = run(capsys, "export", study, "--kind", kind, tmp_path / f"{kind}.csv")
+        assert code == 0, err
+    code, _, err = run(capsys, "export-qdpx", study, tmp_path / "out.qdpx")
+    assert code == 0, err
+    with zipfile.ZipFile(tmp_path / "out.qdpx") as z:
+        texts = [z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".txt")]
+    assert any("Hello\ufffd" in t for t in texts)

@@ -27,6 +27,7 @@ import pandas as pd
 from sqlite_utils import Database
 
 from .conversations import ConversationFilter, _filter_sql
+from .db import decode_error, strict_text
 
 CODING_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "position", "sentence", "role",
@@ -92,8 +93,25 @@ def _frame(
     binary codes, text for nominal ones, None for not applicable) so that 3 never turns
     into 3.0; ``nullable_ints`` become pandas' nullable Int64, ``ints`` int64, and
     ``categories`` Categoricals (compact for millions of repeated ids and names).
+
+    Text is decoded the fast, strict way; a text that is not UTF-8 makes the read start
+    again, decoding as the connection does (see :data:`.db.LENIENT_TEXT`).
     """
-    cursor = db.conn.execute(sql, params)
+    try:
+        with strict_text(db.conn):
+            return _frame_of(db.conn.execute(sql, params), columns, nullable_ints, objects,
+                             categories, ints)
+    except sqlite3.OperationalError as e:
+        if not decode_error(e):
+            raise
+    return _frame_of(db.conn.execute(sql, params), columns, nullable_ints, objects,
+                     categories, ints)
+
+
+def _frame_of(cursor: sqlite3.Cursor, columns: Sequence[str], nullable_ints: Sequence[str],
+              objects: Sequence[str], categories: Sequence[str], ints: Sequence[str],
+              ) -> pd.DataFrame:
+    """The frame of :func:`_frame` from its cursor."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
     lookups: dict[str, dict[Any, int]] = {name: {} for name in categories}
     while rows := cursor.fetchmany(FETCH_ROWS):
@@ -227,20 +245,27 @@ def _packed(db: Database, fields: Sequence[str], source: str, where: str,
     return packed
 
 
+#: the longest text read as a saving time (longer ones, put there by another tool, are
+#: unknown times)
+_TIME_CHARS = 64
+
+
 def saving_times(texts: Any) -> np.ndarray:
     """Saving times (text, None or "" where unknown) as UTC datetime64[ns], NaT where
     unknown or unreadable.
 
     ISO 8601, as sense7-coder writes them, is read in one vectorised pass; anything else
     (a file edited by another tool) falls back to reading each distinct text on its own,
-    in any layout pandas knows."""
+    in any layout pandas knows (up to 64 characters)."""
     values = pd.Series(np.asarray(texts, dtype=object), dtype=object)
     values = values.where(values != "", None)
     try:
         parsed = pd.to_datetime(values, utc=True, format="ISO8601")
     except (ValueError, TypeError, OverflowError):
         codes, uniques = pd.factorize(values.to_numpy(dtype=object))
-        table = pd.to_datetime(pd.Series(uniques, dtype=object), errors="coerce", utc=True,
+        readable = [u if isinstance(u, str) and len(u) <= _TIME_CHARS else None
+                    for u in uniques]  # a megabyte of digits takes pandas minutes
+        table = pd.to_datetime(pd.Series(readable, dtype=object), errors="coerce", utc=True,
                                format="mixed")
         return np.append(table.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]"),
                          np.datetime64("NaT", "ns"))[codes]
@@ -434,14 +459,6 @@ def _packed_codings_frame(
     }, columns=list(CODING_COLUMNS))
 
 
-#: a coding's saving time read through a guard: only a short text of printable ASCII can
-#: be one (bytes that are not UTF-8, a blob or a megabyte of text put there by another
-#: tool count as unknown). 3 s more per 2.4 M codings, so used only when the plain read
-#: of the times meets bytes that are not UTF-8.
-_GUARDED_SAVED_AT = ("CASE WHEN typeof(k.updated_at) = 'text' AND length(k.updated_at) <= 64 "
-                     "AND k.updated_at NOT GLOB '*[^ -~]*' THEN k.updated_at END")
-
-
 def coding_values_frame(
     db: Database,
     *,
@@ -460,15 +477,8 @@ def coding_values_frame(
     returns coder, conversation_id and code as Categoricals (built from the packed
     indexes without touching a string per row) and, from the packed path, ``value`` as
     float64 (NaN = not applicable; every packed value is a whole number)."""
-    if not times:
-        return _coding_values(db, codes, coders, conversations, categorical, None)
-    try:
-        return _coding_values(db, codes, coders, conversations, categorical, "k.updated_at")
-    except sqlite3.OperationalError as e:
-        if "decode" not in str(e):
-            raise
-        return _coding_values(db, codes, coders, conversations, categorical,
-                              _GUARDED_SAVED_AT)
+    return _coding_values(db, codes, coders, conversations, categorical,
+                          "k.updated_at" if times else None)
 
 
 def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
