@@ -99,6 +99,12 @@ CASES = {
         "INSERT INTO memos VALUES ('bob', 'c1', 42, 0, 'note', NULL);", "no turn 42"),
     "turn marked done twice over": (
         "INSERT INTO turn_status VALUES ('bob', 'c1', 2, 7, NULL);", "done is 7"),
+    "memo that is not UTF-8": (
+        "INSERT INTO memos VALUES ('bob', 'c1', 4, 0, CAST(X'4f6bff' AS TEXT), NULL);",
+        "table 'memos', row 1, column 'text' holds bytes that are not UTF-8"),
+    "turn text that is not UTF-8": (
+        "UPDATE turns SET text = CAST(X'48656c6c6fff' AS TEXT) WHERE position = 3;",
+        "table 'turns', row 3, column 'text'"),
     "consensus off the scale": (
         "INSERT INTO consensus VALUES ('c1', 2, 0, 'affective', 0, NULL, '', NULL);",
         "values 0 that are not levels"),

@@ -452,7 +452,15 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
                ) -> None:
     db = project.db
     name = summary.source
-    store_merge.stage(db, conn)
+    try:
+        store_merge.stage(db, conn)
+    except store_merge.NotText as e:
+        raise ProjectError(
+            f"{name}: table '{e.table}', row {e.rowid}, column '{e.column}' holds bytes that "
+            "are not UTF-8 text: the file was changed outside sense7-coder. Merge an earlier "
+            f"copy ('sense7-coder restore {name}' lists its backups) or leave it out. "
+            "Nothing was changed"
+        ) from None
     step()
     bad = store_merge.turn_mismatches(db)
     if bad:

@@ -11,14 +11,22 @@ caller holds the target's transaction, so a merge lands whole or not at all.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
-from .db import connect, not_sqlite, refuse_odd_file, unreadable_message, verify_project
+from .db import (
+    connect,
+    decode_error,
+    not_sqlite,
+    refuse_odd_file,
+    strict_text,
+    unreadable_message,
+    verify_project,
+)
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
@@ -199,9 +207,16 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
                 counts[table] = 0
                 continue
             names = ", ".join(f'"{c}"' for c in cols)
-            cursor = source.execute(f"SELECT {names} FROM {table}")
             marks = ",".join("?" * len(cols))
-            db.conn.executemany(f"INSERT INTO temp.m_{table} VALUES ({marks})", cursor)
+            try:
+                with strict_text(source):  # text that is not UTF-8 is refused, not mended
+                    cursor = source.execute(f"SELECT {names} FROM {table}")
+                    db.conn.executemany(f"INSERT INTO temp.m_{table} VALUES ({marks})",
+                                        cursor)
+            except sqlite3.OperationalError as e:
+                if not decode_error(e):
+                    raise
+                raise NotText(table, *_first_not_text(source, table, cols)) from None
             counts[table] = int(
                 db.execute(f"SELECT COUNT(*) FROM temp.m_{table}").fetchone()[0]
             )
@@ -211,6 +226,33 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
     # a source written before schema 4 may hold nominal levels such as "1" as numbers
     restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus"])
     return counts
+
+
+class NotText(Exception):
+    """A source's text that is not UTF-8: the table, its row (rowid) and column."""
+
+    def __init__(self, table: str, rowid: int, column: str) -> None:
+        super().__init__(table, rowid, column)
+        self.table, self.rowid, self.column = table, rowid, column
+
+
+def _first_not_text(source: sqlite3.Connection, table: str, cols: Sequence[str]
+                    ) -> tuple[int, str]:
+    """The rowid and column of the first text in ``table`` that is not UTF-8."""
+    names = ", ".join(f'"{c}"' for c in cols)
+    old = source.text_factory
+    source.text_factory = bytes
+    try:
+        for rowid, *values in source.execute(f"SELECT rowid, {names} FROM {table}"):
+            for col, value in zip(cols, values, strict=True):
+                if isinstance(value, bytes):
+                    try:
+                        value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        return int(rowid), col
+    finally:
+        source.text_factory = old
+    return 0, cols[0]
 
 
 def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
