@@ -121,3 +121,39 @@ def test_next_conversation_follows_the_filtered_list(gui, qtbot, demo_project: P
 
 def _all_ids(p: Project) -> list[str]:
     return [r[0] for r in p.db.execute("SELECT conversation_id FROM conversations")]
+
+
+def test_the_list_follows_the_coder_a_page_at_a_time(gui, qtbot, tmp_path: Path) -> None:
+    """Moving from conversation to conversation, the list scrolls only when the open one
+    leaves sight, then brings it near the top (two rows of context above it); arrow keys in
+    the list still scroll it row by row."""
+    from PySide6.QtCore import Qt
+
+    path = gui.synthetic(tmp_path / "many.sense7", 200, turns=2)
+    w = gui.open(path)
+    ws = w.workspace
+    table = ws.list_panel.table
+    shown = table.rowAt(table.viewport().height() - 1) - table.rowAt(0)
+    assert shown > 5
+    seen_tops = []
+    for _ in range(shown + 4):
+        assert ws.move_conversation(1)
+        row = ws.list_panel.model.row_of(ws.conversation_id)
+        top = table.rowAt(0)
+        bottom = table.rowAt(table.viewport().height() - 1)
+        assert top <= row < bottom  # always in sight, never cut off
+        seen_tops.append(top)
+    assert seen_tops[0] == 0 and len(set(seen_tops)) == 2  # one jump, not one per move
+    jumped = seen_tops[-1]
+    assert ws.list_panel.model.row_of(ws.conversation_id) - jumped <= shown
+    assert table.rowAt(0) == jumped
+    for _ in range(3):  # back up past the top: it pages the other way
+        assert ws.move_conversation(-1)
+    assert table.rowAt(0) <= ws.list_panel.model.row_of(ws.conversation_id)
+    table.setFocus()
+    table.setCurrentIndex(ws.list_panel.model.index(table.rowAt(
+        table.viewport().height() - 1) - 1, 0))
+    top = table.rowAt(0)
+    for _ in range(4):
+        qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert table.rowAt(0) > top  # the keyboard still scrolls the list

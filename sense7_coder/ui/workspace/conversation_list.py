@@ -267,12 +267,32 @@ class ConversationListPanel(QWidget):
         if row is None:
             self.table.clearSelection()
             return False
-        index = self.model.index(row, 0)
-        self.table.setCurrentIndex(index)
-        self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        self.table.setAutoScroll(False)  # the view would scroll it into sight row by row
+        self.table.setCurrentIndex(self.model.index(row, 0))
+        self.table.setAutoScroll(True)
+        self._show_row(row)
         if emit:
             self.conversationChosen.emit(conversation_id)
         return True
+
+    def _show_row(self, row: int) -> None:
+        """Scroll the list only when ``row`` is out of sight, then by a page: the row comes
+        to the top (moving down) or the bottom (moving up) with two rows of context.
+        Scrolling one row per conversation repainted the whole list at every switch."""
+        table = self.table
+        first = table.rowAt(0)
+        last = table.rowAt(table.viewport().height() - 1)  # may be cut off at the bottom
+        if first >= 0 and row >= first and (last < 0 or row < last):
+            return  # in sight
+        if first < 0:
+            table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.EnsureVisible)
+            return
+        if row >= first:
+            hint, anchor = QAbstractItemView.ScrollHint.PositionAtTop, max(0, row - 2)
+        else:
+            hint = QAbstractItemView.ScrollHint.PositionAtBottom
+            anchor = min(self.model.rowCount() - 1, row + 2)
+        table.scrollTo(self.model.index(anchor, 0), hint)
 
     def neighbour(self, conversation_id: str | None, step: int) -> str | None:
         """The conversation ``step`` rows away in the (filtered) list."""
