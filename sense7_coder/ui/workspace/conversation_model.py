@@ -26,6 +26,18 @@ ProgressRole = Qt.ItemDataRole.UserRole + 2
 
 Index = QModelIndex | QPersistentModelIndex
 
+# The view asks data() for about seven roles per cell at every paint: plain ints compared
+# first, and the flags built once (Python's enum operators cost more than the lookup).
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole.value)
+_ID_ROLE = int(ConversationIdRole)
+_PROGRESS_ROLE = int(ProgressRole)
+_ROLES = frozenset((_DISPLAY, _TOOLTIP, _ALIGNMENT, _ID_ROLE, _PROGRESS_ROLE))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_FLAGS = (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+          | Qt.ItemFlag.ItemNeverHasChildren)
+
 
 class ConversationListModel(QAbstractTableModel):
     def __init__(self, project: Project, parent: Any = None) -> None:
@@ -112,14 +124,15 @@ class ConversationListModel(QAbstractTableModel):
                 return "Turns you have marked done / turns to code"
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        role = int(role)
+        if role not in _ROLES or not index.isValid():
             return None
         r = self._row(index.row())
         if r is None:
             return None
         col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == 0:
                 return r.get("conversation_id", "")
             if col == 1:
@@ -128,7 +141,7 @@ class ConversationListModel(QAbstractTableModel):
                 return "(hidden)" if self.hide_model else r.get("model") or ""
             if col == 3:
                 return f"{r.get('done', 0)}/{r.get('codable', 0)}"
-        elif role == Qt.ItemDataRole.ToolTipRole:
+        elif role == _TOOLTIP:
             if col == 2:  # the full value, as the column elides it
                 return ("The model stays hidden while you code blind" if self.hide_model
                         else r.get("model") or None)
@@ -139,15 +152,15 @@ class ConversationListModel(QAbstractTableModel):
             lines.append(f"{r.get('n_turns', 0)} messages; you have done "
                          f"{r.get('done', 0)} of {r.get('codable', 0)} turns to code")
             return "\n".join(lines)
-        elif role == ConversationIdRole:
+        elif role == _ID_ROLE:
             return r.get("conversation_id")
-        elif role == ProgressRole:
+        elif role == _PROGRESS_ROLE:
             return (int(r.get("done", 0) or 0), int(r.get("codable", 0) or 0))
-        elif role == Qt.ItemDataRole.TextAlignmentRole and col == 3:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        elif role == _ALIGNMENT and col == 3:
+            return _RIGHT
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return _FLAGS
