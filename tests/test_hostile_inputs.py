@@ -729,3 +729,27 @@ def test_text_that_is_not_utf8_in_a_project_is_read_not_fatal(
     with zipfile.ZipFile(tmp_path / "out.qdpx") as z:
         texts = [z.read(n).decode("utf-8") for n in z.namelist() if n.endswith(".txt")]
     assert any("Hello\ufffd" in t for t in texts)
+
+
+@pytest.mark.parametrize(("table", "column", "where"), [
+    ("conversations", "conversation_id", "conversation_id = 'c2'"),
+    ("coders", "name", "name = 'ann'"),
+])
+def test_a_key_that_is_not_utf8_is_a_damaged_file(
+        study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        table: str, column: str, where: str) -> None:
+    """A key read back as another text would match nothing (an export would drop its
+    rows without a word): the file is refused as damaged, naming table and row."""
+    conn = sqlite3.connect(study)
+    rowid = conn.execute(f"SELECT rowid FROM {table} WHERE {where}").fetchone()[0]
+    conn.execute(f"UPDATE {table} SET {column} = CAST(X'6332ff' AS TEXT) WHERE {where}")
+    conn.commit()
+    conn.close()
+    before = study.read_bytes()
+    code, _, err = run(capsys, "info", study)
+    assert code != 0 and err.count("\n") == 1
+    assert f"table {table}, row {rowid}: its {column} is not UTF-8 text" in err
+    assert "sense7-coder restore" in err
+    code, _, err = run(capsys, "export-qdpx", study, tmp_path / "out.qdpx")
+    assert code != 0 and "is not UTF-8 text" in err and not (tmp_path / "out.qdpx").exists()
+    assert study.read_bytes() == before

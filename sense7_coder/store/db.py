@@ -33,7 +33,7 @@ import shutil
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -266,6 +266,46 @@ def strict_text(conn: sqlite3.Connection) -> Iterator[None]:
         conn.text_factory = old
 
 
+def first_not_text(conn: sqlite3.Connection, table: str, columns: Sequence[str]
+                   ) -> tuple[int, str]:
+    """The rowid and column of the first value in ``table`` that is not UTF-8 text."""
+    names = ", ".join(f'"{c}"' for c in columns)
+    old = conn.text_factory
+    conn.text_factory = bytes
+    try:
+        for rowid, *values in conn.execute(f"SELECT rowid, {names} FROM {table}"):
+            for column, value in zip(columns, values, strict=True):
+                if isinstance(value, bytes):
+                    try:
+                        value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        return int(rowid), column
+    finally:
+        conn.text_factory = old
+    return 0, columns[0]
+
+
+#: the keys rows find each other by: one another tool left undecodable would read back as
+#: another key (U+FFFD in it) and match nothing, so such a file is refused as damaged
+_KEYS = (("conversations", "conversation_id"), ("participants", "participant_id"),
+         ("coders", "name"), ("codes", "key"))
+
+
+def _check_keys(conn: sqlite3.Connection, path: Path) -> None:
+    for table, column in _KEYS:
+        try:
+            with strict_text(conn):
+                # only text beyond printable ASCII can fail (SQLite's GLOB is quicker)
+                conn.execute(f"SELECT {column} FROM {table} "
+                             f"WHERE {column} GLOB '*[^ -~]*'").fetchall()
+        except sqlite3.OperationalError as e:
+            if not decode_error(e):
+                raise
+            rowid, _ = first_not_text(conn, table, [column])
+            raise ProjectError(damaged_message(
+                path, f"table {table}, row {rowid}: its {column} is not UTF-8 text")) from None
+
+
 def connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
     """A connection in autocommit mode (writes go through :meth:`ProjectDB.atomic`),
     reading text with :data:`LENIENT_TEXT`.
@@ -322,8 +362,8 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
                    pages: bool = True) -> int:
     """Check an open connection is a healthy sense7-coder project; returns its version.
 
-    Header, application id, version, our schema and no other (:mod:`.trust`), then
-    ``quick_check`` (``integrity_check`` with ``full``). Raises ProjectError; the caller
+    Header, application id, version, our schema and no other (:mod:`.trust`), keys that
+    are text, then ``quick_check`` (``integrity_check`` with ``full``). Raises ProjectError; the caller
     closes the connection.
     """
     try:
@@ -343,6 +383,7 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
             f"this version reads up to {SCHEMA_VERSION}); please update sense7-coder"
         )
     version = check_schema(conn, path, version)
+    _check_keys(conn, path)
     if not pages:
         return version
     pragma = "integrity_check" if full else "quick_check"

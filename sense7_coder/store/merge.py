@@ -11,7 +11,7 @@ caller holds the target's transaction, so a merge lands whole or not at all.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from ..domain.errors import ProjectError
 from .db import (
     connect,
     decode_error,
+    first_not_text,
     not_sqlite,
     refuse_odd_file,
     strict_text,
@@ -216,7 +217,7 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
             except sqlite3.OperationalError as e:
                 if not decode_error(e):
                     raise
-                raise NotText(table, *_first_not_text(source, table, cols)) from None
+                raise NotText(table, *first_not_text(source, table, cols)) from None
             counts[table] = int(
                 db.execute(f"SELECT COUNT(*) FROM temp.m_{table}").fetchone()[0]
             )
@@ -234,25 +235,6 @@ class NotText(Exception):
     def __init__(self, table: str, rowid: int, column: str) -> None:
         super().__init__(table, rowid, column)
         self.table, self.rowid, self.column = table, rowid, column
-
-
-def _first_not_text(source: sqlite3.Connection, table: str, cols: Sequence[str]
-                    ) -> tuple[int, str]:
-    """The rowid and column of the first text in ``table`` that is not UTF-8."""
-    names = ", ".join(f'"{c}"' for c in cols)
-    old = source.text_factory
-    source.text_factory = bytes
-    try:
-        for rowid, *values in source.execute(f"SELECT rowid, {names} FROM {table}"):
-            for col, value in zip(cols, values, strict=True):
-                if isinstance(value, bytes):
-                    try:
-                        value.decode("utf-8")
-                    except UnicodeDecodeError:
-                        return int(rowid), col
-    finally:
-        source.text_factory = old
-    return 0, cols[0]
 
 
 def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
