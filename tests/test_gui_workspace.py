@@ -248,3 +248,20 @@ def test_a_message_that_is_not_utf8_is_shown_and_coded(gui, demo_project: Path) 
     assert ws.memo.editor.toPlainText() == "Memo\ufffd"
     gui.press(w, "4")
     assert gui.stored(demo_project, "dana", "101", 2, "overall") == 4
+
+
+def test_moving_on_to_a_conversation_another_window_removed_says_so(gui,
+                                                                    demo_project: Path) -> None:
+    import sqlite3
+
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert ws.conversation_id == "101"
+    conn = sqlite3.connect(demo_project)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM conversations WHERE conversation_id = '102'")
+    conn.commit()
+    conn.close()
+    assert not ws.move_conversation(1)  # the list, read before, still shows 102
+    assert ws.conversation_id == "101"
+    assert "no longer in the project" in (w.statusBar().toolTip() or w.statusBar().currentMessage())

@@ -218,7 +218,9 @@ class Workspace(CodingActions, QWidget):
         if not cid:
             self.message.emit("No more conversations in the list")
             return False
-        self.go_to(cid)
+        if not self.go_to(cid):  # gone since the list was read (another window)
+            self.message.emit(f"Conversation {cid} is no longer in the project")
+            return False
         if last and self.codable:
             self.go_to(cid, self.codable[-1])
         return True
