@@ -363,8 +363,8 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
     """Check an open connection is a healthy sense7-coder project; returns its version.
 
     Header, application id, version, our schema and no other (:mod:`.trust`), keys that
-    are text, then ``quick_check`` (``integrity_check`` with ``full``). Raises ProjectError; the caller
-    closes the connection.
+    are text, then ``quick_check`` (``integrity_check`` with ``full``). Raises
+    ProjectError; the caller closes the connection.
     """
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
