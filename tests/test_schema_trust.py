@@ -154,3 +154,18 @@ def test_a_trigger_on_the_migrations_record_is_still_refused(clean: Path) -> Non
                   "DELETE FROM codings; END;")
     with pytest.raises(ProjectError, match="trigger 't'"):
         Project.open(clean, backup=False)
+
+
+def test_migrations_split_their_scripts_as_sqlite_utils_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The migrations run their scripts statement by statement with a splitter of their
+    own (50 ms less at every opening); every version's schema, triggers with their
+    semicolons included, is what sqlite-utils' executescript builds."""
+    from sense7_coder.store import schema, trust
+
+    build = trust.expected_schema.__wrapped__
+    ours = [build(v) for v in range(1, schema.SCHEMA_VERSION + 1)]
+    monkeypatch.setattr(schema, "_script", lambda db, sql: db.executescript(sql))
+    theirs = [build(v) for v in range(1, schema.SCHEMA_VERSION + 1)]
+    assert ours == theirs
+    assert any(kind == "trigger" for kind, *_ in ours[-1]) and len(ours[-1]) > 20
