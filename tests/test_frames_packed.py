@@ -218,3 +218,20 @@ def test_any_conversation_rowid_reads_the_right_conversation(
     seen = list(dict.fromkeys(export["conversation_id"]))
     assert seen == [c for c in order if c in seen]  # import (rowid) order kept
     assert as_rows(export) == plain_codings(study)
+
+
+def test_sparse_coding_rowids_are_read_in_few_chunks(study: Project) -> None:
+    """A file edited by hand with a coding at rowid 2**62 (and one below zero): the packed
+    read steps through the rows that are there, not through 2**62 / PACK_ROWS empty
+    ranges (the agreement job never returned), and reads what a plain query reads."""
+    with study.pdb.atomic() as db:
+        db.conn.execute("UPDATE codings SET rowid = 4611686018427387904 "
+                        "WHERE rowid = (SELECT max(rowid) FROM codings)")
+        db.conn.execute("UPDATE codings SET rowid = -5 WHERE rowid = (SELECT min(rowid) "
+                        "FROM codings WHERE rowid > 0)")
+    rows = study.db.conn.execute("SELECT count(*) FROM codings").fetchone()[0]
+    chunks = frames._chunks(study.db, "codings", -5, 4611686018427387904)
+    assert len(chunks) == -(-rows // frames.PACK_ROWS)  # PACK_ROWS rows each
+    assert chunks[0][0] == -5 and chunks[-1][1] == 4611686018427387904
+    assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+    assert len(frames.codings_frame(study.db)) == rows

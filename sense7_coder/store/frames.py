@@ -305,8 +305,8 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
     extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
     sql = f"SELECT group_concat(char({chars}), ''){extra} FROM {source}{cond}"
     parts = []
-    for lo in range(bounds[0], bounds[1] + 1, PACK_ROWS):
-        row = db.conn.execute(sql, [*params, lo, lo + PACK_ROWS - 1]).fetchone()
+    for lo, hi in _chunks(db, table, bounds[0], bounds[1]):
+        row = db.conn.execute(sql, [*params, lo, hi]).fetchone()
         if row[0]:
             points = np.frombuffer(row[0].encode("utf-32-le"), dtype=np.uint32)
             part = (points.astype(np.int64) - _PLANE).reshape(-1, len(points_sql))
@@ -319,6 +319,21 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
                     return None, []
                 texts.append(convert(chunk) if convert else np.asarray(chunk, dtype=object))
     return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
+
+
+def _chunks(db: Database, table: str, low: int, high: int) -> list[tuple[int, int]]:
+    """Rowid ranges of ``table`` of about ``PACK_ROWS`` rows each, ``low``..``high``.
+
+    Steps of ``PACK_ROWS`` rowids where rowids are dense, as sense7-coder writes them;
+    where a file edited by hand leaves them sparse (one rowid of 2**62 made billions of
+    empty steps), the ranges start at every ``PACK_ROWS``-th row actually there."""
+    if high - low < PACK_ROWS * 64:
+        return [(lo, min(lo + PACK_ROWS - 1, high)) for lo in range(low, high + 1, PACK_ROWS)]
+    starts = [int(r[0]) for r in db.conn.execute(
+        f"SELECT rowid FROM (SELECT rowid, row_number() OVER (ORDER BY rowid) AS n "
+        f"FROM {table}) WHERE n % {PACK_ROWS} = 1")]
+    return [(lo, starts[i + 1] - 1 if i + 1 < len(starts) else high)
+            for i, lo in enumerate(starts)]
 
 
 def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
