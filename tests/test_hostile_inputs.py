@@ -753,3 +753,53 @@ def test_a_key_that_is_not_utf8_is_a_damaged_file(
     code, _, err = run(capsys, "export-qdpx", study, tmp_path / "out.qdpx")
     assert code != 0 and "is not UTF-8 text" in err and not (tmp_path / "out.qdpx").exists()
     assert study.read_bytes() == before
+
+
+def _edit(path: Path, sql: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("value", ["3.5", "'abc'", "X'0102'"])
+def test_a_coded_value_off_the_scale_is_named_by_conversation_turn_and_coder(
+        study: Path, capsys: pytest.CaptureFixture[str], value: str) -> None:
+    _edit(study, f"UPDATE codings SET value = {value} WHERE code = 'overall'")
+    code, _, err = run(capsys, "agreement", study)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "codings of code 'overall'" in err
+    assert "conversation 'c1', turn 2, coder 'ann'" in err and "not a level of the scale" in err
+
+
+def test_a_users_rating_that_is_not_a_number_is_named(
+        study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    conn = sqlite3.connect(study)
+    conn.execute("INSERT INTO user_ratings (conversation_id, position, rating, value) "
+                 "VALUES ('c1', 2, 'overall', 'great')")
+    conn.commit()
+    conn.close()
+    code, _, err = run(capsys, "analyze", study, "--out", tmp_path / "an", "--no-figures")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "conversation 'c1', turn 2, rating 'overall'" in err and "'great'" in err
+
+
+def test_attributes_left_malformed_read_as_none(
+        study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Conversation and turn attributes another tool left as malformed JSON: the
+    conversation still opens, the analyses run, and a filter on an attribute skips it."""
+    _edit(study, "UPDATE conversations SET attributes = '{not json' "
+                 "WHERE conversation_id = 'c1'")
+    _edit(study, "UPDATE turns SET attributes = '[1, 2' WHERE conversation_id = 'c2'")
+    with Project.open(study, backup=False) as project:
+        assert project.conversation("c1").attributes == {}
+        assert project.conversation("c2").turns[0].attributes == {}
+    code, _, err = run(capsys, "analyze", study, "--out", tmp_path / "an", "--no-figures")
+    assert code == 0, err
+    _edit(study, "UPDATE conversations SET attributes = '{\"task\": \"x\"}' "
+                 "WHERE conversation_id = 'c2'")
+    code, out, err = run(capsys, "agreement", study, "--attribute", "task=x")
+    assert "malformed" not in err and "Traceback" not in err
+    code, _, err = run(capsys, "analyze", study, "--out", tmp_path / "an2", "--no-figures",
+                       "--filter", "task=x")
+    assert code == 0 and "malformed" not in err

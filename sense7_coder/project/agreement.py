@@ -322,6 +322,34 @@ def code_values(code: Code, data: ProjectRatings) -> pd.DataFrame:
     return _rename_reserved(coded.reset_index(drop=True))
 
 
+def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
+    """``coded`` (:func:`code_values`) when every value is one of the code's levels; an
+    InputError naming the conversation, turn and coder of the first that is not (only a
+    file changed outside sense7-coder holds one; agreement needs the scale to hold)."""
+    values = coded["value"]
+    levels = list(code.values)
+    if all(isinstance(v, int) for v in levels):
+        numbers = pd.to_numeric(values, errors="coerce")
+        bad = (values.notna() & ~numbers.isin(levels)).to_numpy()
+    else:
+        bad = (values.notna() & ~values.astype(str).isin([str(v) for v in levels])).to_numpy()
+    if not bad.any():
+        return coded
+    from ..domain.agreement.ratings import scale_text
+    from ..domain.errors import InputError
+
+    row = coded.iloc[int(np.flatnonzero(bad)[0])]
+    sentence = f", sentence {int(row['sentence'])}" if int(row["sentence"]) else ""
+    raise InputError(
+        file=f"codings of code '{code.key}' in the project",
+        message=(f"{row['value']!r} is not a level of the scale {scale_text(levels)} "
+                 "(the project file was changed outside sense7-coder)"),
+        location=(f"conversation {row['conversation_id']!r}, turn {int(row['position'])}"
+                  f"{sentence}, coder {str(row['coder'])!r}"),
+        field="value",
+    )
+
+
 def unit_key(frame: pd.DataFrame) -> pd.Series:
     """One text key per unit (conversation id, turn and sentence), for the agreement tables."""
     return (
@@ -406,7 +434,7 @@ def code_spec(
 
     Returns the spec and the number of users' ratings left out for being off the scale.
     """
-    parts = [code_values(code, data)]
+    parts = [_check_levels(code, code_values(code, data))]
     references: list[str] = []
     off_scale = 0
     # the users come first so that the consensus is compared with them as a rater too
@@ -491,7 +519,7 @@ def diagnostics_tables(
     out: dict[str, list[pd.DataFrame]] = {"confusion": [], "bias": [], "drift": []}
     for code in codes:
         key = code.key
-        values = code_values(code, data)
+        values = _check_levels(code, code_values(code, data))
         mine = times[times["code"] == key]
         # one integer per unit, shared by the values and the saving order
         both = _long_table([values, mine.assign(value=np.nan)])
