@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS
 from ..store import predictions as store_pred
-from ..store.conversations import ConversationFilter
+from ..store.conversations import ConversationFilter, json_object
 from .project import Project
 
 SOURCES = ("users", "coders", "consensus")
@@ -44,7 +43,7 @@ def _conversations(project: Project, filt: ConversationFilter | None) -> Any:
     rows = store_pred.conversation_table(project.db, filt)
     frame = pd.DataFrame(rows, columns=["conversation_id", "participant_id", "model", "topic",
                                         "attributes"])
-    frame["attributes"] = [json.loads(a or "{}") for a in frame["attributes"]]
+    frame["attributes"] = [json_object(a) for a in frame["attributes"]]
     return frame
 
 

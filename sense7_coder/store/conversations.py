@@ -195,12 +195,15 @@ def _filter_sql(f: ConversationFilter) -> tuple[str, list[Any]]:
     for name, value in (f.attributes or {}).items():
         # compared as what the attribute holds: TRUE matches true, 4 matches 4.0
         path = "$." + json.dumps(name)
+        # attributes another tool left as malformed JSON match nothing (json_type() would
+        # stop the whole query)
         where.append(
-            "(CASE json_type(c.attributes, ?) WHEN 'true' THEN ? = 'true' "
+            "(CASE WHEN NOT json_valid(c.attributes) THEN 0 "
+            "ELSE CASE json_type(c.attributes, ?) WHEN 'true' THEN ? = 'true' "
             "WHEN 'false' THEN ? = 'false' "
             "WHEN 'integer' THEN json_extract(c.attributes, ?) = ? "
             "WHEN 'real' THEN json_extract(c.attributes, ?) = ? "
-            "ELSE CAST(json_extract(c.attributes, ?) AS TEXT) = ? END)"
+            "ELSE CAST(json_extract(c.attributes, ?) AS TEXT) = ? END END)"
         )
         truth, number = _as_truth(str(value)), _as_number(str(value))
         params += [path, truth, truth, path, number, path, number, path, str(value)]
@@ -267,6 +270,18 @@ def conversation_index(db: Database, conversation_id: str) -> int | None:
     return row[0] if row else None
 
 
+def json_object(text: Any) -> dict[str, Any]:
+    """Stored attributes (a JSON object) as a dict; {} for none, and for text another
+    tool left malformed or not an object (nothing can be read from it)."""
+    if not text or not isinstance(text, str):
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def load_conversation(db: Database, conversation_id: str) -> Conversation | None:
     row = db.execute(
         "SELECT conversation_id, participant_id, model, topic, source, attributes "
@@ -277,7 +292,7 @@ def load_conversation(db: Database, conversation_id: str) -> Conversation | None
         return None
     conv = Conversation(
         conversation_id=row[0], participant_id=row[1], model=row[2], topic=row[3],
-        source=row[4], attributes=json.loads(row[5] or "{}"),
+        source=row[4], attributes=json_object(row[5]),
     )
     ratings: dict[int, dict[str, int | None]] = {}
     for pos, key, value in db.execute(
@@ -293,7 +308,7 @@ def load_conversation(db: Database, conversation_id: str) -> Conversation | None
         conv.turns.append(
             Turn(
                 position=r[0], role=r[1], speaker=r[2], text=r[3], time_offset=r[4],
-                comment=r[5], attributes=json.loads(r[6] or "{}"), ratings=ratings.get(r[0], {}),
+                comment=r[5], attributes=json_object(r[6]), ratings=ratings.get(r[0], {}),
             )
         )
     return conv
@@ -349,9 +364,10 @@ def attribute_values(db: Database, name: str, limit: int = 20) -> list[str]:
     return [
         r[0]
         for r in db.execute(
-            "SELECT DISTINCT CASE json_type(attributes, ?) WHEN 'true' THEN 'true' "
-            "WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ?) AS TEXT) END AS v "
-            "FROM conversations WHERE v IS NOT NULL ORDER BY v LIMIT ?",
+            "SELECT DISTINCT CASE WHEN NOT json_valid(attributes) THEN NULL "
+            "ELSE CASE json_type(attributes, ?) WHEN 'true' THEN 'true' "
+            "WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ?) AS TEXT) END END "
+            "AS v FROM conversations WHERE v IS NOT NULL ORDER BY v LIMIT ?",
             ["$." + json.dumps(name), "$." + json.dumps(name), limit],
         )
     ]

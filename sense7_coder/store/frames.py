@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
+from ..domain.errors import InputError
 from .conversations import ConversationFilter, _filter_sql
 from .db import decode_error, strict_text
 
@@ -650,7 +651,10 @@ def user_ratings_frame(
     if packed is None or not _fits(packed, small=(1,), named=(2,), values=(3,)):
         sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM "
                f"{source}{where} ORDER BY c.rowid, k.position, k.rating")
-        return _ints(_frame(db, sql, params, columns, ("value",)), "position")
+        try:
+            return _ints(_frame(db, sql, params, columns, ("value",)), "position")
+        except (ValueError, TypeError):
+            raise _not_a_rating(db) from None
     order = np.lexsort((packed[:, 2], packed[:, 1], packed[:, 0]))  # as ORDER BY rowid,
     packed = packed[order]  # turn, rating
     (ids,), at = _by_rowid(db, packed[:, 0], ("conversation_id",))
@@ -666,6 +670,23 @@ def user_ratings_frame(
         "rating": rating,
         "value": pd.arrays.IntegerArray(packed[:, 3] - _BIAS, packed[:, 3] == _MISSING),
     }, columns=list(columns))
+
+
+def _not_a_rating(db: Database) -> InputError:
+    """The first user's rating that is not a whole number, named (only a file changed
+    outside sense7-coder holds one)."""
+    row = db.conn.execute(
+        "SELECT conversation_id, position, rating, value FROM user_ratings "
+        "WHERE value IS NOT NULL AND typeof(value) <> 'integer' ORDER BY rowid LIMIT 1"
+    ).fetchone()
+    cid, position, rating, value = row if row else ("?", 0, "?", None)
+    return InputError(
+        file="users' ratings in the project",
+        message=(f"{value!r} is not a whole number (the project file was changed outside "
+                 "sense7-coder)"),
+        location=f"conversation {cid!r}, turn {position}, rating {rating!r}",
+        field="value",
+    )
 
 
 def turns_frame(
