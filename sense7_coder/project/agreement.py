@@ -326,16 +326,12 @@ def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
     """``coded`` (:func:`code_values`) when every value is one of the code's levels; an
     InputError naming the conversation, turn and coder of the first that is not (only a
     file changed outside sense7-coder holds one; agreement needs the scale to hold)."""
-    values = coded["value"]
+    from ..domain.agreement.ratings import positions_of, scale_text
+
     levels = list(code.values)
-    if all(isinstance(v, int) for v in levels):
-        numbers = pd.to_numeric(values, errors="coerce")
-        bad = (values.notna() & ~numbers.isin(levels)).to_numpy()
-    else:
-        bad = (values.notna() & ~values.astype(str).isin([str(v) for v in levels])).to_numpy()
+    bad = (positions_of(coded["value"], levels) < 0) & coded["value"].notna().to_numpy()
     if not bad.any():
         return coded
-    from ..domain.agreement.ratings import scale_text
     from ..domain.errors import InputError
 
     row = coded.iloc[int(np.flatnonzero(bad)[0])]

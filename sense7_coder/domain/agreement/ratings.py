@@ -96,7 +96,7 @@ def _bad_row(frame: pd.DataFrame, mask: np.ndarray, code: str, message: str) -> 
     )
 
 
-def _positions_of(values: pd.Series, scale: tuple[Level, ...]) -> np.ndarray:
+def positions_of(values: pd.Series, scale: Sequence[Level]) -> np.ndarray:
     """Scale position of each value (-1 where missing or off the scale)."""
     if all(_is_number(v) for v in scale):
         numeric = pd.to_numeric(values, errors="coerce")
@@ -135,7 +135,7 @@ def prepare_ratings(frame: pd.DataFrame, *, code: str, scale: Sequence[Level]) -
         )
     frame = frame.reset_index(drop=True)
     no_value = frame["value"].isna().to_numpy()
-    pos = _positions_of(frame["value"], levels)
+    pos = positions_of(frame["value"], levels)
     off_scale = (pos < 0) & ~no_value
     if off_scale.any():
         raise _bad_row(
