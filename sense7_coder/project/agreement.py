@@ -489,10 +489,13 @@ def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
     (a level given) or 0 (not applicable)."""
     coded = data.codings[data.codings["code"] == code.key]
     coded = _rename_reserved(coded[["coder", *UNIT_COLUMNS, "value"]].reset_index(drop=True))
+    # units and coders from the Categoricals' codes, 0/1 as numbers: no text or Python
+    # object per coding (a quarter of an alpha-only job's time besides reading and alphas)
+    table = _long_table([coded])
     return pd.DataFrame({
-        "unit": unit_ids(coded) if len(coded) else np.zeros(0, dtype=np.int64),
-        "coder": coded["coder"].astype(str),
-        "value": coded["value"].isna().map({True: 0, False: 1}).astype(object),
+        "unit": table["unit"],
+        "coder": table["coder"],
+        "value": np.where(coded["value"].isna().to_numpy(), 0.0, 1.0),
     })
 
 
