@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -132,3 +133,22 @@ def test_opening_backs_up_on_a_worker_while_coding_goes_on(gui, qtbot, demo_proj
     assert gui.stored(demo_project, "dana", conv, pos, code) == 4
     with sqlite3.connect(store_db.own_backups(demo_project)[-1]) as copy:
         assert copy.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
+def test_the_window_paints_on_its_own_thread_unless_the_user_says_otherwise() -> None:
+    """Qt's thread pool for fills is off (the hand-off cost more than the fill), set before
+    Qt reads it; a value the user set stays."""
+    script = textwrap.dedent("""
+        import os
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from sense7_coder.ui.app import make_app
+        make_app()
+        print(repr(os.environ.get("QT_NO_GUI_THREADPOOL")))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    own = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=120, check=True)
+    assert own.stdout.strip().splitlines()[-1] == "'1'"
+    users = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env={**env, "QT_NO_GUI_THREADPOOL": "yes"}, timeout=120, check=True)
+    assert users.stdout.strip().splitlines()[-1] == "'yes'"
