@@ -272,7 +272,20 @@ def read_ratings(
 
     ``compact`` reads the codings' names as Categoricals and whole-number values as
     float64 (NaN = not applicable), for the agreement figures; otherwise the values are
-    Python objects (ints, text, None), as the reconciliation shows them."""
+    Python objects (ints, text, None), as the reconciliation shows them.
+
+    Every table comes from one state of the file, however long the read (see
+    :meth:`Project.snapshot`)."""
+    with project.snapshot():
+        return _read_ratings(project, codes, coders, conversations, include_users,
+                             include_consensus, predictors, times, compact)
+
+
+def _read_ratings(project: Project, codes: Sequence[Code], coders: Sequence[str],
+                  conversations: ConversationFilter | None, include_users: bool,
+                  include_consensus: bool, predictors: Sequence[str], times: bool,
+                  compact: bool) -> ProjectRatings:
+    """:func:`read_ratings`, inside its snapshot."""
     db = project.db
     keys = [c.key for c in codes]
     binary = [c for c in codes if c.kind == "binary"]

@@ -124,12 +124,22 @@ def run_analyses(
     progress: Callable[[int, int], None] | None = None,
     cancel: Callable[[], bool] | None = None,
 ) -> AnalysisOutput:
-    """Compute every analysis for ``source`` and write it under ``out_dir``."""
+    """Compute every analysis for ``source`` and write it under ``out_dir`` (every table
+    read from one state of the file, see :meth:`Project.snapshot`)."""
+    with project.snapshot():
+        return _run_analyses(project, Path(out_dir), source, conversations, figures,
+                             progress, cancel)
+
+
+def _run_analyses(project: Project, out_dir: Path, source: str,
+                  conversations: ConversationFilter | None, figures: bool,
+                  progress: Callable[[int, int], None] | None,
+                  cancel: Callable[[], bool] | None) -> AnalysisOutput:
+    """:func:`run_analyses`, inside its snapshot."""
     from ..domain import analyses as an
     from ..domain import plots
     from ..domain.export import write_csv
 
-    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = AnalysisOutput(out_dir, source)
     steps = 10

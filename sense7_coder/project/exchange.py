@@ -69,6 +69,17 @@ def export_qdpx(
     """Write the whole project as a REFI-QDA ``.qdpx`` (conversations, codebook, every
     coder's codings and memos, and the consensus as the user ``consensus``)."""
     refuse_open_project_file(out, "to export to")
+    with project.snapshot():  # the texts and codings of one state of the file
+        doc, sources = _qdpx_document(project, consensus, progress, cancel)
+    with atomic_binary_path(out) as tmp, open(tmp, "wb") as fh:
+        write_qdpx(fh, doc)
+    return QdpxSummary(Path(out), sources, doc.selections, doc.codings, len(doc.notes),
+                       len(doc.users))
+
+
+def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn,
+                   cancel: CancelFn) -> tuple[ProjectDocument, int]:
+    """The project as a REFI-QDA document, and its number of sources."""
     db = project.db
     codings = frames.codings_frame(db)
     memos = frames.memos_frame(db)
@@ -104,7 +115,4 @@ def export_qdpx(
                                            "model": model or ""}), marks.get(cid, []))
         if progress:
             progress(i, len(sources))
-    with atomic_binary_path(out) as tmp, open(tmp, "wb") as fh:
-        write_qdpx(fh, doc)
-    return QdpxSummary(Path(out), len(sources), doc.selections, doc.codings, len(doc.notes),
-                       len(users))
+    return doc, len(sources)

@@ -63,6 +63,14 @@ def export_frame(
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
     options = options or AgreementOptions()
+    with project.snapshot():  # every table read from one state of the file
+        return _export_frame(project, kind, options, progress, cancel, with_text, value)
+
+
+def _export_frame(project: Project, kind: str, options: AgreementOptions,
+                  progress: ProgressFn, cancel: CancelFn, with_text: bool,
+                  value: str | None) -> pd.DataFrame:
+    """:func:`export_frame`, inside its snapshot."""
     if kind in TEAM_KINDS:
         return _team_table(project, kind, options, value)
     if value is not None:

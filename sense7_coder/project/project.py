@@ -7,6 +7,7 @@ A Project belongs to the thread that opened it; background jobs open their own.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,11 @@ class Project:
     def db(self) -> Any:
         """The underlying sqlite-utils Database (for the store functions)."""
         return self.pdb.db
+
+    def snapshot(self) -> contextlib.AbstractContextManager[None]:
+        """Every read inside sees one state of the file while other windows save (a read
+        transaction; nothing may be written inside)."""
+        return self.pdb.snapshot()
 
     def changed_elsewhere(self) -> bool:
         """True once since another window or program committed to this file."""

@@ -177,10 +177,12 @@ def disagreements(
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
     filt = opts.conversation_filter()
-    data = read_ratings(project, selected, coders=coders, conversations=filt)
+    with project.snapshot():  # codings, consensus and memos of one state of the file
+        data = read_ratings(project, selected, coders=coders, conversations=filt)
+        memos = _memo_lookup(frames.memos_frame(project.db, coders=coders,
+                                                conversations=filt))
+        order = frames.conversation_order(project.db)
     decisions = _consensus_lookup(data)
-    memos = _memo_lookup(frames.memos_frame(project.db, coders=coders, conversations=filt))
-    order = frames.conversation_order(project.db)
     code_rank = {c.key: i for i, c in enumerate(project.codebook.codes)}
     queue: list[Disagreement] = []
     for code in selected:

@@ -14,7 +14,9 @@ Whether a file is an SQLite database at all is left to SQLite to say.
 Transactions: connections run in autocommit mode (``isolation_level=None``); every write
 goes through :meth:`ProjectDB.atomic`, which starts ``BEGIN IMMEDIATE`` -- the write lock
 is taken first, so a second writer waits (up to :data:`BUSY_TIMEOUT_S`) instead of failing
-on a stale snapshot -- and nests as savepoints.
+on a stale snapshot -- and nests as savepoints. A read of several statements (a chunked
+read, an export of several tables) runs inside :func:`snapshot`: one read transaction, so
+it sees one state of the file while other windows go on writing.
 
 Threading: a :class:`ProjectDB` belongs to the thread that opened it. Background jobs open
 their own connection with :func:`open_project_db`. SQLite's WAL mode lets readers work while
@@ -33,8 +35,9 @@ import shutil
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
@@ -51,6 +54,10 @@ BACKUPS_KEPT = 5
 BUSY_TIMEOUT_S = 30.0
 
 _savepoints = itertools.count(1)
+T = TypeVar("T")
+#: ids of the connections inside :func:`snapshot` (a write there could not take the lock
+#: first); each leaves the set before its snapshot ends
+_reading: set[int] = set()
 #: paths this process has open (resolved) -> number of connections; see :func:`is_open_here`
 _open_here: dict[str, int] = {}
 _open_lock = threading.Lock()
@@ -144,6 +151,10 @@ class ProjectDB:
         (an error inside one undoes only that block if the caller catches it).
         """
         conn = self.conn
+        if id(conn) in _reading:
+            # a deferred read would become a write without waiting for the lock, and fail
+            # (SQLITE_BUSY_SNAPSHOT) if another window wrote since the read began
+            raise sqlite3.ProgrammingError("a write inside a read snapshot")
         if conn.in_transaction:
             name = f"s7_{next(_savepoints)}"
             conn.execute(f"SAVEPOINT {name}")
@@ -192,6 +203,10 @@ class ProjectDB:
             yield
         finally:
             self.actor, self.source = saved
+
+    def snapshot(self) -> contextlib.AbstractContextManager[None]:
+        """One read transaction for every read inside (see :func:`snapshot`)."""
+        return snapshot(self.conn)
 
     def data_version(self) -> int:
         """Changes when another connection commits (used to notice a second window)."""
@@ -251,6 +266,36 @@ LENIENT_TEXT = functools.partial(str, encoding="utf-8", errors="replace")
 def decode_error(e: sqlite3.Error) -> bool:
     """sqlite3's answer for a text that is not UTF-8, read with :func:`strict_text`."""
     return "decode" in str(e)
+
+
+@contextlib.contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every read inside sees one state of the file: a read transaction (WAL lets other
+    windows go on writing meanwhile; they are simply not seen). Inside a transaction
+    already, that one's state. Nothing may write inside (see :meth:`ProjectDB.atomic`).
+
+    Each statement on its own would see whatever was committed last: a chunked read
+    lost a coding that another window cleared and gave again between two chunks."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN DEFERRED")
+    _reading.add(id(conn))
+    try:
+        yield
+    finally:
+        _reading.discard(id(conn))
+        if conn.in_transaction:
+            conn.execute("COMMIT")  # ends the read; nothing was written
+
+
+def read_snapshot(fn: Callable[..., T]) -> Callable[..., T]:
+    """Run ``fn(db, ...)`` (a read given a sqlite-utils Database) in one :func:`snapshot`."""
+    @functools.wraps(fn)
+    def wrapper(db: Database, *args: Any, **kwargs: Any) -> T:
+        with snapshot(db.conn):
+            return fn(db, *args, **kwargs)
+    return wrapper
 
 
 @contextlib.contextmanager

@@ -14,6 +14,8 @@ Every function is one read query; the frames use these columns:
 * memos: ``coder, conversation_id, position, sentence, text``.
 
 Rows come in conversation import order, then turn, sentence, codebook order, coder.
+Each frame is read in one read transaction (:func:`.db.snapshot`): the packed read's
+chunks and joins see one state of the file while other windows save.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from sqlite_utils import Database
 
 from ..domain.errors import InputError
 from .conversations import ConversationFilter, _filter_sql
-from .db import decode_error, strict_text
+from .db import decode_error, read_snapshot, strict_text
 
 CODING_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "position", "sentence", "role",
@@ -156,6 +158,7 @@ def _ints(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
     return frame
 
 
+@read_snapshot
 def codings_frame(
     db: Database,
     *,
@@ -475,6 +478,7 @@ def _packed_codings_frame(
     }, columns=list(CODING_COLUMNS))
 
 
+@read_snapshot
 def coding_values_frame(
     db: Database,
     *,
@@ -582,6 +586,7 @@ def coding_times_frame(
     return frame.drop(columns="value")
 
 
+@read_snapshot
 def statuses_frame(
     db: Database,
     *,
@@ -601,6 +606,7 @@ def statuses_frame(
     return _ints(_frame(db, sql, params, ("coder", "conversation_id", "position")), "position")
 
 
+@read_snapshot
 def consensus_frame(
     db: Database,
     *,
@@ -628,6 +634,7 @@ def consensus_frame(
     return frame
 
 
+@read_snapshot
 def user_ratings_frame(
     db: Database,
     *,
@@ -689,6 +696,7 @@ def _not_a_rating(db: Database) -> InputError:
     )
 
 
+@read_snapshot
 def turns_frame(
     db: Database,
     *,
@@ -706,6 +714,7 @@ def turns_frame(
     return _ints(_frame(db, sql, params, ("conversation_id", "position", "role")), "position")
 
 
+@read_snapshot
 def sentences_frame(
     db: Database,
     *,
@@ -725,6 +734,7 @@ def sentences_frame(
     return _ints(frame, "position", "sentence")
 
 
+@read_snapshot
 def memos_frame(
     db: Database,
     *,
