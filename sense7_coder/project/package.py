@@ -43,6 +43,13 @@ class PackageSummary:
 
 def make_package(project: Project, coder: str, out: str | Path, *, shuffle: bool = False,
                  seed: int = 0) -> PackageSummary:
+    with project.snapshot():  # the assignments and every table copied, of one state
+        return _make_package(project, coder, Path(out), shuffle, seed)
+
+
+def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
+                  seed: int) -> PackageSummary:
+    """:func:`make_package`, inside a read snapshot of the project."""
     coder = coder.strip()
     if coder not in {c["name"] for c in project.coders()}:
         raise ProjectError(f"no coder '{coder}' in this project")
@@ -54,7 +61,6 @@ def make_package(project: Project, coder: str, out: str | Path, *, shuffle: bool
     if shuffle:
         random.Random(f"{seed}:{coder}").shuffle(ids)
     with_ratings = not project.blind_coding
-    out = Path(out)
     package = Project.create(out, codebook=project.codebook)
     try:
         with package.pdb.acting("package", coder), package.pdb.atomic() as db:
