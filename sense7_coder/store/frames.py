@@ -209,7 +209,15 @@ _PLANE = 0x10000  # code points from 0x10000 up: valid in UTF-8, no surrogates
 _MISSING = 0xFFFF  # not applicable, or a name not in the list
 _MISFIT = 0x10000  # does not fit: read the ordinary way
 _BIAS = 0x8000  # stored integers -32768..32766 become 0..65534
-_MAX_NAMES = 60_000
+#: names with no table of their own (turn roles, the users' rating names) beyond this many
+#: are read the ordinary way: the packed read tells them apart by a ``CASE``, which tests
+#: them one by one
+_MAX_NAMES = 256
+#: coders and codes up to this many are told apart by a ``CASE`` (about 0.02 us a name a
+#: row, the cheapest for a few); more are looked up in their own table (about 0.3 us a row
+#: however many): a ``CASE`` over 3,000 crowd coders made the read 14x slower than
+#: sqlite3's plain fetchall
+_CASE_NAMES = 24
 #: the conversation's rowid as one code point up to this, as two (high, low 16 bits) up
 #: to ``_MAX_ROWID``; a project with a rowid outside 0.._MAX_ROWID reads the ordinary way
 _ONE_POINT = 0x10FFFF - _PLANE
@@ -226,6 +234,24 @@ def _index_case(column: str, names: Sequence[str]) -> str:
     return (f"CASE {column} "
             + " ".join(f"WHEN {q} THEN {_PLANE + i}" for i, q in enumerate(quoted))
             + f" ELSE {_PLANE + _MISSING} END")
+
+
+def _name_index(db: Database, column: str, names: Sequence[str], table: str, key: str
+                ) -> tuple[str, list[str | None]]:
+    """SQL giving the code point of each row's name (``column``), and the names by that
+    number (None for a number no name has). A few ``names`` by a ``CASE`` over them; more
+    by the name's rowid in ``table`` (whose ``key`` column holds the names; a name
+    missing there, or a rowid beyond the packed range, is ``_MISSING``)."""
+    if len(names) <= _CASE_NAMES:
+        return _index_case(column, names), list(names)
+    rows = db.conn.execute(f"SELECT rowid, {key} FROM {table} "
+                           f"WHERE rowid BETWEEN 0 AND {_MISSING - 1}").fetchall()
+    by_number: list[str | None] = [None] * (max((r[0] for r in rows), default=-1) + 1)
+    for rowid, name in rows:
+        by_number[rowid] = name
+    sql = (f"coalesce((SELECT n.rowid + {_PLANE} FROM {table} n WHERE n.{key} = {column} "
+           f"AND n.rowid BETWEEN 0 AND {_MISSING - 1}), {_PLANE + _MISSING})")
+    return sql, by_number
 
 
 def _small(column: str) -> str:
@@ -377,9 +403,10 @@ def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(given)) if given else [r[0] for r in db.conn.execute(sql)]
 
 
-def _ranks(names: Sequence[str]) -> np.ndarray:
-    """Each name's place in SQLite's BINARY order (code points, as Python sorts)."""
-    order = sorted(range(len(names)), key=lambda i: names[i])
+def _ranks(names: Sequence[str | None]) -> np.ndarray:
+    """Each name's place in SQLite's BINARY order (code points, as Python sorts; a number
+    without a name, None, last)."""
+    order = sorted(range(len(names)), key=lambda i: (names[i] is None, names[i] or ""))
     ranks = np.empty(len(names), dtype=np.int64)
     ranks[order] = np.arange(len(names))
     return ranks
@@ -412,15 +439,17 @@ def _packed_codings_frame(
     """:func:`codings_frame` through the packed path: the codings, the turns' roles and
     the users' ratings are read packed and joined with numpy; None when a row does not
     fit."""
-    coder_names = _names(db, "SELECT name FROM coders", coders)
+    given_coders = _names(db, "SELECT name FROM coders", coders)
     code_rows = db.conn.execute("SELECT key, ord, user_rating FROM codes").fetchall()
     ord_of = {k: o for k, o, _ in code_rows}
     rating_of = {k: r for k, _, r in code_rows}
-    code_keys = list(dict.fromkeys(codes)) if codes else [k for k, _, _ in code_rows]
+    given_codes = list(dict.fromkeys(codes)) if codes else [k for k, _, _ in code_rows]
     roles = [r[0] for r in db.conn.execute("SELECT DISTINCT role FROM turns")]
     rating_names = [r[0] for r in db.conn.execute("SELECT DISTINCT rating FROM user_ratings")]
-    if max(len(coder_names), len(code_keys), len(roles), len(rating_names)) >= _MAX_NAMES:
+    if max(len(roles), len(rating_names)) > _MAX_NAMES:
         return None
+    coder_sql, coder_names = _name_index(db, "k.coder", given_coders, "coders", "name")
+    code_sql, code_keys = _name_index(db, "k.code", given_codes, "codes", "key")
     extra = []
     if codes:
         extra.append(_in("k.code", codes))
@@ -429,8 +458,7 @@ def _packed_codings_frame(
     where, params = _where(conversations, extra)
     conv_where, conv_params = _where(conversations)
     joined = "{} k JOIN conversations c ON c.conversation_id = k.conversation_id"
-    packed = _packed(db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
-                          _index_case("k.code", code_keys), _value("k.value")),
+    packed = _packed(db, (*_UNIT_FIELDS, coder_sql, code_sql, _value("k.value")),
                      joined.format("codings"), where, params, "codings")
     turns = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.role", roles)),
                     joined.format("turns"), conv_where, conv_params, "turns")
@@ -514,15 +542,13 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         extra.append(_in("k.coder", coders))
     where, params = _where(conversations, extra)
     source = "codings k JOIN conversations c ON c.conversation_id = k.conversation_id"
-    coder_names = _names(db, "SELECT name FROM coders", coders)
-    code_keys = _names(db, "SELECT key FROM codes", codes)
-    packed = None
-    stamps: list[str] = []
-    if len(coder_names) < _MAX_NAMES and len(code_keys) < _MAX_NAMES:
-        packed, stamps = _packed_with_text(
-            db, (*_UNIT_FIELDS, _index_case("k.coder", coder_names),
-                 _index_case("k.code", code_keys), _value("k.value")),
-            source, where, params, "codings", saved_at, saving_times)
+    coder_sql, coder_names = _name_index(
+        db, "k.coder", _names(db, "SELECT name FROM coders", coders), "coders", "name")
+    code_sql, code_keys = _name_index(
+        db, "k.code", _names(db, "SELECT key FROM codes", codes), "codes", "key")
+    packed, stamps = _packed_with_text(
+        db, (*_UNIT_FIELDS, coder_sql, code_sql, _value("k.value")),
+        source, where, params, "codings", saved_at, saving_times)
     if packed is None or not _fits(packed, small=(1, 2), named=(3, 4), values=(5,)):
         columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
         exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
@@ -559,7 +585,7 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
     return frame
 
 
-def _named(names: Sequence[str] | np.ndarray, index: np.ndarray) -> pd.Categorical:
+def _named(names: Sequence[str | None] | np.ndarray, index: np.ndarray) -> pd.Categorical:
     """A Categorical of ``names[index]`` (the names as categories, unused ones dropped;
     the names must be distinct)."""
     names = np.asarray(names, dtype=object)
@@ -652,7 +678,7 @@ def user_ratings_frame(
     where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
     source = "user_ratings k JOIN conversations c ON c.conversation_id = k.conversation_id"
     packed = None
-    if len(names) < _MAX_NAMES:
+    if len(names) <= _MAX_NAMES:
         packed = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.rating", names),
                               _value("k.value")), source, where, params, "user_ratings")
     if packed is None or not _fits(packed, small=(1,), named=(2,), values=(3,)):
