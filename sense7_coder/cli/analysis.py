@@ -241,6 +241,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
+    from ..domain.agreement.records import raters_text
 
     rows = []
     footnotes = []
@@ -263,10 +264,10 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         value = _fmt(r.value)
         if r.value is None:
             reason = r.note.split(";")[0]
-            footnotes.append(f"{r.code}, {r.measure}, {', '.join(r.coders)}: {reason}")
+            footnotes.append(f"{r.code}, {r.measure}, {raters_text(r.coders)}: {reason}")
             value = f"undefined ({len(footnotes)})"
         band = r.band() if r.value is not None else ""
-        rows.append([r.code, r.measure, scale, ", ".join(r.coders), value, ci,
+        rows.append([r.code, r.measure, scale, raters_text(r.coders), value, ci,
                      str(r.n_units), band])
     header = ["code", "measure", "level/weights", "raters", "value", "95% CI", "units", "band"]
     lines = _table(rows, header)

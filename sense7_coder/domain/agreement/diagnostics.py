@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .ratings import Ratings
+from .records import MAX_PAIR_CODERS
 
 CONFUSION_COLUMNS = ("code", "coder_a", "coder_b", "value_a", "value_b", "n_units")
 BIAS_COLUMNS = ("code", "coder", "n_units", "mean_difference")
@@ -37,10 +38,12 @@ def _numeric(scale: Sequence[object]) -> bool:
 
 
 def confusion(ratings: Ratings) -> pd.DataFrame:
-    """Long table of every coder pair's confusion matrix (rows: a's level, b's level)."""
+    """Long table of every coder pair's confusion matrix (rows: a's level, b's level);
+    empty beyond :data:`.records.MAX_PAIR_CODERS` coders (a crowd has millions of pairs)."""
     k = ratings.k
     parts = []
-    for a, b in combinations(ratings.coders, 2):
+    many = len(ratings.coders) > MAX_PAIR_CODERS
+    for a, b in [] if many else combinations(ratings.coders, 2):
         x, y = ratings.pair(a, b)
         table = np.bincount(x.astype(np.int64) * k + y, minlength=k * k).reshape(k, k)
         ia, ib = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")

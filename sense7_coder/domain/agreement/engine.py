@@ -20,10 +20,22 @@ from .records import (
     APPLICABILITY,
     COHEN,
     FLEISS,
+    MAX_PAIR_CODERS,
     PERCENT,
     AgreementRecord,
     undefined,
 )
+
+
+def too_many_pairs(coders: Sequence[str]) -> str | None:
+    """Why the pairwise figures of ``coders`` are left out (None when they are not)."""
+    n = len(coders)
+    if n <= MAX_PAIR_CODERS:
+        return None
+    return (f"pairwise figures left out: {n:,} coders make {n * (n - 1) // 2:,} pairs "
+            f"(more than {MAX_PAIR_CODERS} coders); alpha, AC1 and Brennan-Prediger cover "
+            f"every coder - choose at most {MAX_PAIR_CODERS} coders for Cohen's kappa "
+            "per pair")
 
 
 def kappa_weights(kind: str) -> tuple[str, ...]:
@@ -154,7 +166,11 @@ def coder_records(
                      ci=ci),
         percent_record(ratings, rows),
     ]
-    for a, b in combinations(ratings.coders, 2):
+    crowd = too_many_pairs(ratings.coders)
+    if crowd:
+        records.append(undefined(ratings.code, COHEN, list(ratings.coders), crowd,
+                                 weights="none"))
+    for a, b in [] if crowd else combinations(ratings.coders, 2):
         records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
                                      seed=seed, steps=steps, ci=ci))
     records.append(fleiss_record(ratings, rows))

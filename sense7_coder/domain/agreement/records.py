@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -105,6 +106,20 @@ class AgreementRecord:
         data["coders"] = list(self.coders)
         data["band"] = self.band()
         return data
+
+
+#: pairwise figures (Cohen's kappa of every pair, the pairs' confusion matrices) are
+#: computed for at most this many coders: 30 make 435 pairs; a crowd of 3,000 workers
+#: makes 4.5 million, each with its bootstrap interval (a job that did not end)
+MAX_PAIR_CODERS = 30
+
+
+def raters_text(raters: Sequence[str], most: int = 6) -> str:
+    """The raters' names for a table cell: all of a few, else the first three and how many
+    (a crowd's 3,000 names made one line of 60,000 characters)."""
+    if len(raters) <= most:
+        return ", ".join(raters)
+    return f"{', '.join(raters[:3])}, ... ({len(raters):,} raters)"
 
 
 def undefined(

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.agreement import USERS_RATER, AgreementReport
+from ...domain.agreement import COHEN, USERS_RATER, AgreementReport
 from .agreement_plot import AlphaPlot
 from .agreement_tables import (
     CoderDiagRow,
@@ -268,6 +268,10 @@ class AgreementResults(QTabWidget):
             note += f" This code is not ordinal: only {dict(WEIGHT_CHOICES)[used]} κ exists."
         if not raters:
             note = "No pair of raters rated the same units of this code."
+        crowd = next((r.note for r in self.report.for_code(code)
+                      if r.measure == COHEN and len(r.coders) > 2), "")
+        if crowd:  # too many coders for every pair (see MAX_PAIR_CODERS)
+            note += f" Coder pairs: {crowd}."
         self.pair_note.setText(note)
 
     def show_users(self, *_: object) -> None:

@@ -8,6 +8,7 @@ import pandas as pd
 from PySide6.QtGui import QColor
 
 from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwise_matrix
+from ...domain.agreement.records import raters_text
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
@@ -73,7 +74,7 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
 def code_columns() -> list[Column[CodeRow]]:
     return [
         Column("Code", lambda r: r.label,
-               tooltip=lambda r: f"{r.code}: coders {', '.join(r.coders) or 'none'}"),
+               tooltip=lambda r: f"{r.code}: coders {raters_text(r.coders) or 'none'}"),
         Column("α", lambda r: fmt(r.alpha.value if r.alpha else None),
                tooltip=lambda r: explain(r.alpha), background=lambda r: band_colour(r.band),
                align=ALIGN_RIGHT, bold=lambda r: True,
