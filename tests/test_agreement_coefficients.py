@@ -471,3 +471,28 @@ def test_published_gwet_and_brennan_prediger_through_the_command_line(
         (record,) = [r for r in records if r["measure"] == c["metric"]
                      and r["weights"] == weights]
         assert record["value"] == pytest.approx(c["expected"], abs=c["tolerance"] + 1e-12), c["id"]
+
+
+def test_an_icc_with_a_denominator_not_above_zero_is_undefined_not_above_one() -> None:
+    """Five raters each giving every level once, in turn: no unit and no rater differs on
+    average. The two-way formula for the mean of k raters then divides by a negative
+    number and gave ICC2k = n (3,000 on a crowd's project); it is undefined, and why."""
+    from sense7_coder.domain.agreement import icc as icc_mod
+    from sense7_coder.domain.agreement.coefficients import icc_records
+    from sense7_coder.domain.agreement.progress import Steps
+    from sense7_coder.domain.agreement.ratings import prepare_ratings
+
+    x = np.array([[1 + (i + u) % 5 for i in range(5)] for u in range(5)], dtype=float)
+    values = icc_mod.icc(x)
+    assert values["ICC2k"] is None and values["ICC1k"] is None and values["ICC3k"] is None
+    assert all(v is None or v <= 1 for v in values.values())
+    frame = pd.DataFrame([(f"u{u}", f"r{i}", x[u, i]) for u in range(5) for i in range(5)],
+                         columns=["unit", "coder", "value"])
+    ratings = prepare_ratings(frame, code="c", scale=[1, 2, 3, 4, 5])
+    records = {r.form: r for r in icc_records(ratings, bootstrap=20, seed=0,
+                                              steps=Steps(21, None, None))}
+    assert records["ICC2k"].value is None
+    assert "no variation between units" in records["ICC2k"].note
+    # raters varying less than the residual: a negative denominator, said as such
+    y = np.array([[1, 5], [5, 1], [2, 3], [3, 2]], dtype=float)
+    assert all(v is None or v <= 1 for v in icc_mod.icc(y).values())

@@ -117,7 +117,9 @@ def icc_records(
         if value is None:
             why = ("fewer than two raters" if len(coders) < 2 else
                    "fewer than two complete units" if n_units < 2 else
-                   "no variation between units")
+                   "no variation between units" if np.ptp(x.mean(axis=1)) < 1e-9 else
+                   "its denominator is not positive (the raters vary less than the "
+                   "residual), so it cannot be read as an ICC")
             text = f"undefined: {why}; {note}"
         record = AgreementRecord(ratings.code, ICC, None, None, coders, value, n_units,
                                  n_units * len(coders), note=text, form=form)

@@ -48,14 +48,21 @@ def from_sums(sums: np.ndarray) -> np.ndarray:
         msc = ssc / (k - 1)
         mse = sse / ((n - 1) * (k - 1))
         msw = ssw / (n * (k - 1))
-        out = np.column_stack([
-            (msr - msw) / (msr + (k - 1) * msw),
-            (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
-            (msr - mse) / (msr + (k - 1) * mse),
-            (msr - msw) / msr,
-            (msr - mse) / (msr + (msc - mse) / n),
-            (msr - mse) / msr,
+        below = np.column_stack([
+            msr + (k - 1) * msw,
+            msr + (k - 1) * mse + k * (msc - mse) / n,
+            msr + (k - 1) * mse,
+            msr,
+            msr + (msc - mse) / n,
+            msr,
         ])
+        out = np.column_stack([msr - msw, msr - mse, msr - mse, msr - msw, msr - mse,
+                               msr - mse]) / below
+        # a denominator of zero (no variation between units, up to rounding) or below it
+        # (raters' mean square under the residual's) gives no interpretable ICC: 3,000
+        # units on which no unit and no rater differed on average gave ICC2k = 3000
+        spread = np.abs(sst) / np.maximum(n * k - 1, 1)
+        out[below <= 1e-12 * spread[:, None]] = np.nan
     out[~np.isfinite(out)] = np.nan
     out[(n < 2) | (k < 2)] = np.nan
     return out
@@ -63,7 +70,8 @@ def from_sums(sums: np.ndarray) -> np.ndarray:
 
 def icc(x: np.ndarray) -> dict[str, float | None]:
     """The six forms of a complete units x raters matrix (None where undefined: fewer than
-    two units or raters, or no variation between units)."""
+    two units or raters, or a denominator that is not positive -- no variation between
+    units, or the raters varying less than the residual allows)."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
         return dict.fromkeys(FORMS)
