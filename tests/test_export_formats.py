@@ -183,3 +183,16 @@ def test_spss_names() -> None:
     assert spss_names(["value", "a b", "1st", "with", "x__y", "a_b"]) == [
         "value", "a_b", "v_1st", "with_", "x__y", "a_b_2"]
     assert len(spss_names(["a" * 80])[0].encode()) == 64
+
+
+def test_a_table_wider_than_excel_allows_is_refused_before_writing(tmp_path: Path) -> None:
+    """The wide export of a crowd (3,000 coders x 8 codes) is 24,000 columns; Excel opens
+    no sheet wider than 16,384, so the file is refused up front with what to do."""
+    wide = pd.DataFrame([[1] * 16_385], columns=[f"overall__coder{i}" for i in range(16_385)])
+    out = tmp_path / "wide.xlsx"
+    with pytest.raises(ExportError, match=r"16,385 columns do not fit an Excel sheet.*\.csv"):
+        write_xlsx(wide, out, sheet="wide")
+    assert not out.exists()
+    write_xlsx(wide.iloc[:, :16_384], out, sheet="wide")  # the widest Excel opens
+    header = next(openpyxl.load_workbook(out, read_only=True).active.iter_rows(values_only=True))
+    assert len(header) == 16_384 and header[-1] == "overall__coder16383"

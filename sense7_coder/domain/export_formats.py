@@ -47,6 +47,7 @@ from .files import ExportError, destination
 
 TABLE_FORMATS = ("csv", "xlsx", "sav")
 XLSX_MAX_ROWS = 1_048_575  # below the header row
+XLSX_MAX_COLUMNS = 16_384  # Excel opens no sheet wider (the wide export of a crowd is)
 NA_TEXT = "NA"
 NA_LABEL = "not applicable"
 NA_CODES = (99, 999, 9999, -99, -999)
@@ -190,6 +191,11 @@ def write_xlsx(
         raise ExportError(
             f"{path}: {total:,} rows do not fit an Excel sheet (at most {XLSX_MAX_ROWS:,}); "
             "export as .csv or .sav, or narrow the export with the filters")
+    if len(frame.columns) > XLSX_MAX_COLUMNS:
+        raise ExportError(
+            f"{path}: {len(frame.columns):,} columns do not fit an Excel sheet (at most "
+            f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav, or choose fewer coders or codes "
+            "(--coders, --codes)")
     wb = Workbook(write_only=True)
     ws = wb.create_sheet(title=sheet[:31] or "export")
     ws.freeze_panes = "A2"
