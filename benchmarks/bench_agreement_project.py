@@ -53,6 +53,7 @@ from sense7_coder.project.agreement import (  # noqa: E402
 from sense7_coder.resources import resolve_codebook  # noqa: E402
 from sense7_coder.store import conversations as store_conv  # noqa: E402
 from sense7_coder.store import frames  # noqa: E402
+from sense7_coder.store.db import strict_text  # noqa: E402
 
 PER_CONVERSATION = 5
 
@@ -203,10 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         t_fetch = t_frames = float("inf")
         for _ in range(args.repeat):
             start = cpu()
-            conn.execute("SELECT coder, conversation_id, position, sentence, code, value "
-                         "FROM codings").fetchall()
-            conn.execute("SELECT conversation_id, position, rating, value "
-                         "FROM user_ratings").fetchall()
+            with strict_text(conn):  # sqlite3's own decoding, not the project's lenient one
+                conn.execute("SELECT coder, conversation_id, position, sentence, code, value "
+                             "FROM codings").fetchall()
+                conn.execute("SELECT conversation_id, position, rating, value "
+                             "FROM user_ratings").fetchall()
             t_fetch = min(t_fetch, cpu() - start)
             start = cpu()
             rows = len(frames.coding_values_frame(project.db, categorical=True))
