@@ -404,3 +404,26 @@ def test_a_crowd_of_raters_gets_every_many_rater_figure_but_no_pairs() -> None:
     records = code_agreement(team, code="c", kind="ordinal", scale=SCALE, bootstrap=0)
     pairs = MAX_PAIR_CODERS * (MAX_PAIR_CODERS - 1) // 2
     assert len([r for r in records if r.measure == "cohen_kappa"]) == 3 * pairs
+
+
+def test_a_crowd_against_the_users_gets_figures_without_intervals() -> None:
+    """3,000 crowd workers each against the users took over 5 minutes of bootstrap
+    alphas; beyond MAX_PAIR_CODERS raters the figures come without intervals, saying so."""
+    from sense7_coder.domain.agreement.records import MAX_PAIR_CODERS
+
+    def report_for(n: int) -> list[AgreementRecord]:
+        frame = random_frame(30, n + 1, seed=5, missing=0.0)
+        frame["coder"] = frame["coder"].replace({f"coder{n}": USERS_RATER})
+        spec = CodeFrameSpec(frame=frame, kind="ordinal", scale=SCALE,
+                             references=[USERS_RATER])
+        report = agreement_report({"c": spec}, bootstrap=30, seed=1, measures="alpha")
+        return [r for r in report.records if USERS_RATER in r.coders]
+
+    crowd = report_for(MAX_PAIR_CODERS + 1)
+    assert len(crowd) == MAX_PAIR_CODERS + 1
+    assert all(r.value is not None and r.ci_low is None for r in crowd)
+    assert all(f"{MAX_PAIR_CODERS + 1} raters each compared with 'users'" in r.note
+               for r in crowd)
+    team = report_for(MAX_PAIR_CODERS)
+    assert all(r.ci_low is not None for r in team)
+    assert not any("no interval" in r.note for r in team)

@@ -12,7 +12,7 @@ from .alpha import pairable_counts, resolve_level, value_domain
 from .engine import alpha_record, coder_records, steps_for_code
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
-from .records import COHEN, AgreementRecord
+from .records import COHEN, MAX_PAIR_CODERS, AgreementRecord
 from .reference import reference_records, steps_for_reference
 
 #: Columns of :meth:`AgreementReport.to_frame`, in order.
@@ -86,6 +86,13 @@ def _references_plan(ratings: Ratings, refs: Sequence[str]) -> list[tuple[str, l
     return plan
 
 
+def _reference_draws(others: Sequence[str], bootstrap: int) -> int:
+    """Bootstrap draws for each rater against a reference: none beyond
+    :data:`.records.MAX_PAIR_CODERS` raters (3,000 crowd workers against the users took
+    over 5 minutes of intervals, a thousand alphas each)."""
+    return bootstrap if len(others) <= MAX_PAIR_CODERS else 0
+
+
 def agreement_report(
     specs: Mapping[str, CodeFrameSpec],
     *,
@@ -121,7 +128,8 @@ def agreement_report(
         refs = list(dict.fromkeys(spec.references))
         plan = _references_plan(ratings, refs)
         total += steps_for_code(bootstrap)
-        total += sum(steps_for_reference(len(others), bootstrap) for _, others in plan)
+        total += sum(steps_for_reference(len(others), _reference_draws(others, bootstrap))
+                     for _, others in plan)
         prepared.append((spec, level, ratings, refs, plan))
     steps = Steps(total, progress, cancel)
     report = AgreementReport()
@@ -139,11 +147,15 @@ def agreement_report(
                               seed=seed, steps=steps, ci=ci)
             )
         for ref, others in plan:
-            report.records.extend(
-                reference_records(ratings, reference=ref, others=others, kind=spec.kind,
-                                  level=level, bootstrap=bootstrap, seed=seed, steps=steps,
-                                  ci=ci, alpha_only=alpha_only)
-            )
+            draws = _reference_draws(others, bootstrap)
+            records = reference_records(ratings, reference=ref, others=others, kind=spec.kind,
+                                        level=level, bootstrap=draws, seed=seed, steps=steps,
+                                        ci=ci, alpha_only=alpha_only)
+            if draws < bootstrap:
+                for record in records:
+                    record.note = (f"{record.note}; no interval: {len(others):,} raters each "
+                                   f"compared with '{ref}' (more than {MAX_PAIR_CODERS})")
+            report.records.extend(records)
     steps.finish()
     if min_units is not None:
         for record in report.records:
