@@ -265,3 +265,29 @@ def test_moving_on_to_a_conversation_another_window_removed_says_so(gui,
     assert not ws.move_conversation(1)  # the list, read before, still shows 102
     assert ws.conversation_id == "101"
     assert "no longer in the project" in (w.statusBar().toolTip() or w.statusBar().currentMessage())
+
+
+def test_others_are_named_safely_and_a_crowd_is_counted(gui, demo_project: Path) -> None:
+    """A coder's name is text, not markup; beyond six other coders their values are
+    counted by level (3,000 crowd names made the coding panel wider than the window)."""
+    with Project.open(demo_project, backup=False) as project:
+        project.set_coder("<img src='x'> Ann & co")
+        project.set_value(Unit("101", 2), "overall", 4)
+    w = gui.open(demo_project)
+    w.workspace.go_to("101", 2)
+    label = w.workspace.coding.rows["overall"].others_label.text()
+    assert "&lt;img src=&#x27;x&#x27;&gt; Ann &amp; co <b>4</b>" in label
+    with Project.open(demo_project, backup=False) as project:
+        for i in range(12):
+            project.set_coder(f"crowd {i:02d}")
+            project.set_value(Unit("101", 2), "overall", 1 + i % 3)
+    w.workspace.refresh_all()
+    w.workspace.go_to("101", 2)
+    label = w.workspace.coding.rows["overall"].others_label.text()
+    with Project.open(demo_project, backup=False) as project:
+        others = project.db.conn.execute(
+            "SELECT count(*) FROM codings WHERE conversation_id = '101' AND position = 2 "
+            "AND code = 'overall' AND coder <> ?", [w.project.coder]).fetchone()[0]
+    assert others > 12 and label.startswith(f"Others ({others}): ")
+    assert "crowd 07" not in label and "<b>1</b> ×" in label and "<b>3</b> ×" in label
+    assert w.workspace.coding.rows["overall"].others_label.wordWrap()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -565,7 +566,8 @@ class MainWindow(QMainWindow):
             return
         self.project_label.setText(self.project.path.name)
         role = self.project.coder_role() or "coder"
-        self.coder_label.setText(f"Coding as <b>{self.project.coder}</b> ({role})")
+        coder = escape(self.project.coder or "")  # a name is text, never markup
+        self.coder_label.setText(f"Coding as <b>{coder}</b> ({role})")
         done = ws.coder_done(self.project)
         self.progress_label.setText(f"{done} / {self._codable_total} turns done")
         self._update_undo()

@@ -86,6 +86,7 @@ class CodeRow(QWidget):
         self.others_label = QLabel(self)
         self.others_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.others_label.setTextFormat(Qt.TextFormat.RichText)
+        self.others_label.setWordWrap(True)  # six long names wrap instead of widening
         self.others_label.hide()
         self.description = QLabel(self)
         self.description.setWordWrap(True)

@@ -6,6 +6,8 @@ into project actions. Every action is written at once; the window only shows the
 
 from __future__ import annotations
 
+from collections import Counter
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -24,6 +26,9 @@ from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
 from .transcript import TranscriptView
 from .user_ratings import UserRatingsPanel
+
+#: up to this many other coders' values are shown by name; more are counted by level
+OTHERS_NAMED = 6
 
 
 def _line() -> QFrame:
@@ -299,9 +304,17 @@ class Workspace(CodingActions, QWidget):
         if not visible:
             n = len(others)
             return f"<i>{n} other coder{'s' if n != 1 else ''} · hidden until you mark it done</i>"
-        return "Others: " + " · ".join(
-            f"{name} <b>{ws.value_text(code, v)}</b>" for name, v in others
-        )
+        if len(others) <= OTHERS_NAMED:
+            return "Others: " + " · ".join(
+                f"{escape(name)} <b>{escape(ws.value_text(code, v))}</b>" for name, v in others
+            )
+        # a crowd: how many gave each level, in the scale's order
+        counts = Counter(ws.value_text(code, v) for _, v in others)
+        order = [*dict.fromkeys([*(ws.value_text(code, v) for v in code.values), "n/a"]),
+                 *sorted(counts)]
+        return f"Others ({len(others):,}): " + " · ".join(
+            f"<b>{escape(text)}</b> ×{counts[text]:,}"
+            for text in dict.fromkeys(order) if counts[text])
 
     def refresh_all(self) -> None:
         """Re-read everything (another window changed the file, or the codebook changed)."""
