@@ -627,3 +627,16 @@ def test_coefficients_tab_and_methods_paragraph(qtbot: Any, project: Project, mo
     from sense7_coder.project.agreement import min_units_setting
     assert min_units_setting(project) == 3
     assert all(r.min_units == 3 for r in panel.report.records)  # type: ignore[union-attr]
+
+
+def test_a_crowds_values_are_counted_in_the_queue() -> None:
+    """Up to six coders' values are listed; a crowd's are counted level by level."""
+    from sense7_coder.ui.analysis.reconcile_models import values_text, values_tip
+
+    code = resolve_codebook("sense7").get("overall")
+    few = {"alice": 4, "bashir": 2, "chen": None}
+    assert values_text(code, few) == "4  2  n/a"
+    assert values_tip(code, few).splitlines()[0] == "alice: 4 good"
+    crowd = {f"w{i:04d}": (None if i % 10 == 0 else 1 + i % 5) for i in range(3000)}
+    assert values_text(code, crowd) == "1×300  2×600  3×600  4×600  5×600  n/a×300"
+    assert values_tip(code, crowd).splitlines()[:2] == ["3,000 coders", "1: 300"]

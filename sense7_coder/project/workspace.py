@@ -7,7 +7,8 @@ turn and whether blind coding still hides it, and where an undone command happen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,6 +147,18 @@ def value_text(code: Code, value: Any) -> str:
     if code.kind == "ordinal":
         return str(value)
     return code.level_label(value)
+
+
+def level_counts(code: Code | None, values: Iterable[Any]) -> list[tuple[str, int]]:
+    """How many of ``values`` gave each level, as (short text, count), in the scale's
+    order, then not applicable, then anything else (how a crowd's values are shown)."""
+    def text(v: Any) -> str:
+        return value_text(code, v) if code is not None else ("n/a" if v is None else str(v))
+
+    counts = Counter(text(v) for v in values)
+    order = [*(text(v) for v in (code.values if code is not None else ())), "n/a",
+             *sorted(counts)]
+    return [(t, counts[t]) for t in dict.fromkeys(order) if counts[t]]
 
 
 # -- the conversation list and sentences (the window reads the store only through these) ----

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor
 from ...domain.agreement import AgreementRecord, AgreementReport
 from ...domain.codebook import Code, Codebook
 from ...project.reconcile import Disagreement
-from ...project.workspace import value_text
+from ...project.workspace import level_counts, value_text
 from .report_rows import alpha_pivot, band_of, explain, fmt
 from .table_model import ALIGN_CENTER, ALIGN_RIGHT, Column, band_colour
 
@@ -51,6 +51,26 @@ def short_value(code: Code | None, value: Any) -> str:
     if code is None:
         return "n/a" if value is None else str(value)
     return value_text(code, value)
+
+
+#: up to this many coders' values are listed one by one; more (a crowd) are counted by level
+VALUES_LISTED = 6
+
+
+def values_text(code: Code | None, values: dict[str, Any]) -> str:
+    """The coders' values of a unit: each (coders in name order), or for a crowd how many
+    gave each level (3,000 values made a line no one reads)."""
+    if len(values) <= VALUES_LISTED:
+        return "  ".join(short_value(code, v) for v in values.values())
+    return "  ".join(f"{t}×{n:,}" for t, n in level_counts(code, values.values()))
+
+
+def values_tip(code: Code | None, values: dict[str, Any]) -> str:
+    """Each coder's value, or for more than 20 the counts and how many coders."""
+    if len(values) <= 20:
+        return "\n".join(f"{c}: {long_value(code, v)}" for c, v in values.items())
+    return "\n".join([f"{len(values):,} coders", *(f"{t}: {n:,}" for t, n in
+                                                   level_counts(code, values.values()))])
 
 
 def long_value(code: Code | None, value: Any) -> str:
@@ -105,9 +125,8 @@ def queue_columns(codebook: Codebook) -> list[Column[Disagreement]]:
                tooltip=lambda d: d.code),
         Column("Conv.", lambda d: d.unit.conversation_id, header_tip="conversation id"),
         Column("Where", where_text),
-        Column("Values", lambda d: "  ".join(short_value(code_of(d), v) for v in d.values.values()),
-               tooltip=lambda d: "\n".join(f"{c}: {long_value(code_of(d), v)}"
-                                           for c, v in d.values.items()),
+        Column("Values", lambda d: values_text(code_of(d), d.values),
+               tooltip=lambda d: values_tip(code_of(d), d.values),
                header_tip="the coders' values, coders in name order (n/a = not applicable)"),
         Column("Apart", lambda d: apart_text(d, code_of(d)), align=ALIGN_RIGHT,
                header_tip="how far apart the coders are: scale steps between the lowest and "

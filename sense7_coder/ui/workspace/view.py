@@ -6,7 +6,6 @@ into project actions. Every action is written at once; the window only shows the
 
 from __future__ import annotations
 
-from collections import Counter
 from html import escape
 from typing import Any
 
@@ -309,12 +308,9 @@ class Workspace(CodingActions, QWidget):
                 f"{escape(name)} <b>{escape(ws.value_text(code, v))}</b>" for name, v in others
             )
         # a crowd: how many gave each level, in the scale's order
-        counts = Counter(ws.value_text(code, v) for _, v in others)
-        order = [*dict.fromkeys([*(ws.value_text(code, v) for v in code.values), "n/a"]),
-                 *sorted(counts)]
         return f"Others ({len(others):,}): " + " · ".join(
-            f"<b>{escape(text)}</b> ×{counts[text]:,}"
-            for text in dict.fromkeys(order) if counts[text])
+            f"<b>{escape(text)}</b> ×{n:,}"
+            for text, n in ws.level_counts(code, (v for _, v in others)))
 
     def refresh_all(self) -> None:
         """Re-read everything (another window changed the file, or the codebook changed)."""
