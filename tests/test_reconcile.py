@@ -163,3 +163,28 @@ def test_coders_vs_consensus_equals_direct_alpha(study: Project) -> None:
                                   value_domain=[1, 2, 3, 4, 5])
     assert alice.coders == ["alice", "consensus"] and alice.n_units == 4
     assert alice.value == pytest.approx(float(expected))
+
+
+def test_majorities_follow_a_coder_who_saves_while_they_are_read(
+        study: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """c2/2 reads 3, 4, 3 (majority 3). Chen changes his 3 to 4 in another window while
+    the batch reads: the consensus written is the majority of what is stored, 4."""
+    from sense7_coder.project import reconcile
+
+    reads = reconcile.read_ratings
+    calls = []
+
+    def read_then_chen_saves(*args, **kwargs):  # type: ignore[no-untyped-def]
+        data = reads(*args, **kwargs)
+        if not calls:
+            calls.append(True)
+            with Project.open(study.path, backup=False) as other:
+                other.set_coder("chen")
+                other.set_value(Unit("c2", 2), "overall", 4)
+        return data
+
+    monkeypatch.setattr(reconcile, "read_ratings", read_then_chen_saves)
+    accept_majorities(study, codes=["overall"])
+    value = study.db.execute("SELECT value FROM consensus WHERE conversation_id = 'c2' "
+                             "AND position = 2 AND code = 'overall'").fetchone()[0]
+    assert value == 4

@@ -311,7 +311,27 @@ def accept_majorities(
         )
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
-    data = read_ratings(project, selected, coders=coders,
+    for attempt in range(READS_BEFORE_WRITING):
+        version = project.pdb.data_version()
+        chosen = _majorities(project, selected, opts, overwrite, progress, cancel)
+        with project.pdb.atomic():  # the write lock: no one saves from here on
+            if project.pdb.data_version() != version and attempt + 1 < READS_BEFORE_WRITING:
+                continue  # another window saved since the read: read again
+            return project.set_consensus_many(
+                chosen, rationale, label=f"accept the majority on {len(chosen)} units")
+    raise AssertionError("unreachable")
+
+
+#: how often accept_majorities reads again when other windows keep saving meanwhile (the
+#: last read is written whatever happened since)
+READS_BEFORE_WRITING = 3
+
+
+def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptions,
+                overwrite: bool, progress: ProgressFn, cancel: CancelFn,
+                ) -> list[tuple[Unit, str, Value]]:
+    """The strict majority of every unit that has one (see :func:`accept_majorities`)."""
+    data = read_ratings(project, selected, coders=opts.coders,
                         conversations=opts.conversation_filter())
     decisions = _consensus_lookup(data)
     chosen: list[tuple[Unit, str, Value]] = []
@@ -333,8 +353,7 @@ def accept_majorities(
             progress(i, len(selected))
     if cancel and cancel():
         raise Cancelled()
-    return project.set_consensus_many(chosen, rationale,
-                                      label=f"accept the majority on {len(chosen)} units")
+    return chosen
 
 
 def coders_vs_consensus(
