@@ -131,3 +131,12 @@ def test_demo_codings_against_demo_project() -> None:
     assert rows and all(turns[(c.unit.conversation_id, c.unit.position)] == "assistant"
                         for _, c in rows)
     assert len({c.coder for _, c in rows}) >= 2
+
+
+def test_a_crowds_new_coders_are_summed_up_in_one_short_line() -> None:
+    from sense7_coder.domain.names import names_text
+
+    crowd = [f"crowd-worker-{i:05d}" for i in range(3000)]
+    line = names_text(crowd, "coders")
+    assert line == "crowd-worker-00000, crowd-worker-00001, crowd-worker-00002, ... (3,000 coders)"
+    assert names_text(crowd[:6]) == ", ".join(crowd[:6])

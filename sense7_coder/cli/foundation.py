@@ -12,6 +12,7 @@ from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
 from ..domain.importers.common import check_encoding
+from ..domain.names import names_text
 from ..project import Project, codebook_ops
 from ..resources import resolve_codebook
 
@@ -204,7 +205,7 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
         s = import_codings(project, args.file, dry_run=args.dry_run, encoding=encoding)
     verb = "would import" if args.dry_run else "imported"
     extra = f" ({s.unchanged} already present)" if s.unchanged else ""
-    coders = f"; new coders: {', '.join(s.new_coders)}" if s.new_coders else ""
+    coders = f"; new coders: {names_text(s.new_coders, 'coders')}" if s.new_coders else ""
     done = f"; {s.done} turn{'s' if s.done != 1 else ''} marked done" if s.done else ""
     noun = "coding" if s.codings == 1 else "codings"
     print(f"{s.source}: {verb} {s.codings} {noun}{extra}{coders}{done}")

@@ -36,6 +36,7 @@ from typing import Any
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS, ROLES_OF, Unit
 from ..domain.models import ROLES as TURN_ROLES
+from ..domain.names import names_text
 from ..store import StorageError
 from ..store import assignments as store_assignments
 from ..store import history as store_history
@@ -131,7 +132,7 @@ class SourceSummary:
             if n:
                 parts.append(count(n, what))
         if self.new_coders:
-            parts.append(f"new coders: {', '.join(self.new_coders)}")
+            parts.append(f"new coders: {names_text(self.new_coders, 'coders')}")
         return f"{self.source}: {verb} " + ", ".join(parts)
 
 

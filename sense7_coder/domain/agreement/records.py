@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..names import names_text
+
 #: Rater name under which the users' own ratings take part in agreement figures.
 USERS_RATER = "users"
 #: Rater name of the reconciled consensus coding.
@@ -115,11 +117,8 @@ MAX_PAIR_CODERS = 30
 
 
 def raters_text(raters: Sequence[str], most: int = 6) -> str:
-    """The raters' names for a table cell: all of a few, else the first three and how many
-    (a crowd's 3,000 names made one line of 60,000 characters)."""
-    if len(raters) <= most:
-        return ", ".join(raters)
-    return f"{', '.join(raters[:3])}, ... ({len(raters):,} raters)"
+    """The raters' names for a table cell (see :func:`..names.names_text`)."""
+    return names_text(raters, "raters", most)
 
 
 def undefined(

@@ -1,0 +1,13 @@
+"""Lists of names (coders, raters) as one line of text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def names_text(names: Sequence[str], noun: str = "", most: int = 6) -> str:
+    """All of a few names, else the first three and how many ('a, b, c, ... (3,000
+    raters)'): a crowd's 3,000 names made one line of 60,000 characters."""
+    if len(names) <= most:
+        return ", ".join(names)
+    return f"{', '.join(names[:3])}, ... ({len(names):,}{' ' + noun if noun else ''})"
