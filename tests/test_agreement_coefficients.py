@@ -496,3 +496,31 @@ def test_an_icc_with_a_denominator_not_above_zero_is_undefined_not_above_one() -
     # raters varying less than the residual: a negative denominator, said as such
     y = np.array([[1, 5], [5, 1], [2, 3], [3, 2]], dtype=float)
     assert all(v is None or v <= 1 for v in icc_mod.icc(y).values())
+
+
+def test_drift_counts_others_from_unit_totals_as_it_did_pair_by_pair() -> None:
+    """Drift now counts each unit's levels once and takes the coder's own away; against a
+    direct count of the other coders' equal values, block by block."""
+    from sense7_coder.domain.agreement import diagnostics
+    from sense7_coder.domain.agreement.ratings import prepare_ratings
+
+    rng = np.random.default_rng(11)
+    rows = [(f"u{u}", f"c{c}", int(rng.integers(1, 6)))
+            for c in range(6) for u in range(30) if rng.random() < 0.8]
+    frame = pd.DataFrame(rows, columns=["unit", "coder", "value"])
+    ratings = prepare_ratings(frame, code="x", scale=[1, 2, 3, 4, 5])
+    order = frame.assign(rank=np.arange(len(frame))[::-1])  # each coder's reverse order
+    table = diagnostics.drift(ratings, order, blocks=3)
+    values = frame.pivot(index="unit", columns="coder", values="value")
+    for coder, blocks in table.groupby("coder"):
+        mine = frame[frame["coder"] == coder].iloc[::-1]
+        units = [u for u in mine["unit"] if values.loc[u].drop(coder).notna().any()]
+        for b, chunk in zip(blocks.itertuples(), np.array_split(units, len(blocks)), strict=True):
+            others = values.loc[list(chunk)].drop(columns=coder)
+            own = values.loc[list(chunk), coder]
+            same = int(others.eq(own, axis=0).sum().sum())
+            pairs = int(others.notna().sum().sum())
+            assert b.n_units == len(chunk)
+            assert b.agreement == pytest.approx(same / pairs)
+            assert b.mean_difference == pytest.approx(
+                float((own - others.mean(axis=1)).mean()))
