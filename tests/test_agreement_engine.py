@@ -383,8 +383,8 @@ def test_report_checks_all_inputs_before_working() -> None:
 # -- a crowd of raters ----------------------------------------------------------------------
 
 def test_a_crowd_of_raters_gets_every_many_rater_figure_but_no_pairs() -> None:
-    """31 raters would make 465 Cohen pairs (3,000 crowd workers 4.5 million, a job that
-    never ended); alpha and the chance-corrected many-rater figures cover them all."""
+    """One rater more than MAX_PAIR_CODERS gets no Cohen pairs (3,000 crowd workers made
+    4.5 million, a job that never ended); alpha and the many-rater figures cover them."""
     from sense7_coder.domain.agreement import diagnostics
     from sense7_coder.domain.agreement.ratings import prepare_ratings
     from sense7_coder.domain.agreement.records import MAX_PAIR_CODERS, raters_text
@@ -393,12 +393,13 @@ def test_a_crowd_of_raters_gets_every_many_rater_figure_but_no_pairs() -> None:
     records = code_agreement(crowd, code="c", kind="ordinal", scale=SCALE, bootstrap=20)
     cohen = [r for r in records if r.measure == "cohen_kappa"]
     assert len(cohen) == 1 and cohen[0].value is None
-    assert "465 pairs" in cohen[0].note and "31 coders" in cohen[0].note
+    n = MAX_PAIR_CODERS + 1
+    assert f"{n * (n - 1) // 2:,} pairs" in cohen[0].note and f"{n} coders" in cohen[0].note
     assert pick(records, "krippendorff_alpha").value is not None
     assert pick(records, "gwet_ac1").value is not None
     ratings = prepare_ratings(crowd, code="c", scale=SCALE)
     assert diagnostics.confusion(ratings).empty
-    assert raters_text(cohen[0].coders) == "coder0, coder1, coder10, ... (31 raters)"
+    assert raters_text(cohen[0].coders) == f"coder0, coder1, coder10, ... ({n} raters)"
     # one fewer: every pair as before
     team = random_frame(40, MAX_PAIR_CODERS, seed=3)
     records = code_agreement(team, code="c", kind="ordinal", scale=SCALE, bootstrap=0)
