@@ -311,15 +311,16 @@ def accept_majorities(
         )
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
-    for attempt in range(READS_BEFORE_WRITING):
+    reads = 0
+    while True:
+        reads += 1
         version = project.pdb.data_version()
         chosen = _majorities(project, selected, opts, overwrite, progress, cancel)
         with project.pdb.atomic():  # the write lock: no one saves from here on
-            if project.pdb.data_version() != version and attempt + 1 < READS_BEFORE_WRITING:
-                continue  # another window saved since the read: read again
-            return project.set_consensus_many(
-                chosen, rationale, label=f"accept the majority on {len(chosen)} units")
-    raise AssertionError("unreachable")
+            # unchanged since the read (or read often enough): write; else read again
+            if project.pdb.data_version() == version or reads == READS_BEFORE_WRITING:
+                return project.set_consensus_many(
+                    chosen, rationale, label=f"accept the majority on {len(chosen)} units")
 
 
 #: how often accept_majorities reads again when other windows keep saving meanwhile (the

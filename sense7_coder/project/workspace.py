@@ -140,10 +140,13 @@ def others_values(
     return sorted(rows, key=lambda r: r[0])
 
 
-def value_text(code: Code, value: Any) -> str:
-    """Short text for a value: the level value for ordinal codes, else its label."""
+def value_text(code: Code | None, value: Any) -> str:
+    """Short text for a value: the level value for ordinal codes, else its label (the
+    value itself for a code the codebook no longer has)."""
     if value is None:
         return "n/a"
+    if code is None:
+        return str(value)
     if code.kind == "ordinal":
         return str(value)
     return code.level_label(value)
@@ -152,11 +155,8 @@ def value_text(code: Code, value: Any) -> str:
 def level_counts(code: Code | None, values: Iterable[Any]) -> list[tuple[str, int]]:
     """How many of ``values`` gave each level, as (short text, count), in the scale's
     order, then not applicable, then anything else (how a crowd's values are shown)."""
-    def text(v: Any) -> str:
-        return value_text(code, v) if code is not None else ("n/a" if v is None else str(v))
-
-    counts = Counter(text(v) for v in values)
-    order = [*(text(v) for v in (code.values if code is not None else ())), "n/a",
+    counts = Counter(value_text(code, v) for v in values)
+    order = [*(value_text(code, v) for v in (code.values if code is not None else ())), "n/a",
              *sorted(counts)]
     return [(t, counts[t]) for t in dict.fromkeys(order) if counts[t]]
 

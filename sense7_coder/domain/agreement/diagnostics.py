@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .ratings import Ratings
-from .records import MAX_PAIR_CODERS
+from .records import too_many_pairs
 
 CONFUSION_COLUMNS = ("code", "coder_a", "coder_b", "value_a", "value_b", "n_units")
 BIAS_COLUMNS = ("code", "coder", "n_units", "mean_difference")
@@ -42,7 +42,7 @@ def confusion(ratings: Ratings) -> pd.DataFrame:
     empty beyond :data:`.records.MAX_PAIR_CODERS` coders (a crowd has millions of pairs)."""
     k = ratings.k
     parts = []
-    many = len(ratings.coders) > MAX_PAIR_CODERS
+    many = too_many_pairs(ratings.coders)
     for a, b in [] if many else combinations(ratings.coders, 2):
         x, y = ratings.pair(a, b)
         table = np.bincount(x.astype(np.int64) * k + y, minlength=k * k).reshape(k, k)

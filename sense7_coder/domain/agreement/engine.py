@@ -20,22 +20,11 @@ from .records import (
     APPLICABILITY,
     COHEN,
     FLEISS,
-    MAX_PAIR_CODERS,
     PERCENT,
     AgreementRecord,
+    too_many_pairs,
     undefined,
 )
-
-
-def too_many_pairs(coders: Sequence[str]) -> str | None:
-    """Why the pairwise figures of ``coders`` are left out (None when they are not)."""
-    n = len(coders)
-    if n <= MAX_PAIR_CODERS:
-        return None
-    return (f"pairwise figures left out: {n:,} coders make {n * (n - 1) // 2:,} pairs "
-            f"(more than {MAX_PAIR_CODERS} coders); alpha, AC1 and Brennan-Prediger cover "
-            f"every coder - choose at most {MAX_PAIR_CODERS} coders for Cohen's kappa "
-            "per pair")
 
 
 def kappa_weights(kind: str) -> tuple[str, ...]:

@@ -117,9 +117,20 @@ class AgreementRecord:
 MAX_PAIR_CODERS = 50
 
 
-def raters_text(raters: Sequence[str], most: int = 6) -> str:
+def too_many_pairs(coders: Sequence[str]) -> str | None:
+    """Why the pairwise figures of ``coders`` are left out (None when they are not)."""
+    n = len(coders)
+    if n <= MAX_PAIR_CODERS:
+        return None
+    return (f"pairwise figures left out: {n:,} coders make {n * (n - 1) // 2:,} pairs "
+            f"(more than {MAX_PAIR_CODERS} coders); alpha, AC1 and Brennan-Prediger cover "
+            f"every coder - choose at most {MAX_PAIR_CODERS} coders for Cohen's kappa "
+            "per pair")
+
+
+def raters_text(raters: Sequence[str]) -> str:
     """The raters' names for a table cell (see :func:`..names.names_text`)."""
-    return names_text(raters, "raters", most)
+    return names_text(raters, "raters")
 
 
 def undefined(

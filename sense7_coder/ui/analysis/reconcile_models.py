@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor
 
 from ...domain.agreement import AgreementRecord, AgreementReport
 from ...domain.codebook import Code, Codebook
+from ...domain.names import MOST_LISTED
 from ...project.reconcile import Disagreement
 from ...project.workspace import level_counts, value_text
 from .report_rows import alpha_pivot, band_of, explain, fmt
@@ -47,27 +48,21 @@ def where_text(d: Disagreement) -> str:
     return f"turn {u.position}" + (f", sentence {u.sentence}" if u.sentence else "")
 
 
-def short_value(code: Code | None, value: Any) -> str:
-    if code is None:
-        return "n/a" if value is None else str(value)
-    return value_text(code, value)
-
-
-#: up to this many coders' values are listed one by one; more (a crowd) are counted by level
-VALUES_LISTED = 6
+#: a tooltip lists up to this many coders' values; more (a crowd) are counted by level
+TIP_LISTED = 20
 
 
 def values_text(code: Code | None, values: dict[str, Any]) -> str:
     """The coders' values of a unit: each (coders in name order), or for a crowd how many
     gave each level (3,000 values made a line no one reads)."""
-    if len(values) <= VALUES_LISTED:
-        return "  ".join(short_value(code, v) for v in values.values())
+    if len(values) <= MOST_LISTED:
+        return "  ".join(value_text(code, v) for v in values.values())
     return "  ".join(f"{t}×{n:,}" for t, n in level_counts(code, values.values()))
 
 
 def values_tip(code: Code | None, values: dict[str, Any]) -> str:
-    """Each coder's value, or for more than 20 the counts and how many coders."""
-    if len(values) <= 20:
+    """Each coder's value, or for a crowd the counts and how many coders."""
+    if len(values) <= TIP_LISTED:
         return "\n".join(f"{c}: {long_value(code, v)}" for c, v in values.items())
     return "\n".join([f"{len(values):,} coders", *(f"{t}: {n:,}" for t, n in
                                                    level_counts(code, values.values()))])
@@ -94,9 +89,9 @@ def apart_text(d: Disagreement, code: Code | None) -> str:
 
 def decision_text(d: Disagreement, code: Code | None) -> str:
     if d.consensus is not None:
-        return "✓ " + short_value(code, d.consensus.get("value"))
+        return "✓ " + value_text(code, d.consensus.get("value"))
     if d.has_majority:
-        return "open · majority " + short_value(code, d.majority)
+        return "open · majority " + value_text(code, d.majority)
     return "open"
 
 

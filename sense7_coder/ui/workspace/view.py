@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
 
 from ...domain.codebook import Code
 from ...domain.models import Conversation, Unit
+from ...domain.names import MOST_LISTED
 from ...project import Project
 from ...project import workspace as ws
 from ...project.predictions import suggestions
@@ -25,9 +26,6 @@ from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
 from .transcript import TranscriptView
 from .user_ratings import UserRatingsPanel
-
-#: up to this many other coders' values are shown by name; more are counted by level
-OTHERS_NAMED = 6
 
 
 def _line() -> QFrame:
@@ -303,7 +301,7 @@ class Workspace(CodingActions, QWidget):
         if not visible:
             n = len(others)
             return f"<i>{n} other coder{'s' if n != 1 else ''} · hidden until you mark it done</i>"
-        if len(others) <= OTHERS_NAMED:
+        if len(others) <= MOST_LISTED:  # more are counted by level
             return "Others: " + " · ".join(
                 f"{escape(name)} <b>{escape(ws.value_text(code, v))}</b>" for name, v in others
             )
