@@ -15,10 +15,12 @@ Decisions are stored only through :meth:`Project.set_consensus` (or, for the bat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
@@ -111,11 +113,59 @@ def strict_majority(values: Sequence[Value]) -> Any:
     """The value more than half of ``values`` share (None = not applicable is a value too)."""
     if not values:
         return NO_MAJORITY
-    counts = pd.Series([("na",) if v is None else ("v", v) for v in values]).value_counts()
-    top, n = counts.index[0], int(counts.iloc[0])
+    # a Counter, not pandas' value_counts: 0.5 ms a unit made a queue of 160,000
+    # disagreements take over a minute
+    votes: Counter[tuple[Any, ...]] = Counter(("na",) if v is None else ("v", v)
+                                              for v in values)
+    (top, n), = votes.most_common(1)
     if 2 * n <= len(values):
         return NO_MAJORITY
     return None if top == ("na",) else top[1]
+
+
+def _units_of(groups: pd.DataFrame) -> Iterator[tuple[Unit, dict[str, Any]]]:
+    """The units of :func:`_unit_groups` on which the coders differ, in the units' order,
+    each with its coders' values (coders in name order): sorted once and walked, where
+    one pandas group per unit made a queue of 160,000 disagreements take minutes."""
+    groups = groups[groups["nunique"] > 1]
+    if not len(groups):
+        return
+    unit_order = pd.factorize(groups["key"])[0]
+    coders = groups["coder"].astype(str).to_numpy(dtype=object)
+    order = np.lexsort((coders, unit_order))
+    starts = np.flatnonzero(np.diff(unit_order[order], prepend=-1))
+    cids, positions = groups["conversation_id"].to_numpy(), groups["position"].to_numpy()
+    sentences, values = groups["sentence"].to_numpy(), groups["value"].to_numpy(dtype=object)
+    for lo, hi in zip(starts, [*starts[1:], len(order)], strict=True):
+        rows = order[lo:hi]
+        first = rows[0]
+        yield (Unit(str(cids[first]), int(positions[first]), int(sentences[first])),
+               {coders[i]: values[i] for i in rows})
+
+
+def _majority_rows(groups: pd.DataFrame) -> pd.DataFrame:
+    """One row (conversation_id, position, sentence, value) per unit of
+    :func:`_unit_groups` whose coders have a strict majority (as :func:`strict_majority`,
+    not applicable a value too), in the units' order: counted for all units at once (one
+    pandas group per unit took 9 s a code on 20,000 units)."""
+    if not len(groups):
+        return groups
+    g = groups.assign(token=groups["value"].map(_vote))
+    votes = g.groupby(["key", "token"], sort=False)["n"].agg(["size", "first"])
+    won = votes[2 * votes["size"] > votes["first"]].index
+    first = g.drop_duplicates(["key", "token"]).set_index(["key", "token"])
+    rows = first.loc[first.index.isin(won)].reset_index()
+    unit_order = pd.Index(pd.unique(g["key"])).get_indexer(rows["key"])
+    return rows.iloc[unit_order.argsort(kind="stable")]
+
+
+def _vote(value: Any) -> str:
+    """What a value counts as in a vote: equal values (3 and 3.0), equal votes."""
+    if value is None:
+        return "na"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(float(value))
+    return repr(value)
 
 
 def _spread(code: Code, values: Sequence[Value]) -> tuple[float, int]:
@@ -186,18 +236,11 @@ def disagreements(
     code_rank = {c.key: i for i, c in enumerate(project.codebook.codes)}
     queue: list[Disagreement] = []
     for code in selected:
-        groups = _unit_groups(code, data)
-        groups = groups[groups["nunique"] > 1]
-        for _key, g in groups.groupby("key", sort=False):
-            first = g.iloc[0]
-            unit = Unit(str(first["conversation_id"]), int(first["position"]),
-                        int(first["sentence"]))
+        for unit, values in _units_of(_unit_groups(code, data)):
             decision = decisions.get((code.key, unit.conversation_id, unit.position,
                                       unit.sentence))
             if undecided_only and decision is not None:
                 continue
-            g = g.sort_values("coder")
-            values = {str(c): v for c, v in zip(g["coder"], g["value"], strict=True)}
             spread, distinct = _spread(code, list(values.values()))
             notes = {}
             for coder in values:
@@ -339,17 +382,10 @@ def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptio
     for i, code in enumerate(selected, 1):
         if cancel and cancel():
             raise Cancelled()
-        groups = _unit_groups(code, data)
-        for _key, g in groups.groupby("key", sort=False):
-            first = g.iloc[0]
-            unit_t = (str(first["conversation_id"]), int(first["position"]),
-                      int(first["sentence"]))
-            if not overwrite and (code.key, *unit_t) in decisions:
-                continue
-            majority = strict_majority(list(g["value"]))
-            if majority is NO_MAJORITY:
-                continue
-            chosen.append((Unit(*unit_t), code.key, majority))
+        for r in _majority_rows(_unit_groups(code, data)).itertuples(index=False):
+            unit_t = (str(r.conversation_id), int(r.position), int(r.sentence))
+            if overwrite or (code.key, *unit_t) not in decisions:
+                chosen.append((Unit(*unit_t), code.key, r.value))
         if progress:
             progress(i, len(selected))
     if cancel and cancel():
