@@ -274,3 +274,65 @@ def test_a_coder_moved_out_of_the_packed_range_is_still_read(study: Project) -> 
         code(study, f"crowd {i:02d}", {("c1", 2, "overall"): 1 + i % 5})
     study.db.conn.execute("UPDATE coders SET rowid = 1 << 40 WHERE name = 'crowd 03'")
     assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+
+
+def test_units_come_in_import_order_whatever_order_they_were_saved_in(
+        tmp_path: Path) -> None:
+    """Conversation by conversation as imported (not by id), then turn: the same codings
+    saved in another order give the same units in the same order, and so the same
+    bootstrap intervals."""
+    from analysis_support import conversation_lines
+
+    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+
+    lines = conversation_lines([("zeta", "P1", "GPT4", 4, 5), ("alpha", "P1", "IC", 2, 3),
+                                ("mid", "P2", "GPT4", 5, 1)])
+    alice = {(cid, pos, "overall"): (i + pos) % 5 + 1
+             for i, cid in enumerate(("zeta", "alpha", "mid")) for pos in (2, 4)}
+    bob = {key: value % 5 + 1 if key[0] == "mid" else value for key, value in alice.items()}
+    projects = []
+    for name, order in (("saved-forwards", 1), ("saved-backwards", -1)):
+        (tmp_path / name).mkdir()
+        project = make_project(tmp_path / name, conversations=lines)
+        for coder, values in (("alice", alice), ("bob", bob))[::order]:
+            code(project, coder, dict(list(values.items())[::order]))
+        projects.append(project)
+    units = [[(r.conversation_id, r.position) for r in
+              frames.coding_values_frame(p.db, categorical=True).itertuples()]
+             for p in projects]
+    expected = [(cid, pos) for cid in ("zeta", "alpha", "mid") for pos in (2, 4)
+                for _ in range(2)]
+    assert units == [expected, expected]
+    options = AgreementOptions(codes=("overall",), bootstrap=200, seed=3)
+    reports = [project_agreement(p, options).records for p in projects]
+    intervals = [[(r.measure, r.level, r.ci_low, r.ci_high) for r in records]
+                 for records in reports]
+    assert intervals[0] == intervals[1]
+    assert any(low is not None for _, _, low, _ in intervals[0])
+    # a text value sends the read the ordinary way: in the same order
+    code(projects[1], "carol", {("zeta", 4, "strategy"): "advice",
+                                ("alpha", 2, "strategy"): "question"})
+    frame = frames.coding_values_frame(projects[1].db)
+    assert "advice" in set(frame["value"])
+    place = {"zeta": 0, "alpha": 1, "mid": 2}
+    keys = [(place[r.conversation_id], r.position) for r in frame.itertuples()]
+    assert keys == sorted(keys) and len(keys) == len(expected) + 2
+    for project in projects:
+        project.close()
+
+
+def test_codings_of_a_conversation_not_in_the_project_are_left_out(study: Project) -> None:
+    """Another tool wrote codings for a conversation the project does not hold: the read
+    conversation by conversation leaves them out, as the ordinary join does."""
+    conn = study.db.conn
+    conn.execute("PRAGMA foreign_keys = OFF")
+    with study.pdb.atomic():
+        conn.execute("INSERT INTO codings(coder, conversation_id, position, sentence, code, "
+                     "value) VALUES ('alice', 'ghost', 2, 0, 'overall', 3)")
+        conn.execute("INSERT INTO user_ratings(conversation_id, position, rating, value) "
+                     "VALUES ('ghost', 2, 'overall', 4)")
+    conn.execute("PRAGMA foreign_keys = ON")
+    assert "ghost" not in set(frames.coding_values_frame(study.db)["conversation_id"])
+    assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
+    assert "ghost" not in set(frames.user_ratings_frame(study.db)["conversation_id"])
+    assert "ghost" not in set(frames.codings_frame(study.db)["conversation_id"])

@@ -35,19 +35,31 @@ def shared(tmp_path: Path) -> Iterator[tuple[Project, Project]]:
 
 
 def after_first_chunk(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]) -> None:
-    """Run ``write`` (another window saving) once the first chunk of a packed read is in."""
-    chunks = frames._chunks
+    """Run ``write`` (another window saving) once the first part of a long read is in: the
+    first chunk of a rowid-ranged read, or the first whole read conversation by
+    conversation (one statement; the reads after it are others)."""
+    chunks, grouped = frames._chunks, frames._grouped
     done = []
+
+    def once() -> None:
+        if not done:
+            done.append(True)
+            write()
 
     def chunked(*args: Any) -> Iterator[tuple[int, int]]:
         for i, bounds in enumerate(chunks(*args)):
-            if i == 1 and not done:
-                done.append(True)
-                write()
+            if i == 1:
+                once()
             yield bounds
+
+    def grouped_then_write(*args: Any, **kwargs: Any) -> Any:
+        read = grouped(*args, **kwargs)
+        once()
+        return read
 
     monkeypatch.setattr(frames, "PACK_ROWS", 2)
     monkeypatch.setattr(frames, "_chunks", chunked)
+    monkeypatch.setattr(frames, "_grouped", grouped_then_write)
 
 
 def recode(other: Project) -> Callable[[], None]:
@@ -87,3 +99,18 @@ def test_a_read_inside_no_snapshot_leaves_the_file_free_for_writers(
     frames.codings_frame(project.db)
     assert not project.db.conn.in_transaction  # the read transaction has ended
     other.set_value(Unit("c1", 2), "overall", 2)  # and another window writes at once
+
+
+def test_agreement_sees_no_consensus_decided_after_its_codings_were_read(
+        shared: tuple[Project, Project], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codings and the consensus come from one state: an adjudicator in another
+    window deciding a unit between the two reads is not half seen."""
+    project, other = shared
+    other.set_coder("judge", role="adjudicator")
+    after_first_chunk(monkeypatch, lambda: other.set_consensus(Unit("c4", 2), "overall", 5))
+    report = project_agreement(project, AgreementOptions(codes=("overall",), bootstrap=0))
+    assert not [r for r in report.records if "consensus" in r.coders]
+    # read again, the decision is there
+    monkeypatch.undo()
+    report = project_agreement(project, AgreementOptions(codes=("overall",), bootstrap=0))
+    assert [r for r in report.records if "consensus" in r.coders]

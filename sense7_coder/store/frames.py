@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -202,6 +202,11 @@ def codings_frame(
 # position outside 0..65535, a name not in the list) is written as 65536 and sends the
 # whole read down the ordinary path. Every field's SQL gives its code point directly (the
 # 0x10000 folded into its constants): SQLite's time per row is the work of the packed read.
+#
+# Codings and users' ratings are read one conversation at a time (``GROUP BY``) through
+# indexes that hold every column read (schema migration 7), so SQLite looks each
+# conversation up once, not once per row, and never visits the tables; turns, whose text
+# no index holds, are read over rowid ranges of their table.
 
 #: rows per packed chunk (bounds the text SQLite and Python hold at once)
 PACK_ROWS = 500_000
@@ -267,14 +272,6 @@ def _value(column: str) -> str:
             f"THEN {column} + {_PLANE + _BIAS} ELSE {_PLANE + _MISFIT} END")
 
 
-def _packed(db: Database, fields: Sequence[str], source: str, where: str,
-            params: list[Any], table: str) -> np.ndarray | None:
-    """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
-    ranges of ``table`` (alias ``k`` in ``source``); None where it cannot be packed."""
-    packed, _ = _packed_with_text(db, fields, source, where, params, table, None)
-    return packed
-
-
 #: the longest text read as a saving time (longer ones, put there by another tool, are
 #: unknown times)
 _TIME_CHARS = 64
@@ -302,38 +299,30 @@ def saving_times(texts: Any) -> np.ndarray:
     return parsed.dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
 
 
-def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: str,
-                      params: list[Any], table: str, text: str | None,
-                      convert: Callable[[list[str]], np.ndarray] | None = None,
-                      ) -> tuple[np.ndarray | None, list[Any]]:
-    """:func:`_packed`, and with ``text`` (an SQL text expression) that text of every row
-    too, in the same order: gathered by the same aggregate, split once per chunk (an
-    empty text for NULL) and returned as one array per chunk, made by ``convert`` (so that
-    only one chunk's texts are held at a time) or of the texts themselves. None for the
-    numbers when a text holds the separator (seen as more texts than rows), or when a
-    conversation's rowid is out of the packed range.
+def _packed(db: Database, fields: Sequence[str], source: str, where: str,
+            params: list[Any], table: str) -> np.ndarray | None:
+    """Run a packed read: one row of ``len(fields)`` numbers per stored row, over rowid
+    ranges of ``table`` (alias ``k`` in ``source``); None where it cannot be packed (a
+    conversation's rowid out of the packed range).
 
     A first field :data:`ROWID` (the conversation's rowid) comes back as one number
     however many code points carried it."""
     bounds = db.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
     width = len(fields)
-    texts: list[Any] = []
     if bounds[0] is None:
-        return np.zeros((0, width), dtype=np.int64), texts
+        return np.zeros((0, width), dtype=np.int64)
     points_sql = list(fields)
     split = False  # the rowid (field 0) sent as two code points
     if fields and fields[0] == ROWID:
         low, high = db.conn.execute("SELECT min(rowid), max(rowid) FROM conversations"
                                     ).fetchone()
         if (low or 0) < 0 or (high or 0) > _MAX_ROWID:
-            return None, []
+            return None
         split = (high or 0) > _ONE_POINT
         points_sql[:1] = ([f"(c.rowid >> 16) + {_PLANE}", f"(c.rowid & 65535) + {_PLANE}"]
                           if split else [f"c.rowid + {_PLANE}"])
-    chars = ", ".join(points_sql)
     cond = (where + " AND " if where else " WHERE ") + "k.rowid BETWEEN ? AND ?"
-    extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
-    sql = f"SELECT group_concat(char({chars}), ''){extra} FROM {source}{cond}"
+    sql = f"SELECT group_concat(char({', '.join(points_sql)}), '') FROM {source}{cond}"
     parts = []
     for lo, hi in _chunks(db, table, bounds[0], bounds[1]):
         row = db.conn.execute(sql, [*params, lo, hi]).fetchone()
@@ -343,12 +332,126 @@ def _packed_with_text(db: Database, fields: Sequence[str], source: str, where: s
             if split:
                 part = np.column_stack(((part[:, 0] << 16) | part[:, 1], part[:, 2:]))
             parts.append(part)
+    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+
+
+def _grouped_where(filt: ConversationFilter | None,
+                   extra: Sequence[tuple[str, list[Any]]] = ()) -> tuple[str, list[Any]]:
+    """The WHERE clause of a :func:`_grouped` read: the conversations of ``filt`` in a
+    subquery, and ``extra`` conditions on ``k`` (written ``+k.code IN ...``: so that
+    SQLite walks the covering index rather than a code's own, and tests each row)."""
+    sql, params = _where(filt)
+    conds = [(f"k.conversation_id IN (SELECT c.conversation_id FROM conversations c{sql})",
+              params)] if sql else []
+    return _where(None, [*conds, *extra])
+
+
+def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
+             params: list[Any], text: str | None = None,
+             convert: Callable[[list[str]], np.ndarray] | None = None,
+             ) -> Grouped | None:
+    """Rows of ``table`` (alias ``k``, with a ``conversation_id``) read packed one
+    conversation at a time through the covering index that starts with it (see schema
+    migration 7): each conversation's rowid and number of rows, the packed ``fields`` and
+    (``text``: an SQL text expression) the texts of the rows, gathered by the same
+    aggregate, split once per chunk of about ``PACK_ROWS`` rows (an empty text for NULL)
+    and made into one array per chunk by ``convert`` (or kept as texts).
+
+    Rows come in conversation rowid (import) order, then turn and sentence; rows whose
+    conversation is not in ``conversations`` are left out, as a join leaves them. SQLite
+    names each conversation's rowid once per conversation, not once per row. ``where``
+    may name the conversations as ``c`` only inside a subquery (see
+    :func:`_grouped_where`). None when a text holds the separator (seen as more texts
+    than rows)."""
+    width = len(fields)
+    extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
+    sql = ("SELECT (SELECT c.rowid FROM conversations c "
+           "WHERE c.conversation_id = k.conversation_id), count(*), "
+           f"group_concat(char({', '.join(fields)}), ''){extra} "
+           f"FROM {table} k{where} GROUP BY k.conversation_id")
+    rowids: list[int] = []
+    counts: list[int] = []
+    parts: list[np.ndarray] = []
+    texts: list[Any] = []
+    points: list[str] = []
+    chunk_texts: list[str] = []
+    held = 0
+
+    def flush() -> bool:
+        nonlocal held
+        if not held:
+            return True
+        codes = np.frombuffer("".join(points).encode("utf-32-le"), dtype=np.uint32)
+        if len(codes) != held * width:  # a safety net: every field gives one code point
+            return False
+        parts.append((codes.astype(np.int64) - _PLANE).reshape(-1, width))
+        if text:
+            chunk = "\x1f".join(chunk_texts).split("\x1f")
+            if len(chunk) != held:  # a text holds the separator
+                return False
+            texts.append(convert(chunk) if convert else np.asarray(chunk, dtype=object))
+        points.clear()
+        chunk_texts.clear()
+        held = 0
+        return True
+
+    cursor = db.conn.execute(sql, params)
+    while rows := cursor.fetchmany(FETCH_ROWS):
+        for row in rows:
+            if row[0] is None:  # no such conversation
+                continue
+            rowids.append(row[0])
+            counts.append(row[1])
+            points.append(row[2])
             if text:
-                chunk = row[1].split("\x1f")
-                if len(chunk) != len(part):  # a text holds the separator
-                    return None, []
-                texts.append(convert(chunk) if convert else np.asarray(chunk, dtype=object))
-    return (np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)), texts
+                chunk_texts.append(row[3])
+            held += row[1]
+            if held >= PACK_ROWS and not flush():
+                return None
+    if not flush():
+        return None
+    packed = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+    group_rowid = np.asarray(rowids, dtype=np.int64)
+    sizes = np.asarray(counts, dtype=np.int64)
+    if len(group_rowid) > 1 and (np.diff(group_rowid) < 0).any():  # ids sort otherwise
+        groups = np.argsort(group_rowid, kind="stable")
+        starts = np.cumsum(sizes) - sizes
+        sizes = sizes[groups]
+        order = (np.repeat(starts[groups] - (np.cumsum(sizes) - sizes), sizes)
+                 + np.arange(len(packed)))
+        packed, group_rowid = packed[order], group_rowid[groups]
+        texts = [np.concatenate(texts)[order]] if texts else texts
+    return Grouped(group_rowid, sizes, packed, texts)
+
+
+class Grouped(NamedTuple):
+    """What :func:`_grouped` read: the conversations' rowids in ascending order, how many
+    rows each has, the packed rows (conversation by conversation) and their texts."""
+
+    rowid: np.ndarray
+    sizes: np.ndarray
+    packed: np.ndarray
+    texts: list[Any]
+
+    def in_order(self, *fields: int) -> Grouped:
+        """These rows sorted by conversation, then by the packed ``fields`` (each 0..65535),
+        stably: sorted only where the index did not already give them so."""
+        packed = self.packed
+        key = np.repeat(np.arange(len(self.rowid), dtype=np.int64), self.sizes)
+        for f in fields:
+            key = (key << 16) | packed[:, f]
+        if len(key) < 2 or (np.diff(key) >= 0).all():
+            return self
+        order = np.argsort(key, kind="stable")
+        texts = [np.concatenate(self.texts)[order]] if self.texts else self.texts
+        return Grouped(self.rowid, self.sizes, packed[order], texts)
+
+    def places(self, db: Database, columns: Sequence[str]
+               ) -> tuple[list[np.ndarray], np.ndarray]:
+        """``columns`` of the conversations in rowid order and each row's place among them
+        (as :func:`_by_rowid`, looked up once per conversation)."""
+        values, at = _by_rowid(db, self.rowid, columns)
+        return values, np.repeat(at, self.sizes)
 
 
 def _chunks(db: Database, table: str, low: int, high: int) -> list[tuple[int, int]]:
@@ -395,8 +498,8 @@ def _unpacked_values(raw: np.ndarray) -> np.ndarray:
     return values
 
 
-#: the packed fields of a row's unit: conversation rowid, turn, sentence
-_UNIT_FIELDS = (ROWID, _small("k.position"), _small("k.sentence"))
+#: the packed fields of a row's turn and sentence
+_TURN, _SENTENCE = _small("k.position"), _small("k.sentence")
 
 
 def _names(db: Database, sql: str, given: Sequence[str]) -> list[str]:
@@ -432,6 +535,13 @@ def _lookup(keys: np.ndarray, table_keys: np.ndarray, table_values: np.ndarray,
     return np.where(found, table_values[order][at], missing)
 
 
+def _with_rowid(read: Grouped | None) -> np.ndarray | None:
+    """The rows of a :func:`_grouped` read with their conversation's rowid first."""
+    if read is None:
+        return None
+    return np.column_stack((np.repeat(read.rowid, read.sizes), read.packed))
+
+
 def _packed_codings_frame(
     db: Database, codes: Sequence[str], coders: Sequence[str],
     conversations: ConversationFilter | None, categorical: bool,
@@ -450,21 +560,19 @@ def _packed_codings_frame(
         return None
     coder_sql, coder_names = _name_index(db, "k.coder", given_coders, "coders", "name")
     code_sql, code_keys = _name_index(db, "k.code", given_codes, "codes", "key")
-    extra = []
-    if codes:
-        extra.append(_in("k.code", codes))
+    extra = [_in("+k.code", codes)] if codes else []
     if coders:
-        extra.append(_in("k.coder", coders))
-    where, params = _where(conversations, extra)
+        extra.append(_in("+k.coder", coders))
+    where, params = _grouped_where(conversations, extra)
     conv_where, conv_params = _where(conversations)
-    joined = "{} k JOIN conversations c ON c.conversation_id = k.conversation_id"
-    packed = _packed(db, (*_UNIT_FIELDS, coder_sql, code_sql, _value("k.value")),
-                     joined.format("codings"), where, params, "codings")
-    turns = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.role", roles)),
-                    joined.format("turns"), conv_where, conv_params, "turns")
-    users = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.rating", rating_names),
-                         _value("k.value")),
-                    joined.format("user_ratings"), conv_where, conv_params, "user_ratings")
+    packed = _with_rowid(_grouped(db, (_TURN, _SENTENCE, coder_sql, code_sql,
+                                       _value("k.value")), "codings", where, params))
+    turns = _packed(db, (ROWID, _TURN, _index_case("k.role", roles)),
+                    "turns k JOIN conversations c ON c.conversation_id = k.conversation_id",
+                    conv_where, conv_params, "turns")
+    where, params = _grouped_where(conversations)
+    users = _with_rowid(_grouped(db, (_TURN, _index_case("k.rating", rating_names),
+                                      _value("k.value")), "user_ratings", where, params))
     if (packed is None or turns is None or users is None
             or not (_fits(packed, small=(1, 2), named=(3, 4), values=(5,))
                     and _fits(turns, small=(1,), named=(2,), values=())
@@ -533,49 +641,41 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
                    conversations: ConversationFilter | None, categorical: bool,
                    saved_at: str | None) -> pd.DataFrame:
     """:func:`coding_values_frame`, with the saving times read as the SQL ``saved_at``
-    (none when None)."""
+    (none when None). Rows come in conversation import order, then turn and sentence
+    (coder and code in no set order), whichever path reads them: the units' order, which
+    a bootstrap's draws follow, does not depend on when codings were saved."""
     times = saved_at is not None
-    extra = []
-    if codes:
-        extra.append(_in("k.code", codes))
-    if coders:
-        extra.append(_in("k.coder", coders))
-    where, params = _where(conversations, extra)
-    source = "codings k JOIN conversations c ON c.conversation_id = k.conversation_id"
     coder_sql, coder_names = _name_index(
         db, "k.coder", _names(db, "SELECT name FROM coders", coders), "coders", "name")
     code_sql, code_keys = _name_index(
         db, "k.code", _names(db, "SELECT key FROM codes", codes), "codes", "key")
-    packed, stamps = _packed_with_text(
-        db, (*_UNIT_FIELDS, coder_sql, code_sql, _value("k.value")),
-        source, where, params, "codings", saved_at, saving_times)
-    if packed is None or not _fits(packed, small=(1, 2), named=(3, 4), values=(5,)):
-        columns = (*VALUE_COLUMNS, "updated_at") if times else VALUE_COLUMNS
-        exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
-        plain = _frame(db, f"SELECT {', '.join(exprs)} FROM "
-                       f"{source}{where} ORDER BY k.rowid", params, columns,
-                       ints=("position", "sentence"),
-                       categories=("coder", "conversation_id", "code") if categorical else ())
-        if times:
-            plain["saved_at"] = saving_times(plain.pop("updated_at"))
-        return plain
-    (ids,), at = _by_rowid(db, packed[:, 0], ("conversation_id",))
+    extra = [_in("+k.code", codes)] if codes else []
+    if coders:
+        extra.append(_in("+k.coder", coders))
+    where, params = _grouped_where(conversations, extra)
+    read = _grouped(db, (_TURN, _SENTENCE, coder_sql, code_sql, _value("k.value")),
+                    "codings", where, params, saved_at, saving_times)
+    if read is None or not _fits(read.packed, small=(0, 1), named=(2, 3), values=(4,)):
+        return _plain_coding_values(db, codes, coders, conversations, categorical, saved_at)
+    read = read.in_order(0, 1)
+    packed, stamps = read.packed, read.texts
+    (ids,), at = read.places(db, ("conversation_id",))
     if categorical:
-        coder: Any = _named(coder_names, packed[:, 3])
+        coder: Any = _named(coder_names, packed[:, 2])
         conversation: Any = _named(ids, at)
-        code: Any = _named(code_keys, packed[:, 4])
-        value: Any = np.where(packed[:, 5] == _MISSING, np.nan,
-                              (packed[:, 5] - _BIAS).astype(np.float64))
+        code: Any = _named(code_keys, packed[:, 3])
+        value: Any = np.where(packed[:, 4] == _MISSING, np.nan,
+                              (packed[:, 4] - _BIAS).astype(np.float64))
     else:
-        coder = np.asarray(coder_names, dtype=object)[packed[:, 3]]
+        coder = np.asarray(coder_names, dtype=object)[packed[:, 2]]
         conversation = ids[at]
-        code = np.asarray(code_keys, dtype=object)[packed[:, 4]]
-        value = _unpacked_values(packed[:, 5])
+        code = np.asarray(code_keys, dtype=object)[packed[:, 3]]
+        value = _unpacked_values(packed[:, 4])
     frame = pd.DataFrame({
         "coder": coder,
         "conversation_id": conversation,
-        "position": packed[:, 1],
-        "sentence": packed[:, 2],
+        "position": packed[:, 0],
+        "sentence": packed[:, 1],
         "code": code,
         "value": value,
     }, columns=list(VALUE_COLUMNS))
@@ -583,6 +683,26 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         frame["saved_at"] = (np.concatenate(stamps) if stamps
                              else np.array([], dtype="datetime64[ns]"))
     return frame
+
+
+def _plain_coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
+                         conversations: ConversationFilter | None, categorical: bool,
+                         saved_at: str | None) -> pd.DataFrame:
+    """:func:`_coding_values` the ordinary way (a row the packed read cannot hold)."""
+    extra = [_in("k.code", codes)] if codes else []
+    if coders:
+        extra.append(_in("k.coder", coders))
+    where, params = _where(conversations, extra)
+    columns = (*VALUE_COLUMNS, "updated_at") if saved_at else VALUE_COLUMNS
+    exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
+    plain = _frame(db, f"SELECT {', '.join(exprs)} FROM codings k JOIN conversations c "
+                   f"ON c.conversation_id = k.conversation_id{where} "
+                   "ORDER BY c.rowid, k.position, k.sentence, k.coder, k.code", params,
+                   columns, ints=("position", "sentence"),
+                   categories=("coder", "conversation_id", "code") if categorical else ())
+    if saved_at:
+        plain["saved_at"] = saving_times(plain.pop("updated_at"))
+    return plain
 
 
 def _named(names: Sequence[str | None] | np.ndarray, index: np.ndarray) -> pd.Categorical:
@@ -675,33 +795,35 @@ def user_ratings_frame(
     then compares small integers, not a text per row)."""
     columns = ("conversation_id", "position", "rating", "value")
     names = sorted(_names(db, "SELECT DISTINCT rating FROM user_ratings", ratings))
-    where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
-    source = "user_ratings k JOIN conversations c ON c.conversation_id = k.conversation_id"
-    packed = None
+    read = None
     if len(names) <= _MAX_NAMES:
-        packed = _packed(db, (*_UNIT_FIELDS[:2], _index_case("k.rating", names),
-                              _value("k.value")), source, where, params, "user_ratings")
-    if packed is None or not _fits(packed, small=(1,), named=(2,), values=(3,)):
-        sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM "
-               f"{source}{where} ORDER BY c.rowid, k.position, k.rating")
+        where, params = _grouped_where(conversations,
+                                       [_in("+k.rating", ratings)] if ratings else [])
+        read = _grouped(db, (_TURN, _index_case("k.rating", names),
+                             _value("k.value")), "user_ratings", where, params)
+    if read is None or not _fits(read.packed, small=(0,), named=(1,), values=(2,)):
+        where, params = _where(conversations, [_in("k.rating", ratings)] if ratings else [])
+        sql = ("SELECT k.conversation_id, k.position, k.rating, k.value FROM user_ratings k "
+               f"JOIN conversations c ON c.conversation_id = k.conversation_id{where} "
+               "ORDER BY c.rowid, k.position, k.rating")
         try:
             return _ints(_frame(db, sql, params, columns, ("value",)), "position")
         except (ValueError, TypeError):
             raise _not_a_rating(db) from None
-    order = np.lexsort((packed[:, 2], packed[:, 1], packed[:, 0]))  # as ORDER BY rowid,
-    packed = packed[order]  # turn, rating
-    (ids,), at = _by_rowid(db, packed[:, 0], ("conversation_id",))
+    read = read.in_order(0, 1)  # as ORDER BY rowid, turn, rating (names sorted)
+    packed = read.packed
+    (ids,), at = read.places(db, ("conversation_id",))
     if categorical:
         conversation: Any = _named(ids, at)
-        rating: Any = _named(names, packed[:, 2])
+        rating: Any = _named(names, packed[:, 1])
     else:
         conversation = ids[at]
-        rating = np.asarray(names, dtype=object)[packed[:, 2]]
+        rating = np.asarray(names, dtype=object)[packed[:, 1]]
     return pd.DataFrame({
         "conversation_id": conversation,
-        "position": packed[:, 1],
+        "position": packed[:, 0],
         "rating": rating,
-        "value": pd.arrays.IntegerArray(packed[:, 3] - _BIAS, packed[:, 3] == _MISSING),
+        "value": pd.arrays.IntegerArray(packed[:, 2] - _BIAS, packed[:, 2] == _MISSING),
     }, columns=list(columns))
 
 
