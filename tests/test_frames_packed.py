@@ -336,3 +336,24 @@ def test_codings_of_a_conversation_not_in_the_project_are_left_out(study: Projec
     assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
     assert "ghost" not in set(frames.user_ratings_frame(study.db)["conversation_id"])
     assert "ghost" not in set(frames.codings_frame(study.db)["conversation_id"])
+
+
+def test_conversation_ids_that_differ_only_in_bytes_not_utf8_are_read(
+        study: Project) -> None:
+    """Another tool renamed two conversations to ids that are not UTF-8 and read alike
+    (each bad byte shows as U+FFFD): every coding and rating of both is still read."""
+    conn = study.db.conn
+    conn.execute("PRAGMA foreign_keys = OFF")
+    with study.pdb.atomic():
+        for cid, raw in (("c1", "54ff"), ("c2", "54fe")):
+            for table in ("conversations", "turns", "codings", "user_ratings"):
+                conn.execute(f"UPDATE {table} SET conversation_id = CAST(x'{raw}' AS TEXT) "
+                             "WHERE conversation_id = ?", (cid,))
+    conn.execute("PRAGMA foreign_keys = ON")
+    for categorical in (False, True):
+        frame = frames.coding_values_frame(study.db, categorical=categorical)
+        assert len(frame) == len(plain_codings(study))
+        odd = frame[frame["conversation_id"].astype(str) == "T\ufffd"]
+        assert len(odd) == 7  # the 5 codings of c1 and the 2 of c2
+        units = frames.user_ratings_frame(study.db, categorical=categorical)
+        assert len(units[units["conversation_id"].astype(str) == "T\ufffd"]) == 8

@@ -366,10 +366,11 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
     width = len(fields)
     extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
     sql = ("SELECT (SELECT c.rowid FROM conversations c "
-           "WHERE c.conversation_id = k.conversation_id), count(*), "
+           "WHERE c.conversation_id = k.conversation_id), k.conversation_id, count(*), "
            f"group_concat(char({', '.join(fields)}), ''){extra} "
            f"FROM {table} k{where} GROUP BY k.conversation_id")
     rowids: list[int] = []
+    ids: list[Any] = []
     counts: list[int] = []
     parts: list[np.ndarray] = []
     texts: list[Any] = []
@@ -401,17 +402,20 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
             if row[0] is None:  # no such conversation
                 continue
             rowids.append(row[0])
-            counts.append(row[1])
-            points.append(row[2])
+            ids.append(row[1])
+            counts.append(row[2])
+            points.append(row[3])
             if text:
-                chunk_texts.append(row[3])
-            held += row[1]
+                chunk_texts.append(row[4])
+            held += row[2]
             if held >= PACK_ROWS and not flush():
                 return None
     if not flush():
         return None
     packed = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
     group_rowid = np.asarray(rowids, dtype=np.int64)
+    group_ids = np.empty(len(ids), dtype=object)
+    group_ids[:] = ids
     sizes = np.asarray(counts, dtype=np.int64)
     if len(group_rowid) > 1 and (np.diff(group_rowid) < 0).any():  # ids sort otherwise
         groups = np.argsort(group_rowid, kind="stable")
@@ -419,16 +423,18 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
         sizes = sizes[groups]
         order = (np.repeat(starts[groups] - (np.cumsum(sizes) - sizes), sizes)
                  + np.arange(len(packed)))
-        packed, group_rowid = packed[order], group_rowid[groups]
+        packed, group_rowid, group_ids = packed[order], group_rowid[groups], group_ids[groups]
         texts = [np.concatenate(texts)[order]] if texts else texts
-    return Grouped(group_rowid, sizes, packed, texts)
+    return Grouped(group_rowid, group_ids, sizes, packed, texts)
 
 
 class Grouped(NamedTuple):
-    """What :func:`_grouped` read: the conversations' rowids in ascending order, how many
-    rows each has, the packed rows (conversation by conversation) and their texts."""
+    """What :func:`_grouped` read: the conversations' rowids in ascending order, their ids,
+    how many rows each has, the packed rows (conversation by conversation) and their
+    texts."""
 
     rowid: np.ndarray
+    ids: np.ndarray
     sizes: np.ndarray
     packed: np.ndarray
     texts: list[Any]
@@ -444,14 +450,17 @@ class Grouped(NamedTuple):
             return self
         order = np.argsort(key, kind="stable")
         texts = [np.concatenate(self.texts)[order]] if self.texts else self.texts
-        return Grouped(self.rowid, self.sizes, packed[order], texts)
+        return self._replace(packed=packed[order], texts=texts)
 
-    def places(self, db: Database, columns: Sequence[str]
-               ) -> tuple[list[np.ndarray], np.ndarray]:
-        """``columns`` of the conversations in rowid order and each row's place among them
-        (as :func:`_by_rowid`, looked up once per conversation)."""
-        values, at = _by_rowid(db, self.rowid, columns)
-        return values, np.repeat(at, self.sizes)
+    def conversation_ids(self, categorical: bool) -> Any:
+        """Each row's conversation id: a Categorical of the conversations read (in import
+        order) built from the groups, or the ids as objects."""
+        if not categorical:
+            return np.repeat(self.ids, self.sizes)
+        if not pd.Index(self.ids).is_unique:  # ids that differ only in bytes not UTF-8
+            return _column(np.repeat(self.ids, self.sizes), True)
+        codes = np.repeat(np.arange(len(self.ids), dtype=np.int32), self.sizes)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(self.ids, dtype=object))
 
 
 def _chunks(db: Database, table: str, low: int, high: int) -> list[tuple[int, int]]:
@@ -659,16 +668,14 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         return _plain_coding_values(db, codes, coders, conversations, categorical, saved_at)
     read = read.in_order(0, 1)
     packed, stamps = read.packed, read.texts
-    (ids,), at = read.places(db, ("conversation_id",))
+    conversation = read.conversation_ids(categorical)
     if categorical:
         coder: Any = _named(coder_names, packed[:, 2])
-        conversation: Any = _named(ids, at)
         code: Any = _named(code_keys, packed[:, 3])
         value: Any = np.where(packed[:, 4] == _MISSING, np.nan,
                               (packed[:, 4] - _BIAS).astype(np.float64))
     else:
         coder = np.asarray(coder_names, dtype=object)[packed[:, 2]]
-        conversation = ids[at]
         code = np.asarray(code_keys, dtype=object)[packed[:, 3]]
         value = _unpacked_values(packed[:, 4])
     frame = pd.DataFrame({
@@ -812,15 +819,10 @@ def user_ratings_frame(
             raise _not_a_rating(db) from None
     read = read.in_order(0, 1)  # as ORDER BY rowid, turn, rating (names sorted)
     packed = read.packed
-    (ids,), at = read.places(db, ("conversation_id",))
-    if categorical:
-        conversation: Any = _named(ids, at)
-        rating: Any = _named(names, packed[:, 1])
-    else:
-        conversation = ids[at]
-        rating = np.asarray(names, dtype=object)[packed[:, 1]]
+    rating: Any = (_named(names, packed[:, 1]) if categorical
+                   else np.asarray(names, dtype=object)[packed[:, 1]])
     return pd.DataFrame({
-        "conversation_id": conversation,
+        "conversation_id": read.conversation_ids(categorical),
         "position": packed[:, 0],
         "rating": rating,
         "value": pd.arrays.IntegerArray(packed[:, 2] - _BIAS, packed[:, 2] == _MISSING),
