@@ -357,3 +357,22 @@ def test_conversation_ids_that_differ_only_in_bytes_not_utf8_are_read(
         assert len(odd) == 7  # the 5 codings of c1 and the 2 of c2
         units = frames.user_ratings_frame(study.db, categorical=categorical)
         assert len(units[units["conversation_id"].astype(str) == "T\ufffd"]) == 8
+
+
+def test_a_conversation_too_big_for_one_text_is_read_the_ordinary_way(
+        study: Project) -> None:
+    """One conversation's packed text longer than SQLite's longest string (a billion bytes,
+    some 50 million codings; lowered here): read row by row instead, nothing lost."""
+    import sqlite3
+
+    with study.pdb.atomic():
+        study.db.conn.executemany(
+            "INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+            "VALUES ('alice', 'c1', 2, ?, 'question', 1)", [(s,) for s in range(3, 153)])
+    expected = plain_codings(study)
+    # c1's 155 codings need 3,100 bytes (5 code points of 4 bytes each); the longest SQL
+    # statement here is shorter than 2,000
+    study.db.conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 2000)
+    assert as_rows(frames.coding_values_frame(study.db)) == expected
+    assert len(frames.codings_frame(study.db)) == len(expected)
+    assert len(frames.user_ratings_frame(study.db)) == 16

@@ -362,7 +362,8 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
     names each conversation's rowid once per conversation, not once per row. ``where``
     may name the conversations as ``c`` only inside a subquery (see
     :func:`_grouped_where`). None when a text holds the separator (seen as more texts
-    than rows)."""
+    than rows), or when one conversation holds so many rows that their text would pass
+    SQLite's longest string (a billion bytes by default: some 50 million codings)."""
     width = len(fields)
     extra = f", group_concat(coalesce({text}, ''), char(31))" if text else ""
     sql = ("SELECT (SELECT c.rowid FROM conversations c "
@@ -396,20 +397,23 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
         held = 0
         return True
 
-    cursor = db.conn.execute(sql, params)
-    while rows := cursor.fetchmany(FETCH_ROWS):
-        for row in rows:
-            if row[0] is None:  # no such conversation
-                continue
-            rowids.append(row[0])
-            ids.append(row[1])
-            counts.append(row[2])
-            points.append(row[3])
-            if text:
-                chunk_texts.append(row[4])
-            held += row[2]
-            if held >= PACK_ROWS and not flush():
-                return None
+    try:
+        cursor = db.conn.execute(sql, params)
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            for row in rows:
+                if row[0] is None:  # no such conversation
+                    continue
+                rowids.append(row[0])
+                ids.append(row[1])
+                counts.append(row[2])
+                points.append(row[3])
+                if text:
+                    chunk_texts.append(row[4])
+                held += row[2]
+                if held >= PACK_ROWS and not flush():
+                    return None
+    except sqlite3.DataError:  # one conversation's text beyond SQLite's longest string
+        return None
     if not flush():
         return None
     packed = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
