@@ -497,18 +497,17 @@ def set_min_units_setting(project: Project, value: int) -> None:
     project.set_setting(MIN_UNITS_KEY, str(int(value)))
 
 
-def applicability_frame(code: Code, data: ProjectRatings) -> pd.DataFrame:
+def applicability_frame(spec: CodeFrameSpec, stored: int) -> pd.DataFrame:
     """Every stored coding of a code that allows "not applicable": unit, coder and value 1
-    (a level given) or 0 (not applicable)."""
-    coded = data.codings[data.codings["code"] == code.key]
-    coded = _rename_reserved(coded[["coder", *UNIT_COLUMNS, "value"]].reset_index(drop=True))
-    # units and coders from the Categoricals' codes, 0/1 as numbers: no text or Python
-    # object per coding (a quarter of an alpha-only job's time besides reading and alphas)
-    table = _long_table([coded])
+    (a level given) or 0 (not applicable), from the code's :func:`code_spec`, whose long
+    table begins with its ``stored`` codings (before any binary absent rows and the
+    references). Units and coders are the spec's numbers: no text or Python object per
+    coding, and nothing selected or joined again."""
+    head = spec.frame.iloc[:stored]
     return pd.DataFrame({
-        "unit": table["unit"],
-        "coder": table["coder"],
-        "value": np.where(coded["value"].isna().to_numpy(), 0.0, 1.0),
+        "unit": head["unit"].to_numpy(),
+        "coder": head["coder"].reset_index(drop=True),
+        "value": np.where(pd.isna(head["value"].to_numpy()), 0.0, 1.0),
     })
 
 
@@ -570,6 +569,7 @@ def project_agreement(
         times=options.measures == "all", compact=True,
     )
     specs: dict[str, CodeFrameSpec] = {}
+    stored: dict[str, int] = {}  # how many of a spec's first rows are stored codings
     notes: dict[str, str] = {}
     for code in codes:
         spec, off_scale = code_spec(
@@ -580,6 +580,7 @@ def project_agreement(
         if not has_coders and not options.codes:
             continue  # a code nobody (of those asked) has coded is left out unless asked for
         specs[code.key] = spec
+        stored[code.key] = int((data.codings["code"] == code.key).sum())
         if off_scale:
             notes[code.key] = (f"{off_scale} users' ratings off the scale "
                                f"{', '.join(map(str, code.values))} left out")
@@ -598,7 +599,8 @@ def project_agreement(
         for code in codes:
             if code.key in specs and code.allow_na:
                 record = applicability_record(
-                    applicability_frame(code, data), code=code.key, bootstrap=options.bootstrap,
+                    applicability_frame(specs[code.key], stored[code.key]), code=code.key,
+                    bootstrap=options.bootstrap,
                     seed=options.seed, ci=options.ci, cancel=cancel,
                 )
                 record.min_units = min_units

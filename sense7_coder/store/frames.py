@@ -488,9 +488,10 @@ def _fits(packed: np.ndarray, small: Sequence[int], named: Sequence[int],
     ``values``: packed values)."""
     if not len(packed):
         return True
-    ok = all((packed[:, i] >= 0).all() and (packed[:, i] < _MISFIT).all() for i in small)
-    ok = ok and all((packed[:, i] < _MISSING).all() for i in named)
-    return ok and all((packed[:, i] < _MISFIT).all() for i in values)
+    low, high = packed.min(axis=0), packed.max(axis=0)  # one pass over the rows each
+    return (all(low[i] >= 0 and high[i] < _MISFIT for i in small)
+            and all(high[i] < _MISSING for i in named)
+            and all(high[i] < _MISFIT for i in values))
 
 
 def _by_rowid(db: Database, rowid: np.ndarray, columns: Sequence[str]
