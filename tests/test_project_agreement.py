@@ -287,3 +287,29 @@ def test_binary_conversation_code_needs_every_turn_finished(tmp_path: Path) -> N
     pct = find(report.records, "percent_agreement", ["alice", "bashir", "chen"], "resolved")
     assert pct.value == 1.0
     project.close()
+
+
+def test_applicability_counts_stored_codings_not_the_binary_rule_s_absences(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A binary code that allows "not applicable": its applicability alpha is over what
+    coders stored (a value or not applicable), not the zeros the binary rule adds for
+    finished turns left without the code."""
+    import analysis_support
+
+    codes = [dict(c, allow_na=True) if c["key"] == "validation" else c
+             for c in analysis_support.EXTRA_CODES]
+    monkeypatch.setattr(analysis_support, "EXTRA_CODES", codes)
+    project = make_project(tmp_path)
+    finished = [("c1", 2), ("c1", 4), ("c2", 2), ("c2", 4)]
+    code(project, "alice", {("c1", 2, "validation"): 1, ("c1", 4, "validation"): None},
+         done=finished)
+    code(project, "bob", {("c1", 2, "validation"): 1, ("c1", 4, "validation"): 1},
+         done=finished)
+    records = project_agreement(project, AgreementOptions(codes=["validation"],
+                                                          bootstrap=0)).records
+    applicability = find(records, ALPHA, ["alice", "bob"], "validation",
+                         level="applicability")
+    assert applicability.n_units == 2  # c1's two turns; c2's absences are not stored
+    # the values: c1's turn 2 and c2's two absences (alice's c1 turn 4 is not applicable)
+    assert find(records, ALPHA, ["alice", "bob"], "validation").n_units == 3
+    project.close()

@@ -326,13 +326,20 @@ def code_values(code: Code, data: ProjectRatings) -> pd.DataFrame:
 
     Applies the binary rule (done turn without the code = 0). NA stays None here.
     """
+    return _code_values(code, data)[0]
+
+
+def _code_values(code: Code, data: ProjectRatings) -> tuple[pd.DataFrame, int]:
+    """:func:`code_values`, and how many of its first rows are stored codings (the binary
+    rule's absent rows come after them)."""
     coded = data.codings[data.codings["code"] == code.key]
     coded = coded[["coder", *UNIT_COLUMNS, "value"]]
+    stored = len(coded)
     if code.kind == "binary":
         absent = _binary_absent(code, coded, data.done, data.turns, data.sentences)
         if len(absent):
             coded = pd.concat([coded, absent], ignore_index=True)
-    return _rename_reserved(coded.reset_index(drop=True))
+    return _rename_reserved(coded.reset_index(drop=True)), stored
 
 
 def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
@@ -438,12 +445,15 @@ def code_spec(
     level: str | None = None,
     include_users: bool = False,
     include_consensus: bool = True,
-) -> tuple[CodeFrameSpec, int]:
+) -> tuple[CodeFrameSpec, int, int]:
     """The long table (unit, coder, value) of one code with its references.
 
-    Returns the spec and the number of users' ratings left out for being off the scale.
+    Returns the spec, the number of users' ratings left out for being off the scale, and
+    how many of the spec's first rows are the code's stored codings (see
+    :func:`applicability_frame`).
     """
-    parts = [_check_levels(code, code_values(code, data))]
+    values, stored = _code_values(code, data)
+    parts = [_check_levels(code, values)]
     references: list[str] = []
     off_scale = 0
     # the users come first so that the consensus is compared with them as a rater too
@@ -473,7 +483,7 @@ def code_spec(
         use_level = None  # a nominal code stays nominal; the record's level column says so
     spec = CodeFrameSpec(frame=frame, kind=code.kind, scale=list(code.values), level=use_level,
                          references=references)
-    return spec, off_scale
+    return spec, off_scale, stored
 
 
 #: project setting (meta key) of the minimum number of units behind a banded figure
@@ -572,7 +582,7 @@ def project_agreement(
     stored: dict[str, int] = {}  # how many of a spec's first rows are stored codings
     notes: dict[str, str] = {}
     for code in codes:
-        spec, off_scale = code_spec(
+        spec, off_scale, stored[code.key] = code_spec(
             code, data, level=options.level, include_users=options.include_users,
             include_consensus=options.include_consensus,
         )
@@ -580,7 +590,6 @@ def project_agreement(
         if not has_coders and not options.codes:
             continue  # a code nobody (of those asked) has coded is left out unless asked for
         specs[code.key] = spec
-        stored[code.key] = int((data.codings["code"] == code.key).sum())
         if off_scale:
             notes[code.key] = (f"{off_scale} users' ratings off the scale "
                                f"{', '.join(map(str, code.values))} left out")

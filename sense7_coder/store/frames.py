@@ -61,6 +61,14 @@ def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
     return f"{column} IN ({','.join('?' * len(values))})", list(values)
 
 
+def _chosen(codes: Sequence[str], coders: Sequence[str], alias: str = "k."
+            ) -> list[tuple[str, list[Any]]]:
+    """Conditions keeping only the given codes and coders of codings ``alias`` (none
+    given: all). ``"+k."`` keeps SQLite on the covering index (see :func:`_grouped_where`)."""
+    return [_in(alias + column, values)
+            for column, values in (("code", codes), ("coder", coders)) if values]
+
+
 def _where(
     filt: ConversationFilter | None,
     extra: Sequence[tuple[str, list[Any]]] = (),
@@ -172,15 +180,10 @@ def codings_frame(
 
     ``categorical`` returns the text columns (coder, ids, model, role, code) as
     Categoricals: far smaller for big exports."""
-    extra = []
-    if codes:
-        extra.append(_in("k.code", codes))
-    if coders:
-        extra.append(_in("k.coder", coders))
     packed = _packed_codings_frame(db, codes, coders, conversations, categorical)
     if packed is not None:
         return packed
-    where, params = _where(conversations, extra)
+    where, params = _where(conversations, _chosen(codes, coders))
     sql = (
         "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
         f"t.role, k.code, k.value, {_USER_RATING} FROM {_CODINGS_JOINED}"
@@ -574,10 +577,7 @@ def _packed_codings_frame(
         return None
     coder_sql, coder_names = _name_index(db, "k.coder", given_coders, "coders", "name")
     code_sql, code_keys = _name_index(db, "k.code", given_codes, "codes", "key")
-    extra = [_in("+k.code", codes)] if codes else []
-    if coders:
-        extra.append(_in("+k.coder", coders))
-    where, params = _grouped_where(conversations, extra)
+    where, params = _grouped_where(conversations, _chosen(codes, coders, "+k."))
     conv_where, conv_params = _where(conversations)
     packed = _with_rowid(_grouped(db, (_TURN, _SENTENCE, coder_sql, code_sql,
                                        _value("k.value")), "codings", where, params))
@@ -663,10 +663,7 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         db, "k.coder", _names(db, "SELECT name FROM coders", coders), "coders", "name")
     code_sql, code_keys = _name_index(
         db, "k.code", _names(db, "SELECT key FROM codes", codes), "codes", "key")
-    extra = [_in("+k.code", codes)] if codes else []
-    if coders:
-        extra.append(_in("+k.coder", coders))
-    where, params = _grouped_where(conversations, extra)
+    where, params = _grouped_where(conversations, _chosen(codes, coders, "+k."))
     read = _grouped(db, (_TURN, _SENTENCE, coder_sql, code_sql, _value("k.value")),
                     "codings", where, params, saved_at, saving_times)
     if read is None or not _fits(read.packed, small=(0, 1), named=(2, 3), values=(4,)):
@@ -701,10 +698,7 @@ def _plain_coding_values(db: Database, codes: Sequence[str], coders: Sequence[st
                          conversations: ConversationFilter | None, categorical: bool,
                          saved_at: str | None) -> pd.DataFrame:
     """:func:`_coding_values` the ordinary way (a row the packed read cannot hold)."""
-    extra = [_in("k.code", codes)] if codes else []
-    if coders:
-        extra.append(_in("k.coder", coders))
-    where, params = _where(conversations, extra)
+    where, params = _where(conversations, _chosen(codes, coders))
     columns = (*VALUE_COLUMNS, "updated_at") if saved_at else VALUE_COLUMNS
     exprs = [str(saved_at) if c == "updated_at" else "k." + c for c in columns]
     plain = _frame(db, f"SELECT {', '.join(exprs)} FROM codings k JOIN conversations c "
