@@ -114,13 +114,12 @@ def strict_majority(values: Sequence[Value]) -> Any:
     if not values:
         return NO_MAJORITY
     # a Counter, not pandas' value_counts: 0.5 ms a unit made a queue of 160,000
-    # disagreements take over a minute
-    votes: Counter[tuple[Any, ...]] = Counter(("na",) if v is None else ("v", v)
-                                              for v in values)
+    # disagreements take over a minute; votes as the batch counts them (:func:`_vote`)
+    votes = Counter(_vote(v) for v in values)
     (top, n), = votes.most_common(1)
     if 2 * n <= len(values):
         return NO_MAJORITY
-    return None if top == ("na",) else top[1]
+    return next(v for v in values if _vote(v) == top)
 
 
 def _units_of(groups: pd.DataFrame) -> Iterator[tuple[Unit, dict[str, Any]]]:
