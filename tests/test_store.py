@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlite_utils import Database
@@ -209,3 +210,45 @@ def test_search_finds_ids_topics_and_message_text(tmp_path: Path) -> None:
         assert found("100%") == 1  # message text, % taken literally
         assert found("a_1") == 1  # id, _ taken literally
         assert found("nothing like this") == 0
+
+
+def test_an_older_file_upgraded_by_another_process_during_the_check_opens(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two windows open the same older file at once; the first upgrades it while the
+    second is still checking it. The second's check reads one state of the file (here
+    the old one) and opens it, instead of refusing a file that looked edited by hand
+    (new record of upgrades, old tables)."""
+    from sense7_coder.store import trust
+
+    last = list(migrations._migrations)[-1].name
+    path = tmp_path / "old.sense7"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    old = Database(conn, execute_plugins=False)
+    migrations.apply(old, stop_before=last)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    with old.atomic():
+        store_conv.insert_conversations(old, [_conv("old-1", 2)])
+
+    real = trust.schema_of
+    upgraded = []
+
+    def upgraded_meanwhile(checked: sqlite3.Connection) -> Any:
+        found = real(checked)
+        on_file = checked.execute("PRAGMA database_list").fetchone()[2] == str(path)
+        if on_file and not upgraded:  # the other window upgrades between the check's reads
+            upgraded.append(True)
+            with old.atomic():
+                migrations.apply(old)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        return found
+
+    monkeypatch.setattr(trust, "schema_of", upgraded_meanwhile)
+    with Project.open(path, backup=False) as project:
+        assert project.info()["conversations"] == 1
+    conn.close()
+    assert upgraded
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()

@@ -411,7 +411,17 @@ def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
     Header, application id, version, our schema and no other (:mod:`.trust`), keys that
     are text, then ``quick_check`` (``integrity_check`` with ``full``). Raises
     ProjectError; the caller closes the connection.
+
+    All of it reads one state of the file (:func:`snapshot`): another process upgrading
+    the same older file between the reads of the version, the tables and the record of
+    upgrades made a consistent file look edited by hand, and refused it.
     """
+    with snapshot(conn):
+        return _verify_project(conn, path, full, pages)
+
+
+def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: bool) -> int:
+    """:func:`verify_project`, inside its snapshot."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
     except sqlite3.DatabaseError as e:
