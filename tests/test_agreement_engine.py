@@ -428,3 +428,40 @@ def test_a_crowd_against_the_users_gets_figures_without_intervals() -> None:
     team = report_for(MAX_PAIR_CODERS)
     assert all(r.ci_low is not None for r in team)
     assert not any("no interval" in r.note for r in team)
+
+
+@pytest.mark.parametrize("scale", [[1, 2, 3, 4, 5], [0, 1], [-2, -1, 0, 1, 2]])
+def test_numbers_find_their_level_as_text_and_objects_do(scale: list[int]) -> None:
+    """Numeric values on a run of whole numbers take the arithmetic path; every value,
+    off the scale, between levels, missing or huge, gets the same position as the general
+    path gives the same values as Python objects."""
+    from sense7_coder.domain.agreement.ratings import positions_of
+
+    values = [*scale, scale[0] - 1, scale[-1] + 1, 2.5, 0.5, -0.0, np.nan, np.inf, -np.inf,
+              1e300, -1e300, float(scale[-1]), 2**62]
+    numeric = pd.Series(values, dtype=np.float64)
+    general = pd.Series([None if v != v else v for v in values], dtype=object)
+    assert positions_of(numeric, scale).tolist() == positions_of(general, scale).tolist()
+    ints = pd.Series([v for v in values if v == v and abs(v) < 2**63 and v == int(v)],
+                     dtype=np.int64)
+    assert positions_of(ints, scale).tolist() == positions_of(ints.astype(object),
+                                                              scale).tolist()
+    assert positions_of(numeric, scale)[: len(scale)].tolist() == list(range(len(scale)))
+
+
+def test_pairable_counts_are_the_value_counts_of_units_with_two_values() -> None:
+    from sense7_coder.domain.agreement.ratings import prepare_ratings
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(1, 6, (4, 500)).astype(float)
+    values[rng.random(values.shape) < 0.45] = np.nan
+    frame = pd.DataFrame({"unit": np.tile(np.arange(500), 4),
+                          "coder": np.repeat(["a", "b", "c", "d"], 500),
+                          "value": values.ravel()})
+    ratings = prepare_ratings(frame, code="c", scale=SCALE)
+    counts = ratings.value_counts()
+    expected = np.stack([(values == level).sum(axis=0) for level in SCALE], axis=1)
+    assert counts.tolist() == expected.tolist()
+    paired = ratings.pairable_counts()
+    assert paired.tolist() == counts[counts.sum(axis=1) >= 2].tolist()
+    assert 0 < len(paired) < 500

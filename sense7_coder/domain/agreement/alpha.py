@@ -59,18 +59,14 @@ def value_domain(scale: Sequence[Level], level: str, code: str = "") -> np.ndarr
     return np.asarray(list(scale), dtype=float if numeric else object)
 
 
-def pairable_counts(counts: np.ndarray) -> np.ndarray:
-    """Rows of a units x values count matrix that hold at least two values."""
-    return counts[counts.sum(axis=1) >= 2]
-
-
 def alpha_from_counts(counts: np.ndarray, domain: np.ndarray, level: str) -> float | None:
-    """Alpha over the pairable rows of ``counts``; None when undefined.
+    """Alpha over ``counts``, the value counts of pairable units only (each row two values
+    or more, as :meth:`.ratings.Ratings.pairable_counts` gives them); None when undefined.
 
     Undefined: no pairable unit, or no expected disagreement (every pairable value is
     the same level) -- agreement over nothing is not agreement.
     """
-    if counts.shape[0] == 0 or int(counts.sum(axis=1).max(initial=0)) < 2:
+    if counts.shape[0] == 0:
         return None
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(

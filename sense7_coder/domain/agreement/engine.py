@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .alpha import alpha_from_counts, pairable_counts, resolve_level, value_domain
+from .alpha import alpha_from_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
 from .coefficients import chance_records, icc_records
 from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
@@ -149,7 +149,7 @@ def coder_records(
 
     ``ci``: 'percentile' or 'bca', for every interval."""
     steps.check()
-    rows = pairable_counts(ratings.value_counts())
+    rows = ratings.pairable_counts()
     records = [
         alpha_record(ratings, rows, level=level, bootstrap=bootstrap, seed=seed, steps=steps,
                      ci=ci),
@@ -241,7 +241,7 @@ def applicability_record(
     here, while the figures on the code's values leave "not applicable" out."""
     ratings = prepare_ratings(frame, code=code, scale=[0, 1])
     steps = Steps(max(bootstrap, 0) + 1, None, cancel)
-    rows = pairable_counts(ratings.value_counts())
+    rows = ratings.pairable_counts()
     record = alpha_record(ratings, rows, level="nominal", bootstrap=bootstrap, seed=seed,
                           steps=steps, ci=ci)
     record.level = APPLICABILITY

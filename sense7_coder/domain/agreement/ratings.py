@@ -77,11 +77,13 @@ class Ratings:
 
     def value_counts(self) -> np.ndarray:
         """Units x scale-levels matrix: how many raters gave each level to each unit."""
-        counts = np.zeros((len(self.units), self.k), dtype=np.int64)
-        for row in self.positions:
-            rated = np.flatnonzero(row >= 0)
-            counts[rated, row[rated]] += 1  # a rater appears once per unit: no collisions
-        return counts
+        return _level_counts(self.positions, self.k)
+
+    def pairable_counts(self) -> np.ndarray:
+        """The rows of :meth:`value_counts` of the pairable units (two values or more), in
+        unit order, counted for those units only."""
+        rated = (self.positions >= 0).sum(axis=0, dtype=np.int64)
+        return _level_counts(self.positions[:, rated >= 2], self.k)
 
     def pair(self, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
         """Positions of the units both ``a`` and ``b`` rated, aligned."""
@@ -89,6 +91,15 @@ class Ratings:
         y = self.positions[self.row_of[b]]
         both = (x >= 0) & (y >= 0)
         return x[both], y[both]
+
+
+def _level_counts(positions: np.ndarray, k: int) -> np.ndarray:
+    """Units x levels: how many rows of ``positions`` (raters x units, -1 = none) give each
+    of the ``k`` levels to each unit, counted in one pass."""
+    units = positions.shape[1]
+    rated = positions >= 0
+    cells = np.arange(units, dtype=np.int64) * k + positions  # unit's row, level's column
+    return np.bincount(cells[rated], minlength=units * k).reshape(units, k)
 
 
 def _bad_row(frame: pd.DataFrame, mask: np.ndarray, code: str, message: str) -> InputError:
@@ -104,10 +115,27 @@ def _bad_row(frame: pd.DataFrame, mask: np.ndarray, code: str, message: str) -> 
 
 def positions_of(values: pd.Series, scale: Sequence[Level]) -> np.ndarray:
     """Scale position of each value (-1 where missing or off the scale)."""
+    run = _whole_run(scale)
+    if run is not None and pd.api.types.is_numeric_dtype(values.dtype) \
+            and not pd.api.types.is_bool_dtype(values.dtype):
+        # numbers on a scale of consecutive whole numbers: the position is arithmetic
+        offset = values.to_numpy(dtype=np.float64, na_value=np.nan) - run
+        on_scale = (offset >= 0) & (offset < len(scale))  # False for NaN
+        position = np.where(on_scale, offset, -1).astype(np.int64)
+        return np.where(on_scale & (position == offset), position, -1)
     if all(_is_number(v) for v in scale):
         numeric = pd.to_numeric(values, errors="coerce")
         return np.asarray(pd.Index(list(scale)).get_indexer(numeric), dtype=np.int64)
     return np.asarray(pd.Index([str(v) for v in scale]).get_indexer(values.astype(str)))
+
+
+def _whole_run(scale: Sequence[Level]) -> int | None:
+    """The first level of a scale of consecutive whole numbers (1, 2, 3 ...), else None."""
+    if not scale or not all(isinstance(v, int | np.integer) and not isinstance(v, bool)
+                            for v in scale):
+        return None
+    first = int(scale[0])
+    return first if [int(v) for v in scale] == list(range(first, first + len(scale))) else None
 
 
 def _coders_of(column: pd.Series) -> tuple[np.ndarray, list[str]]:

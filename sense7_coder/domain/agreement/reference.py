@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from .alpha import pairable_counts, resolve_level
+from .alpha import resolve_level
 from .engine import alpha_record, kappa_records, steps_for_code
 from .kappa import contingency, spearman
 from .pairs_bootstrap import pair_intervals
@@ -80,7 +80,7 @@ def reference_records(
             continue
         both = ratings.subset(pair)
         records.append(
-            alpha_record(both, pairable_counts(both.value_counts()), level=level,
+            alpha_record(both, both.pairable_counts(), level=level,
                          bootstrap=bootstrap, seed=seed, steps=steps, ci=ci)
         )
         if alpha_only:

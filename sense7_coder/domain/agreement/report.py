@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from .alpha import pairable_counts, resolve_level, value_domain
+from .alpha import resolve_level, value_domain
 from .engine import alpha_record, coder_records, steps_for_code
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
@@ -138,7 +138,7 @@ def agreement_report(
         if alpha_only:
             steps.check()
             report.records.append(
-                alpha_record(coders, pairable_counts(coders.value_counts()), level=level,
+                alpha_record(coders, coders.pairable_counts(), level=level,
                              bootstrap=bootstrap, seed=seed, steps=steps, ci=ci))
             steps.advance()
         else:
