@@ -376,3 +376,46 @@ def test_a_conversation_too_big_for_one_text_is_read_the_ordinary_way(
     assert as_rows(frames.coding_values_frame(study.db)) == expected
     assert len(frames.codings_frame(study.db)) == len(expected)
     assert len(frames.user_ratings_frame(study.db)) == 16
+
+
+def test_selecting_every_code_coder_and_rating_still_leaves_out_unknown_names(
+        study: Project) -> None:
+    """Another tool wrote codings of a code and a coder the project does not define, and
+    users' ratings under a name SENSE-7 does not ask for. Selecting every code, coder and
+    rating (the read then tests no row against the selection) still leaves them out,
+    as a selection does; conversations with nothing else read are left out too."""
+    from sense7_coder.domain.models import RATING_KEYS
+
+    conn = study.db.conn
+    conn.execute("PRAGMA foreign_keys = OFF")
+    with study.pdb.atomic():
+        conn.execute("INSERT INTO codings(coder, conversation_id, position, sentence, code, "
+                     "value) VALUES ('alice', 'c1', 2, 0, 'ghost code', 3), "
+                     "('ghost coder', 'c2', 2, 0, 'overall', 4)")
+        conn.execute("DELETE FROM user_ratings WHERE conversation_id = 'c4'")
+        conn.execute("INSERT INTO user_ratings(conversation_id, position, rating, value) "
+                     "VALUES ('c4', 4, 'ghost rating', 4), ('c1', 2, 'ghost rating', 2)")
+    conn.execute("PRAGMA foreign_keys = ON")
+    keys = [r[0] for r in conn.execute("SELECT key FROM codes")]
+    names = [r[0] for r in conn.execute("SELECT name FROM coders")]
+    for categorical in (False, True):
+        every = frames.coding_values_frame(study.db, codes=keys, coders=names,
+                                           categorical=categorical)
+        assert as_rows(every.astype({"value": object}).where(every.notna(), None)) == \
+            plain_codings(study, "WHERE k.code IN (SELECT key FROM codes) "
+                                 "AND k.coder IN (SELECT name FROM coders)")
+        assert {"ghost code", "ghost coder"}.isdisjoint({*every["code"], *every["coder"]})
+        rated = frames.user_ratings_frame(study.db, ratings=list(RATING_KEYS),
+                                          categorical=categorical)
+        assert "ghost rating" not in set(rated["rating"])
+        assert "c4" not in set(rated["conversation_id"])
+        if categorical:
+            assert "c4" not in list(rated["conversation_id"].cat.categories)
+        plain = conn.execute(
+            "SELECT u.conversation_id, u.position, u.rating, u.value FROM user_ratings u "
+            "JOIN conversations c ON c.conversation_id = u.conversation_id "
+            "WHERE u.rating <> 'ghost rating' ORDER BY c.rowid, u.position, u.rating"
+        ).fetchall()
+        assert [(r.conversation_id, int(r.position), r.rating,
+                 None if pd.isna(r.value) else int(r.value))
+                for r in rated.itertuples(index=False)] == plain
