@@ -14,7 +14,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.store import conversations as store_conv
-from sense7_coder.store.db import backups_dir
+from sense7_coder.store.db import backups_dir, own_backups
 from sense7_coder.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrations
 
 BOOK = codebook_from_dict(
@@ -252,3 +252,30 @@ def test_an_older_file_upgraded_by_another_process_during_the_check_opens(
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+def test_opening_an_unchanged_project_makes_no_new_backup(tmp_path: Path) -> None:
+    """Opening makes an empty write-ahead log; that is no change to back up. Before, every
+    opening copied the whole file and rotated out the older backups for copies of the same
+    state. A saved change still gets its backup at the next opening."""
+    import os
+    import time
+
+    path = tmp_path / "b.sense7"
+    Project.create(path, BOOK).close()
+    Project.open(path).close()
+    first = own_backups(path)
+    for _ in range(3):
+        with Project.open(path) as p:
+            p.info()
+            assert own_backups(path) == first
+    with Project.open(path, backup=False) as p:
+        p.set_setting("touch", "1")
+        # another window keeps the file open: the change is still in the log
+        later = time.time() + 5
+        with Project.open(path, backup=False):
+            wal = path.with_name(path.name + "-wal")
+            assert wal.stat().st_size > 0
+            os.utime(wal, (later, later))
+            Project.open(path).close()
+            assert len(own_backups(path)) == len(first) + 1

@@ -650,12 +650,23 @@ def backup_project_file(path: Path) -> Path | None:
 def backup_due(path: Path) -> bool:
     """Is the project newer than its newest backup (or without one)?"""
     existing = own_backups(path)
-    wal = path.with_name(path.name + "-wal")
     try:
-        mtime = max(path.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
-        return not existing or existing[-1].stat().st_mtime < mtime
+        return not existing or existing[-1].stat().st_mtime < _changed_at(path)
     except OSError:
         return True
+
+
+def _changed_at(path: Path) -> float:
+    """When the project last changed: its file's time, or its write-ahead log's when the
+    log holds commits. Opening a file makes an empty log (a fresh time, no change), so
+    counting that made every opening copy the whole project and rotate out the older,
+    different backups for copies of the same state."""
+    changed = path.stat().st_mtime
+    with contextlib.suppress(FileNotFoundError):
+        wal = path.with_name(path.name + "-wal").stat()
+        if wal.st_size:
+            changed = max(changed, wal.st_mtime)
+    return changed
 
 
 def _backup(path: Path, source: sqlite3.Connection) -> Path | None:
