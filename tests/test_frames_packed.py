@@ -256,6 +256,10 @@ def test_a_crowd_of_coders_is_read_packed_and_right(study: Project,
         compact["value"] = pd.Series([None if v != v else int(v) for v in compact["value"]],
                                      dtype=object)
         assert as_rows(compact) == plain
+        # every coder named (the read then tests no row against the names), in any order
+        everyone = [r[0] for r in study.db.conn.execute(
+            "SELECT name FROM coders ORDER BY name DESC")]
+        assert as_rows(frames.coding_values_frame(study.db, coders=everyone)) == plain
         some = frames.coding_values_frame(study.db, coders=["crowd 07", "alice"])
         assert as_rows(some) == plain_codings(
             study, "WHERE k.coder IN ('crowd 07', 'alice')")
