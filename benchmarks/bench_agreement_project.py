@@ -22,8 +22,8 @@ Each job (``--measures alpha`` and every figure) also runs alone in a fresh proc
 the saved project, so that its own CPU time and peak resident size are measured without
 the build; before each, baseline 2 runs in a fresh process too, so that the job and its
 baseline see the same state of a shared machine (its load moved baseline 2 from 1.66 s
-to 2.42 s between runs, more than any change measured). Every measurement runs ``--repeat`` times (default 3) and its least CPU time
-counts: the load of a shared machine only ever adds time. Targets: alpha only <= 3x the
+to 2.42 s between runs, more than any change measured). Every measurement runs
+``--repeat`` times (default 3) and its least CPU time counts: the load of a shared machine only ever adds time. Targets: alpha only <= 3x the
 baseline, every figure <= 6x, peak < 600 MB, reading >= 1 M rows/s/core. CPU times are printed beside wall times: on a shared machine
 they are the better guide.
 """
@@ -206,9 +206,6 @@ def main(argv: list[str] | None = None) -> int:
         c_direct = min(r[2] for r in runs)
         print(f"baseline, krippendorff.alpha on the prepared matrices: {t_direct:8.2f} s wall, "
               f"{c_direct:.2f} s CPU")
-        # the second baseline: every alpha the alpha-only job reports, straight from the
-        # prepared matrices (the coders'; each code's applicability, nominal; each coder
-        # against the users)
         c_direct_all = min(baseline_2(matrices, users) for _ in range(args.repeat))
         print(f"baseline 2, krippendorff.alpha on every matrix the alpha-only job reports "
               f"({len(matrices) * (2 + args.coders)} alphas): {c_direct_all:.2f} s CPU")

@@ -466,8 +466,7 @@ class Grouped(NamedTuple):
         if len(key) < 2 or (np.diff(key) >= 0).all():
             return self
         order = np.argsort(key, kind="stable")
-        texts = [np.concatenate(self.texts)[order]] if self.texts else self.texts
-        return self._replace(packed=packed[order], texts=texts)
+        return self._replace(packed=packed[order], texts=self._texts_at(order))
 
     def where(self, keep: np.ndarray) -> Grouped:
         """The rows where ``keep`` is True, and the conversations left with any."""
@@ -476,8 +475,12 @@ class Grouped(NamedTuple):
         group = np.repeat(np.arange(len(self.sizes)), self.sizes)
         sizes = np.bincount(group[keep], minlength=len(self.sizes))
         held = sizes > 0
-        texts = [np.concatenate(self.texts)[keep]] if self.texts else self.texts
-        return Grouped(self.rowid[held], self.ids[held], sizes[held], self.packed[keep], texts)
+        return Grouped(self.rowid[held], self.ids[held], sizes[held], self.packed[keep],
+                       self._texts_at(keep))
+
+    def _texts_at(self, rows: np.ndarray) -> list[Any]:
+        """The texts of ``rows`` (an index or a mask), as one array."""
+        return [np.concatenate(self.texts)[rows]] if self.texts else self.texts
 
     def conversation_ids(self, categorical: bool) -> Any:
         """Each row's conversation id: a Categorical of the conversations read (in import
