@@ -90,6 +90,22 @@ def test_packed_user_ratings_equal_a_plain_query_in_order(study: Project) -> Non
     assert str(only["value"].dtype) == "Int64"
 
 
+def test_user_ratings_read_the_ordinary_way_are_the_same_frame(study: Project) -> None:
+    packed = frames.user_ratings_frame(study.db, categorical=True)
+    with study.pdb.atomic() as db:  # a value beyond 16 bits, written by another tool
+        db.conn.execute("UPDATE user_ratings SET value = 70000 WHERE rowid = "
+                        "(SELECT min(rowid) FROM user_ratings WHERE value IS NOT NULL)")
+    plain = frames.user_ratings_frame(study.db, categorical=True)
+    for name in ("conversation_id", "rating"):  # Categoricals on either path
+        assert isinstance(plain[name].dtype, pd.CategoricalDtype)
+    for name in ("conversation_id", "position", "rating"):
+        assert list(plain[name]) == list(packed[name])
+    changed = [(int(a), None if pd.isna(b) else int(b))
+               for a, b in zip(plain["value"], packed["value"], strict=True)
+               if not pd.isna(a) and (pd.isna(b) or a != b)]
+    assert len(changed) == 1 and changed[0][0] == 70000
+
+
 def test_packed_export_frame_equals_the_ordinary_read(study: Project,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     def both(**kw: Any) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -832,9 +832,9 @@ def user_ratings_frame(
 ) -> pd.DataFrame:
     """The users' own ratings: conversation_id, position, rating, value (None = NA).
 
-    Read through the packed path (see above) where every row fits it; there
-    ``categorical`` returns conversation_id and rating as Categoricals (comparing a rating
-    then compares small integers, not a text per row)."""
+    Read through the packed path (see above) where every row fits it. ``categorical``
+    returns conversation_id and rating as Categoricals (comparing a rating then compares
+    small integers, not a text per row), whichever path reads them."""
     columns = ("conversation_id", "position", "rating", "value")
     names = sorted(_names(db, "SELECT DISTINCT rating FROM user_ratings", ratings))
     read = None
@@ -854,7 +854,8 @@ def user_ratings_frame(
                f"JOIN conversations c ON c.conversation_id = k.conversation_id{where} "
                "ORDER BY c.rowid, k.position, k.rating")
         try:
-            return _ints(_frame(db, sql, params, columns, ("value",)), "position")
+            return _ints(_frame(db, sql, params, columns, ("value",), categories=(
+                ("conversation_id", "rating") if categorical else ())), "position")
         except (ValueError, TypeError):
             raise _not_a_rating(db) from None
     read = read.in_order(0, 1)  # as ORDER BY rowid, turn, rating (names sorted)
