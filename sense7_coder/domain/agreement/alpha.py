@@ -69,8 +69,9 @@ def alpha_from_counts(counts: np.ndarray, domain: np.ndarray, level: str) -> flo
     if counts.shape[0] == 0:
         return None
     # as float64: the package multiplies and divides the counts in float64 whatever they
-    # are, and starting from floats saves it a conversion per product (a fifth of its time
-    # on 100,000 units); small whole counts are exact either way, so alpha is the same
+    # are, and starting from floats saves it a conversion per product (a seventh of its
+    # instructions on 100,000 units); small whole counts are exact either way, so alpha
+    # is the same
     counts = np.asarray(counts, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(
