@@ -68,7 +68,7 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
         lead.set_coder("lee", "adjudicator")
         lead.blind_coding = True
     assert main(["assign", str(lead_path), "--coders", ",".join(CODERS), "--overlap", "0.2",
-                 "--seed", "7"]) == 0
+                 "--seed", "7", "--as", "lee"]) == 0
     assert main(["export", str(lead_path), str(tmp_path / "a.csv"),
                  "--kind", "assignments"]) == 0
     rows = read_csv(tmp_path / "a.csv")
@@ -83,7 +83,8 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
 
     packages = {c: tmp_path / f"{c}.sense7" for c in CODERS}
     for c, path in packages.items():
-        assert main(["package", str(lead_path), c, str(path), "--shuffle", "--seed", "3"]) == 0
+        assert main(["package", str(lead_path), c, str(path), "--shuffle", "--seed", "3",
+                     "--as", "lee"]) == 0
         con = sqlite3.connect(path)
         got = {r[0] for r in con.execute("SELECT conversation_id FROM conversations")}
         assert got == per_coder[c]
@@ -97,6 +98,7 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
     out = capsys.readouterr().out
     assert "nothing new" not in out
     with Project.open(lead_path, backup=False) as lead:
+        lead.set_coder("lee")
         report = project_agreement(lead, AgreementOptions(codes=["overall"], bootstrap=0))
         alpha = next(r for r in report.records
                      if r.measure == ALPHA and set(r.coders) == set(CODERS))
@@ -108,7 +110,8 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
             "SELECT coder, conversation_id, position FROM turn_status WHERE done = 1")}
     assert len(final) == 2 * (100 + 2 * len(overlap))
 
-    assert main(["export", str(lead_path), str(tmp_path / "h.csv"), "--kind", "history"]) == 0
+    assert main(["export", str(lead_path), str(tmp_path / "h.csv"), "--kind", "history",
+                 "--as", "lee"]) == 0
     history = read_csv(tmp_path / "h.csv")
     # every value in the final project is the last value the history records for it here
     last: dict[tuple[Any, ...], dict[str, str]] = {}
@@ -140,7 +143,7 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
     with Project.open(lead_path, backup=False) as lead:
         import_files(lead, [extra])
     assert main(["assign", str(lead_path), "--coders", ",".join(CODERS), "--overlap", "0.2",
-                 "--seed", "7"]) == 0
+                 "--seed", "7", "--as", "lee"]) == 0
     assert main(["export", str(lead_path), str(tmp_path / "a2.csv"),
                  "--kind", "assignments"]) == 0
     again = read_csv(tmp_path / "a2.csv")

@@ -14,6 +14,7 @@ from .. import __version__
 from ..domain.errors import Sense7Error
 from ..project import StorageError
 from . import foundation
+from .acting import add_as_option
 
 #: modules that add subcommands: each has ``register(subparsers)``
 _MODULES = [foundation]
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _MODULES:
         module.register(sub)
+    add_as_option(sub)
     return parser
 
 

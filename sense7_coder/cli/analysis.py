@@ -19,6 +19,7 @@ from ..domain.errors import ProjectError
 from ..domain.models import EXPORT_KINDS
 from ..project import Project
 from ..project.merge import ON_CONFLICT
+from .acting import open_as, take
 
 # Only light modules at the top (every command builds this parser, `--help` included):
 # agreement, export and reconciliation need pandas and scipy, so each command imports
@@ -220,8 +221,8 @@ def _progress(what: str) -> Callable[[int, int], None] | None:
     return show
 
 
-def _open(path: Path, *, backup: bool = False) -> Project:
-    return Project.open(path, backup=backup)
+def _open(args: argparse.Namespace, path: Path, *, backup: bool = False) -> Project:
+    return open_as(args, path, backup=backup)
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -291,7 +292,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     options = _options(args)
     if args.diagnostics and options.measures != "all":
         raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
-    with _open(args.project) as project:
+    with _open(args, args.project) as project:
         report = project_agreement(project, options, progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)
@@ -313,7 +314,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from ..project.export import export_project
 
-    with _open(args.project) as project:
+    with _open(args, args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  to=args.to, progress=_progress("export"),
                                  with_text=args.with_text, value=args.value)
@@ -324,7 +325,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_merge(args: argparse.Namespace) -> int:
     from ..project.merge import MergeConflicts, merge
 
-    with _open(args.target, backup=not args.dry_run) as project:
+    with _open(args, args.target, backup=not args.dry_run) as project:
         try:
             report = merge(project, args.sources, dry_run=args.dry_run,
                            on_conflict=args.on_conflict, progress=_progress("merge"))
@@ -348,7 +349,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
     )
 
     filt = _options(args).conversation_filter()
-    with _open(args.project) as project:
+    with _open(args, args.project) as project:
         accepted = None
         if args.accept_majority:
             if not args.coder:
@@ -359,7 +360,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                     f"only an adjudicator can set the consensus; '{args.coder.strip()}' is "
                     "not one (add --role adjudicator)"
                 )
-            project.set_coder(args.coder, args.role)
+            take(project, args.coder, args.role)
             before = sum(p.decided for p in reconcile_progress(
                 project, codes=args.codes, coders=args.coders, conversations=filt))
             cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
@@ -367,7 +368,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                                     progress=_progress("consensus"))
             accepted = len(cmd.cells)
         elif args.coder and args.role:
-            project.set_coder(args.coder, args.role)
+            take(project, args.coder, args.role)
         progress = reconcile_progress(project, codes=args.codes, coders=args.coders,
                                       conversations=filt)
         queue = disagreements(project, codes=args.codes, coders=args.coders,

@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .acting import open_as
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -30,7 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export_qdpx(args: argparse.Namespace) -> int:
     from ..domain.errors import ProjectError
-    from ..project import Project
     from ..project.exchange import export_qdpx
 
     if args.out.suffix.lower() != ".qdpx":
@@ -41,7 +42,7 @@ def cmd_export_qdpx(args: argparse.Namespace) -> int:
             end = "\n" if done >= total else ""
             sys.stderr.write(f"\rexport-qdpx: {100 * done // max(total, 1):3d}%{end}")
 
-    with Project.open(args.project, backup=False) as project:
+    with open_as(args, backup=False) as project:
         summary = export_qdpx(project, args.out, consensus=not args.no_consensus,
                               progress=progress)
     print(summary.line())

@@ -15,6 +15,7 @@ from ..domain.importers.common import check_encoding
 from ..domain.names import names_text
 from ..project import Project, codebook_ops
 from ..resources import resolve_codebook
+from .acting import open_as
 
 # Only light modules at the top: `--help`, `info` and `codebook list` build the whole
 # parser. A command that needs pandas, spaCy, Qt... imports it inside its function.
@@ -111,8 +112,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda a: launch_gui(a.project))
 
 
-def _open(path: Path) -> Project:
-    return Project.open(path, backup=False)
+def _open(args: argparse.Namespace) -> Project:
+    return open_as(args)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -124,7 +125,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_list(args: argparse.Namespace) -> int:
-    with _open(args.project) as project:
+    with _open(args) as project:
         codes = project.codebook.codes
         if args.json:
             print(json.dumps([c.to_dict() for c in codes], indent=2, ensure_ascii=False))
@@ -148,7 +149,7 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
         "allow_na": not args.no_na if args.kind != "binary" else False,
     }
     code: Code = code_from_dict(data, "--levels/--kind")
-    with _open(args.project) as project:
+    with _open(args) as project:
         codebook_ops.add_code(project, code)
     print(f"added code '{code.key}' ({code.kind}, {code.unit}, levels {', '.join(map(str, code.values))})")
     return 0
@@ -156,14 +157,14 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 
 def cmd_codebook_import(args: argparse.Namespace) -> int:
     book = codebook_ops.read_codebook_file(args.file)
-    with _open(args.project) as project:
+    with _open(args) as project:
         result = codebook_ops.apply_codebook(project, book)
     print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")
     return 0
 
 
 def cmd_codebook_export(args: argparse.Namespace) -> int:
-    with _open(args.project) as project:
+    with _open(args) as project:
         if args.file.suffix.lower() == ".qdc":
             from ..project.exchange import export_qdc
 
@@ -184,7 +185,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         )
     except ValueError as e:
         raise CodebookError(str(e)) from None  # reported as a plain error line
-    with _open(args.project) as project:
+    with _open(args) as project:
         summary = import_files(project, args.files, options, dry_run=args.dry_run)
     for line in summary.lines():
         print(line)
@@ -201,7 +202,7 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
 
     from ..project.imports import import_codings
 
-    with _open(args.project) as project:
+    with _open(args) as project:
         s = import_codings(project, args.file, dry_run=args.dry_run, encoding=encoding)
     verb = "would import" if args.dry_run else "imported"
     extra = f" ({s.unchanged} already present)" if s.unchanged else ""
@@ -221,7 +222,7 @@ def cmd_import_ratings(args: argparse.Namespace) -> int:
         if not sep or not column.strip() or not key.strip():
             raise Sense7Error(f"--map {item!r}: write COLUMN=CODE")
         mapping[column.strip()] = key.strip()
-    with _open(args.project) as project:
+    with _open(args) as project:
         summary = import_rater_files(project, args.files, mapping=mapping, rater=args.coder,
                                      turn_column=args.turn_column, dry_run=args.dry_run)
     print("\n".join(summary.lines(args.dry_run)))
@@ -231,7 +232,7 @@ def cmd_import_ratings(args: argparse.Namespace) -> int:
 def cmd_info(args: argparse.Namespace) -> int:
     from ..project.predictions import predictor_counts
 
-    with _open(args.project) as project:
+    with _open(args) as project:
         info = project.info()
         info["coder_names"] = [c["name"] for c in project.coders()]
         info["predictors"] = predictor_counts(project)

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .acting import open_as
+
 METRIC_KEYS = ("accuracy", "macro_f1", "within_one", "mae", "spearman")
 #: the environment variable holding an API key for endpoints that need one
 API_KEY_ENV = "SENSE7_CODER_API_KEY"
@@ -104,11 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from ..project import Project
     from ..project.analyses import run_analyses
 
     filt = _conversation_filter(args)
-    with Project.open(args.project, backup=False) as project:
+    with open_as(args, backup=False) as project:
         out = run_analyses(project, args.out, source=args.source, conversations=filt,
                            figures=not args.no_figures)
     for note in out.notes:
@@ -137,7 +138,6 @@ def _fmt(value: Any) -> str:
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..domain.errors import Sense7Error
-    from ..project import Project
     from ..project import predictions as pred
 
     if args.runs < 1:
@@ -147,7 +147,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if args.model == "llm" and args.level == "turn":
         raise Sense7Error("the LLM judge rates whole conversations; use --level conversation")
     evaluated: list[str] = []
-    with Project.open(args.project, backup=args.model != "none" or bool(args.predictions)
+    with open_as(args, backup=args.model != "none" or bool(args.predictions)
                       ) as project:
         if args.predictions:
             s = pred.import_predictions(project, args.predictions, args.predictor)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..domain.errors import ProjectError
-from ..project import Project
+from .acting import open_as
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,7 +75,7 @@ def cmd_assign(args: argparse.Namespace) -> int:
 
     coders = [c.strip() for c in args.coders.split(",") if c.strip()]
     filt = _filter(args.filter) if args.filter else None
-    with Project.open(args.project, backup=True) as project:
+    with open_as(args, backup=True) as project:
         report = assign(project, coders, overlap=args.overlap, per_coder=args.per_coder,
                         conversations=filt, seed=args.seed,  # type: ignore[arg-type]
                         shuffle=args.shuffle)
@@ -86,7 +86,7 @@ def cmd_assign(args: argparse.Namespace) -> int:
 def cmd_package(args: argparse.Namespace) -> int:
     from ..project.package import make_package
 
-    with Project.open(args.project, backup=False) as project:
+    with open_as(args, backup=False) as project:
         summary = make_package(project, args.coder, args.out, shuffle=args.shuffle,
                                seed=args.seed)
     print(summary.line())

@@ -568,6 +568,7 @@ def project_agreement(
 ) -> AgreementReport:
     """Agreement for every selected code of the project (one job; may run off the GUI thread
     on its own :class:`Project`). Raises :class:`ProjectError` when nothing matches."""
+    project.require_unblinded("see agreement between coders")
     options = options or AgreementOptions()
     codes = check_request(project, options)
     if cancel and cancel():

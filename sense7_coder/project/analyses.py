@@ -58,6 +58,7 @@ def _assistant_index(project: Project, filt: ConversationFilter | None) -> Any:
 def rating_values(project: Project, source: str, filt: ConversationFilter | None = None
                   ) -> tuple[Any, Any, Any]:
     """(values for the rating analyses, all codings for the code analyses, conversations)."""
+    project.require_unblinded("analyse the users' ratings and the coders' values")
     import pandas as pd
 
     from ..store.frames import codings_frame, consensus_frame, user_ratings_frame
@@ -126,6 +127,7 @@ def run_analyses(
 ) -> AnalysisOutput:
     """Compute every analysis for ``source`` and write it under ``out_dir`` (every table
     read from one state of the file, see :meth:`Project.snapshot`)."""
+    project.require_unblinded("analyse the users' ratings and the coders' values")
     with project.snapshot():
         return _run_analyses(project, Path(out_dir), source, conversations, figures,
                              progress, cancel)

@@ -68,6 +68,7 @@ def export_qdpx(
 ) -> QdpxSummary:
     """Write the whole project as a REFI-QDA ``.qdpx`` (conversations, codebook, every
     coder's codings and memos, and the consensus as the user ``consensus``)."""
+    project.require_unblinded("export every coder's codings")
     refuse_open_project_file(out, "to export to")
     with project.snapshot():  # the texts and codings of one state of the file
         doc, sources = _qdpx_document(project, consensus, progress, cancel)

@@ -62,6 +62,8 @@ def export_frame(
     value (of the one code asked for)."""
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
+    if kind not in UNBLINDED_KINDS:
+        project.require_unblinded(f"export {kind} (it shows what blind coding hides)")
     options = options or AgreementOptions()
     with project.snapshot():  # every table read from one state of the file
         return _export_frame(project, kind, options, progress, cancel, with_text, value)
@@ -103,6 +105,8 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
+#: exports that show nothing blind coding hides (anyone may write them)
+UNBLINDED_KINDS = ("codebook", "assignments")
 
 
 def _team_table(project: Project, kind: str, options: AgreementOptions,

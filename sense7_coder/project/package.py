@@ -23,8 +23,9 @@ from ..store import codes as store_codes
 from ..store import package as store_package
 from .project import Project
 
-#: settings a package never takes over from the lead's project
-_OWN_SETTINGS = ("package_coder",)
+#: settings a package never takes over from the lead's project (the lead passphrase's hash
+#: stays with the lead)
+_OWN_SETTINGS = ("package_coder", "lead_passphrase")
 
 
 @dataclass
@@ -68,6 +69,8 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
             store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
+            if not with_ratings:  # a blind study: nothing blinding hides goes out
+                store_package.withhold_blinded(db, project.hidden_attributes)
     except BaseException:
         package.close()
         for name in (out.name, out.name + "-wal", out.name + "-shm"):

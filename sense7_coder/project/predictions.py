@@ -139,6 +139,7 @@ def stored_runs(project: Project, predictor: str, level: str,
 def evaluate_predictor(project: Project, predictor: str, level: str = "conversation",
                        conversations: ConversationFilter | None = None) -> dict[str, Any]:
     """The paper's figures for one stored predictor (mean and SD over its runs)."""
+    project.require_unblinded("evaluate predictors against the users' ratings")
     _check_level(level)
     runs = stored_runs(project, predictor, level, conversations)
     if not runs:
@@ -151,6 +152,7 @@ def evaluate_predictor(project: Project, predictor: str, level: str = "conversat
 
 def evaluate_all(project: Project, level: str = "conversation",
                  conversations: ConversationFilter | None = None) -> list[dict[str, Any]]:
+    project.require_unblinded("evaluate predictors against the users' ratings")
     names = [n for n, c in predictor_counts(project).items() if c.get(level)]
     truth = targets(project, level, conversations)
     out = []

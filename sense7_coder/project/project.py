@@ -18,7 +18,9 @@ from ..domain.models import RATING_KEYS, Conversation, Unit, Value
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
+from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
@@ -37,6 +39,12 @@ class Project:
         self._adjudicator: str | None = None
         self._codebook: Codebook | None = None
         self._data_version = pdb.data_version()
+        #: the lead passphrase was given for the current identity (or none was asked)
+        self._lead_ok = False
+        package = self.package_coder
+        if package is not None:  # a package opens as the coder it was made for
+            self._coder = package
+            pdb.actor = package
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -139,12 +147,27 @@ class Project:
         self.require_lead("choose the hidden attributes")
         self.set_setting("hidden_attributes", "\n".join(n.strip() for n in names if n.strip()))
 
+    @property
+    def lead_passphrase_set(self) -> bool:
+        """Taking a lead identity asks for the lead passphrase."""
+        return bool(self.setting("lead_passphrase"))
+
+    def set_lead_passphrase(self, passphrase: str | None) -> None:
+        """Set (or with None, remove) the passphrase that taking a lead identity asks for.
+        Stored as a salted scrypt hash; only a lead may."""
+        self.require_lead("set the lead passphrase")
+        stored = hash_passphrase(passphrase) if passphrase is not None else None
+        self.set_setting("lead_passphrase", stored)
+        self._lead_ok = True
+
     def is_lead(self, name: str | None = None) -> bool:
         """The coder (default: the current one) may run the study: an adjudicator outside
-        a coder package."""
+        a coder package (the current one: who gave the lead passphrase, where one is set)."""
         name = name or self._coder
-        return (self.package_coder is None and name is not None
-                and self.coder_role(name) == "adjudicator")
+        if (self.package_coder is not None or name is None
+                or self.coder_role(name) != "adjudicator"):
+            return False
+        return name != self._coder or self._lead_ok or not self.lead_passphrase_set
 
     def require_lead(self, what: str) -> None:
         """Refuse ``what`` unless the current coder leads the study.
@@ -157,18 +180,24 @@ class Project:
             raise ProjectError(
                 f"this is the coder package of '{package}'; only the lead's project can {what}"
             )
-        if self._coder is None or self.is_lead():
+        if self.is_lead() or not any(c["role"] == "adjudicator" for c in self.coders()):
             return
-        if any(c["role"] == "adjudicator" for c in self.coders()):
-            raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
-                               f"'{self._coder}'")
+        if self._coder is None:
+            if not (self.blind_coding or self.lead_passphrase_set):
+                return
+            raise ProjectError(f"only a lead (an adjudicator) can {what}, and nobody is named "
+                               "(on the command line: --as NAME)")
+        raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
+                           f"'{self._coder}'")
 
     def require_unblinded(self, what: str) -> None:
         """Refuse ``what`` (which shows other coders' values) to a coder working blind."""
         if self.blind_coding and not self.is_lead():
-            who = f"'{self._coder}' codes" if self._coder else "coders code"
-            raise ProjectError(f"{who} blind in this project: only a lead (an adjudicator) "
-                               f"can {what}")
+            if self._coder is None:
+                raise ProjectError(f"coders code blind in this project: only a lead (an "
+                                   f"adjudicator) can {what} (on the command line: --as NAME)")
+            raise ProjectError(f"'{self._coder}' codes blind in this project: only a lead (an "
+                               f"adjudicator) can {what}")
 
     def blind_for(self, conversation_id: str, position: int, coder: str | None = None) -> bool:
         """Whether what blinding hides stays hidden from ``coder`` on this turn."""
@@ -206,24 +235,78 @@ class Project:
     def coders(self) -> list[dict[str, Any]]:
         return store_codings.coders(self.db)
 
-    def set_coder(self, name: str, role: str | None = None) -> None:
-        """Work as ``name`` from now on (created if new). Switching clears the undo stack."""
+    def set_coder(self, name: str, role: str | None = None, *,
+                  passphrase: str | None = None) -> None:
+        """Work as ``name`` from now on. A new name is a coder; ``role`` changes the role
+        (only a lead may, see :meth:`set_role`). Taking a lead identity asks for the lead
+        passphrase where one is set (:class:`PassphraseNeeded` when not given). In a coder
+        package only its coder can code. A switch from one name to another is a history row
+        and clears the undo stack."""
         name = name.strip()
         if not name:
             raise ProjectError("a coder needs a name")
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
+        package = self.package_coder
+        if package is not None and name != package:
+            raise ProjectError(f"this is the coder package of '{package}': it codes only as "
+                               f"'{package}', not as '{name}'")
         current = self.coder_role(name)
-        if role is not None and role != (current or "coder"):
-            self.require_lead(f"make '{name}' {'an' if role[0] in 'aeiou' else 'a'} {role}")
+        change = role is not None and role != (current or "coder")
+        if change:
+            self.require_lead(f"make '{name}' {_article(role or '')} {role}")
+        lead_ok = self._lead_ok and name == self._coder
+        if (role or current) == "adjudicator" and package is None and not lead_ok:
+            self._check_passphrase(name, passphrase)
+            lead_ok = True
         with self.pdb.atomic() as db:
-            store_codings.ensure_coder(db, name, role or "coder")
-            if role is not None:
-                store_codings.set_coder_role(db, name, role)
+            store_codings.ensure_coder(db, name, "coder")
+            if change:
+                store_codings.set_coder_role(db, name, role or "coder")
+            if self._coder is not None and name != self._coder:
+                store_history.record_identity(db, self._coder, name)
         if name != self._coder:
             self.undo_stack.clear()
         self._coder = name
+        self._lead_ok = lead_ok
         self.pdb.actor = name
+
+    def _check_passphrase(self, name: str, passphrase: str | None) -> None:
+        stored = self.setting("lead_passphrase")
+        if not stored:
+            return
+        if passphrase is None:
+            raise PassphraseNeeded(f"'{name}' is a lead of this project: taking a lead "
+                                   "identity needs the lead passphrase")
+        if not check_passphrase(stored, passphrase):
+            raise ProjectError(f"wrong lead passphrase: not coding as '{name}'")
+
+    def set_role(self, name: str, role: str) -> None:
+        """Give the existing coder ``name`` the role ``role``; only a lead may. The change
+        is a history row (kind ``role``)."""
+        name = name.strip()
+        if role not in ROLES:
+            raise ProjectError(f"role must be one of {', '.join(ROLES)}")
+        current = self.coder_role(name)
+        if current is None:
+            raise ProjectError(f"no coder '{name}' in this project")
+        if current == role:
+            return
+        self.require_lead(f"make '{name}' {_article(role)} {role}")
+        with self.pdb.atomic() as db:
+            store_codings.set_coder_role(db, name, role)
+        if name == self._coder:
+            self._lead_ok = role == "adjudicator"
+
+    def act_as(self, other: Project) -> None:
+        """Act as ``other`` does, on this connection to the same file (the same coder and
+        the same proof of the lead passphrase): for a background job's own connection."""
+        if other.path.resolve() != self.path.resolve():
+            raise ProjectError(f"{self.path} is not {other.path}")
+        if self.package_coder is None:
+            self._coder, self._lead_ok = other._coder, other._lead_ok
+            self.pdb.actor = other.pdb.actor
+        self._adjudicator = other._adjudicator
 
     @property
     def adjudicator(self) -> str | None:
@@ -244,7 +327,7 @@ class Project:
         if self.coder_role(name) != "adjudicator":
             self.require_lead(f"make '{name}' an adjudicator")
             with self.pdb.atomic() as db:
-                store_codings.ensure_coder(db, name, "adjudicator")
+                store_codings.ensure_coder(db, name, "coder")
                 store_codings.set_coder_role(db, name, "adjudicator")
         self._adjudicator = name
 
@@ -609,3 +692,6 @@ class Project:
     def user_rating_keys(self) -> Sequence[str]:
         return RATING_KEYS
 
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"

@@ -223,6 +223,7 @@ def disagreements(
     undecided_only: bool = False,
 ) -> list[Disagreement]:
     """The reconciliation queue, furthest apart first (see the module notes)."""
+    project.require_unblinded("see the coders' disagreements")
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
     filt = opts.conversation_filter()
@@ -273,6 +274,7 @@ def reconcile_progress(
     conversations: ConversationFilter | None = None,
 ) -> list[CodeProgress]:
     """Per code: units compared, disagreeing, and how many of those are decided."""
+    project.require_unblinded("see how far reconciliation has come")
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,
@@ -296,6 +298,7 @@ def reconcile_progress(
 
 def unit_values(project: Project, unit: Unit, code_key: str) -> dict[str, Value]:
     """Every coder's value of a code on one unit (binary rule applied), by coder name."""
+    project.require_unblinded("see every coder's values")
     code = project.code(code_key)
     data = read_ratings(
         project, [code], conversations=ConversationFilter(conversation_ids=[unit.conversation_id]),
@@ -343,6 +346,7 @@ def accept_majorities(
     Units already decided are kept unless ``overwrite``. Everything lands in one
     transaction as one undo step. Returns the command (``cells`` = decisions written).
     """
+    project.require_unblinded("accept the coders' majorities")
     adjudicator = project.adjudicator or project.coder
     if not adjudicator:
         raise ProjectError("choose who you are (an adjudicator) first")
@@ -404,6 +408,7 @@ def coders_vs_consensus(
     cancel: CancelFn = None,
 ) -> AgreementReport:
     """Each coder's agreement with the consensus, per code that has decisions."""
+    project.require_unblinded("see agreement with the consensus")
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,

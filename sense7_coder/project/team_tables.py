@@ -56,6 +56,7 @@ def _shown(action: str, side: str, value: Any) -> Any:
 
 
 def history_table(project: Project) -> pd.DataFrame:
+    project.require_unblinded("see the whole project's history")
     out = []
     for r in store_history.rows(project.db):
         unit = r["kind"] not in ("code",)

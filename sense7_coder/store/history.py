@@ -20,7 +20,11 @@ COLUMNS = ("id", "at", "coder", "action", "kind", "conversation_id", "position",
            "code", "before", "after", "source", "actor", "origin")
 #: the columns that identify an event (two files holding the same event hold them equal)
 EVENT = COLUMNS[1:13]
-KINDS = ("coding", "done", "memo", "consensus", "assignment", "code")
+KINDS = ("coding", "done", "memo", "consensus", "assignment", "code", "role", "setting",
+         "identity")
+#: kinds a merge never brings: a merge changes neither this file's codebook, nor its
+#: coders' roles, nor its settings (what happened to them in a package stays there)
+LOCAL_KINDS = ("code", "role", "setting")
 ACTIONS = ("set", "change", "clear")
 
 
@@ -41,6 +45,16 @@ def stamp_context(db: Database, actor: str | None, source: str) -> None:
     except sqlite3.OperationalError as e:  # a file not yet upgraded has no such table
         if "no such table" not in str(e):
             raise
+
+
+def record_identity(db: Database, before: str | None, after: str) -> None:
+    """A history row saying who works at this file from now on (``before``: who did). The
+    caller holds the write transaction, whose context names the source and actor."""
+    db.execute(
+        "INSERT INTO history(at, coder, action, kind, before, after, source, actor) "
+        "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, 'identity', ?, ?, source, actor "
+        "FROM history_context WHERE id = 1",
+        [after, "set" if before is None else "change", before, after])
 
 
 def rows(db: Database, conversation_id: str | None = None, position: int | None = None,
@@ -79,7 +93,7 @@ def insert_merged(db: Database, origin: str) -> int:
         f"INSERT INTO history({cols}, origin) SELECT {', '.join('s.' + c for c in EVENT)}, "
         "COALESCE(s.origin, ?) FROM temp.m_history s "
         f"WHERE s.kind IN ({kinds}) AND s.action IN ({actions}) AND typeof(s.at) = 'text' "
-        "AND s.kind <> 'code' "
+        f"AND s.kind NOT IN ({','.join(repr(k) for k in LOCAL_KINDS)}) "
         "AND (s.position IS NULL OR typeof(s.position) = 'integer') "
         f"AND NOT EXISTS (SELECT 1 FROM history t WHERE {on}) ORDER BY s.id",
         [origin],

@@ -7,6 +7,7 @@ them in that order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sqlite_utils import Database
@@ -77,6 +78,33 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
     finally:
         src.execute("DROP TABLE IF EXISTS temp.pkg_ids")
     return counts
+
+
+def withhold_blinded(dst: Database, hidden: Sequence[str]) -> None:
+    """Remove from the package what blind coding hides from its coder: the users' comments
+    on turns, and the model (also where it names a turn's speaker) and the conversation
+    attributes in ``hidden``. The caller holds ``dst``'s transaction."""
+    dst.execute("UPDATE turns SET comment = NULL WHERE comment IS NOT NULL")
+    if "model" in hidden:
+        dst.execute("UPDATE turns SET speaker = NULL WHERE speaker = (SELECT c.model FROM "
+                    "conversations c WHERE c.conversation_id = turns.conversation_id)")
+        dst.execute("UPDATE conversations SET model = NULL WHERE model IS NOT NULL")
+    names = set(hidden) - {"model"}
+    if not names:
+        return
+    changed = []
+    for cid, text in dst.execute("SELECT conversation_id, attributes FROM conversations"):
+        try:
+            attributes = json.loads(text or "{}")
+        except ValueError:
+            attributes = None
+        if not isinstance(attributes, dict):
+            changed.append(("{}", cid))  # unreadable: nothing of it may pass
+        elif names & set(attributes):
+            kept = {k: v for k, v in attributes.items() if k not in names}
+            changed.append((json.dumps(kept, ensure_ascii=False), cid))
+    dst.conn.executemany("UPDATE conversations SET attributes = ? WHERE conversation_id = ?",
+                         changed)
 
 
 def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:

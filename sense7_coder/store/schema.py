@@ -423,4 +423,54 @@ def m007_covering_reads(db: Database) -> None:
     )
 
 
+@migrations()
+def m008_identity_history(db: Database) -> None:
+    """Who may do what, in the history: a coder's role being set or changed, and the
+    settings that decide what coders see (blind coding, the attributes hidden from blind
+    coders, whether marking done needs every code, the lead passphrase).
+
+    ``kind`` is ``role`` (``coder`` is whose role, ``before``/``after`` the roles) or
+    ``setting`` (``code`` names the setting). The passphrase's hash never enters the
+    history: only that one was ``set`` or cleared. Identity switches (``kind`` ``identity``)
+    are written by the project itself, not by a trigger: they change no table."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    keys = "('blind_coding', 'hidden_attributes', 'require_all_codes', 'lead_passphrase')"
+
+    def shown(r: str) -> str:  # a setting's value as the history holds it
+        return (f"CASE WHEN {r}.key = 'lead_passphrase' THEN CASE WHEN {r}.value IS NULL "
+                f"OR {r}.value = '' THEN NULL ELSE 'set' END ELSE {r}.value END")
+
+    _script(db, f"""
+        CREATE TRIGGER history_coders_insert AFTER INSERT ON coders BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, new.name, 'set', 'role', NULL, NULL, NULL,
+            NULL, NULL, new.role, {ctx}); END;
+        CREATE TRIGGER history_coders_update AFTER UPDATE ON coders
+        WHEN old.role IS NOT new.role BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, new.name, 'change', 'role', NULL, NULL,
+            NULL, NULL, old.role, new.role, {ctx}); END;
+        CREATE TRIGGER history_coders_delete AFTER DELETE ON coders BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, old.name, 'clear', 'role', NULL, NULL,
+            NULL, NULL, old.role, NULL, {ctx}); END;
+        CREATE TRIGGER history_meta_insert AFTER INSERT ON meta WHEN new.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'set', 'setting', NULL, NULL, NULL,
+            new.key, NULL, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_update AFTER UPDATE ON meta
+        WHEN new.key IN {keys} AND old.value IS NOT new.value BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'setting', NULL, NULL,
+            NULL, new.key, {shown('old')}, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_delete AFTER DELETE ON meta WHEN old.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'clear', 'setting', NULL, NULL,
+            NULL, old.key, {shown('old')}, NULL, {ctx}); END;
+        INSERT INTO history({cols}) SELECT {now}, name, 'set', 'role', NULL, NULL, NULL, NULL,
+            NULL, role, 'upgrade', NULL FROM coders ORDER BY name;
+        INSERT INTO history({cols}) SELECT {now}, NULL, 'set', 'setting', NULL, NULL, NULL,
+            key, NULL, {shown('meta')}, 'upgrade', NULL FROM meta WHERE key IN {keys}
+            ORDER BY key;
+        """)
+
+
 SCHEMA_VERSION = len(migrations._migrations)

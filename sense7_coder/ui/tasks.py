@@ -383,15 +383,20 @@ def run_blocking(fn: JobFn[T], *, timeout_s: float = 60.0, title: str = "Working
 
 
 def with_own_project(
-    path: str | Path, job: Callable[[Project, ProgressFn, CancelFn], T]
+    source: str | Path | Project, job: Callable[[Project, ProgressFn, CancelFn], T]
 ) -> JobFn[T]:
-    """Wrap ``job(project, progress, cancel)`` so it runs on its own project connection."""
+    """Wrap ``job(project, progress, cancel)`` so it runs on its own project connection
+    (given an open project: acting as its coder does, see :meth:`Project.act_as`)."""
 
     def run(progress: ProgressFn, cancel: CancelFn) -> T:
         from ..project import Project
 
-        project = Project.open(path, backup=False)
+        owner = source if isinstance(source, Project) else None
+        project = Project.open(owner.path if owner is not None else source,  # type: ignore[arg-type]
+                               backup=False)
         try:
+            if owner is not None:
+                project.act_as(owner)
             return job(project, progress, cancel)
         finally:
             project.close()

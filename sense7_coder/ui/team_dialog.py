@@ -195,21 +195,18 @@ class TeamDialog(QDialog):
     # -- assigning --------------------------------------------------------------------------
     def run_assign(self) -> Any:
         coders = [c.strip() for c in self.coders_edit.text().split(",") if c.strip()]
-        me = self.project.coder
         overlap = self.overlap.value() / 100
         per = self.per_coder.value() or None
         seed, shuffle = self.seed.value(), self.shuffle.isChecked()
 
         def job(project: Project, progress_: ProgressFn, cancel: CancelFn) -> AssignReport:
             progress_(0, 0)
-            if me:
-                project.set_coder(me)
             return assign(project, coders, overlap=overlap, per_coder=per, seed=seed,
                           shuffle=shuffle)
 
         self.assign_button.setEnabled(False)
         return self.runner.start(
-            with_own_project(self.project.path, job), title="Assign",
+            with_own_project(self.project, job), title="Assign",
             label="Assigning conversations…", on_result=self._assigned,
             on_error=self._failed, on_finished=lambda: self.assign_button.setEnabled(True))
 
@@ -234,16 +231,13 @@ class TeamDialog(QDialog):
             self.write_package(coder, Path(path))
 
     def write_package(self, coder: str, path: Path) -> Any:
-        me = self.project.coder
         seed, shuffle = self.seed.value(), self.shuffle.isChecked()
 
         def job(project: Project, progress_: ProgressFn, cancel: CancelFn) -> PackageSummary:
             progress_(0, 0)
-            if me:
-                project.set_coder(me)
             return make_package(project, coder, path, shuffle=shuffle, seed=seed)
 
         return self.runner.start(
-            with_own_project(self.project.path, job), title="Coder package",
+            with_own_project(self.project, job), title="Coder package",
             label=f"Writing {path.name}…",
             on_result=lambda s: self.status.setText(s.line()), on_error=self._failed)

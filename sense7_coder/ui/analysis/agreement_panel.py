@@ -222,7 +222,7 @@ class AgreementPanel(QWidget):
         refocus = self.run_button.hasFocus()  # disabling it would send the keys elsewhere
         self.run_button.setEnabled(False)
         self.task = self.runner.start(
-            with_own_project(self.project.path, job), title="Agreement",
+            with_own_project(self.project, job), title="Agreement",
             label=f"Computing agreement for {what}{draws}…",
             on_result=lambda report: self._done(report, options), on_error=self._failed,
             on_cancelled=self._cancelled, on_finished=lambda: self._finished(refocus))

@@ -270,7 +270,7 @@ class AnalysisPanel(QWidget):
         self._set_status(f"Analysing the values of {self.source.currentText()}…")
         self.run_button.setEnabled(False)
         self.task = self.runner.start(
-            with_own_project(self.project.path, job), title="Analyses",
+            with_own_project(self.project, job), title="Analyses",
             label="Computing the analyses and drawing the figures…",
             on_result=self._analysed, on_error=self._failed,
             on_cancelled=lambda: self._set_status("Cancelled."),
@@ -344,7 +344,7 @@ class AnalysisPanel(QWidget):
                 self._set_status(f"No {level}-level predictions stored yet: train the "
                                  "baseline, import predictions or ask an LLM.")
 
-        self.task = self.runner.start(with_own_project(self.project.path, job),
+        self.task = self.runner.start(with_own_project(self.project, job),
                                       title="Evaluation", on_result=shown,
                                       on_error=self._failed, show_progress=False)
         return self.task
@@ -408,7 +408,7 @@ class AnalysisPanel(QWidget):
                 self.level.blockSignals(False)
             self.evaluate()
 
-        self.task = self.runner.start(with_own_project(self.project.path, job), title=title,
+        self.task = self.runner.start(with_own_project(self.project, job), title=title,
                                       label=label, on_result=done, on_error=self._failed,
                                       on_cancelled=lambda: self._set_status(
                                           f"{title}: cancelled; answers received so far are "

@@ -7,7 +7,6 @@ computed on the TaskRunner with their own connection, a moment after the last de
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -25,10 +24,10 @@ DELAY_MS = 1200
 class ConsensusAgreement(QWidget):
     """A codes x coders table of alpha with the consensus (the number of units in brackets)."""
 
-    def __init__(self, path: Path, labels: Callable[[], dict[str, str]],
+    def __init__(self, project: Project, labels: Callable[[], dict[str, str]],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.path = path
+        self.project = project
         self.labels = labels
         self.runner = TaskRunner(self)
         self.task: Task | None = None
@@ -66,7 +65,7 @@ class ConsensusAgreement(QWidget):
 
         self._again = False
         self.task = self.runner.start(
-            with_own_project(self.path, job), title="Agreement with the consensus",
+            with_own_project(self.project, job), title="Agreement with the consensus",
             on_result=self._show, on_error=self._failed, on_finished=self._finished,
             show_progress=False)
         return self.task

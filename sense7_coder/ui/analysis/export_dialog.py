@@ -195,7 +195,7 @@ class ExportDialog(QDialog):
         self.status.setText(f"Writing {out.name}…")
         self.export_button.setEnabled(False)
         self.task = self.runner.start(
-            with_own_project(self.project.path, job), title="Export",
+            with_own_project(self.project, job), title="Export",
             label=f"Exporting {kind} to {out.name}…", on_result=self._done,
             on_error=self._failed, on_cancelled=self._cancelled,
             on_finished=lambda: self.export_button.setEnabled(True))

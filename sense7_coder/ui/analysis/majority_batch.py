@@ -112,16 +112,14 @@ class MajorityBatch(QObject):
         if self.task is not None and not self.task.done:
             return self.task
         adjudicator = self.project.adjudicator or self.project.coder or ""
-        coder = self.project.coder or adjudicator
         codes = [code] if code else []
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> Command:
-            project.set_coder(coder)
             project.set_adjudicator(adjudicator)
             return accept_majorities(project, codes=codes, progress=progress, cancel=cancel)
 
         self.task = self.runner.start(
-            with_own_project(self.project.path, job), title="Accept every strict majority",
+            with_own_project(self.project, job), title="Accept every strict majority",
             label="Finding the units with a strict majority and recording their values…",
             on_result=self._done, on_error=self._failed, on_cancelled=self.cancelled.emit)
         return self.task

@@ -191,7 +191,7 @@ class MergeDialog(QDialog):
         for b in (self.dry_button, self.merge_button):
             b.setEnabled(False)
         self.task = self.runner.start(
-            with_own_project(self.project.path, job), title="Merge",
+            with_own_project(self.project, job), title="Merge",
             label=("Checking" if dry else "Merging") + f" {len(sources)} file"
                   + ("s" if len(sources) != 1 else "") + "…",
             on_result=(lambda r: self._dry_done(r, sources, on_conflict)) if dry else self._merged,

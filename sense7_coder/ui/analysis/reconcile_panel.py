@@ -102,7 +102,7 @@ class ReconcilePanel(QWidget):
         self.queue_view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.queue_view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.consensus = ConsensusAgreement(
-            project.path, lambda: {c.key: c.label for c in self.project.codebook.codes}, self)
+            project, lambda: {c.key: c.label for c in self.project.codebook.codes}, self)
         self.pivot_model = self.consensus.model
         left = QWidget(self)
         ll = QVBoxLayout(left)
@@ -221,7 +221,7 @@ class ReconcilePanel(QWidget):
 
         self._message("Reading the disagreements…")
         self.load_task = self.runner.start(
-            with_own_project(self.project.path, job), title="Reconcile",
+            with_own_project(self.project, job), title="Reconcile",
             label="Finding the units where coders differ…", on_result=self._loaded,
             on_error=lambda e: self._error(e.message))
         return self.load_task

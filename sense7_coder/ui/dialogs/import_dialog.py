@@ -267,7 +267,7 @@ class ImportDialog(QDialog):
         self.progress.setRange(0, 0)
         self.progress.show()
         self._check_task = self.runner.start(
-            with_own_project(self.project.path, job), title="Checking files",
+            with_own_project(self.project, job), title="Checking files",
             on_result=self._check_done, on_error=self._check_failed, show_progress=False)
         self._check_task.progressed.connect(self._check_progress)
         return self._check_task
@@ -355,7 +355,7 @@ class ImportDialog(QDialog):
         self._cancel_note = ""
         self.status_label.setText("Importing…")
         self._import_task = self.runner.start(
-            with_own_project(self.project.path, job), title="Importing conversations",
+            with_own_project(self.project, job), title="Importing conversations",
             label=f"Importing {check.new_conversations} conversations from "
                   f"{len(paths)} file{'s' if len(paths) > 1 else ''}…",
             on_result=self._import_done, on_error=self._import_failed,
