@@ -24,7 +24,7 @@ from ..domain.errors import Sense7Error
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
-from .coder_dialog import CoderDialog
+from .coder_dialog import CoderDialog, take_identity
 from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
 from .screen import fit_to_screen
@@ -280,6 +280,8 @@ class MainWindow(QMainWindow):
         return True
 
     def _choose_coder(self, project: Project, coder: str | None) -> bool:
+        if project.package_coder is not None:  # a package codes only as its coder
+            return True
         known = {c["name"] for c in project.coders()}
         remembered = self.settings.last_coder(project.path)
         if not coder and self._open_in_another_window(project.path):
@@ -287,11 +289,10 @@ class MainWindow(QMainWindow):
             return self.ask_coder(project, None)
         try:
             if coder:
-                project.set_coder(coder)
-                return True
+                return take_identity(project, coder, self) or self.ask_coder(project, coder)
             if remembered and remembered in known:
-                project.set_coder(remembered)
-                return True
+                return (take_identity(project, remembered, self)
+                        or self.ask_coder(project, remembered))
         except Sense7Error as e:
             QMessageBox.warning(self, "Who is coding?", str(e))
         return self.ask_coder(project, remembered)
@@ -400,9 +401,9 @@ class MainWindow(QMainWindow):
         blind = self.actions_.blind
         blind.setEnabled(lead)
         blind.setChecked(project.blind_coding)
-        blind.setToolTip("Hide other coders' values and the users' ratings of a turn until "
-                         "you mark it done" + ("" if lead else
-                                               " (only a lead, an adjudicator, can switch it)"))
+        blind.setToolTip("Hide other coders' values and the users' ratings of a turn from "
+                         "each coder until they mark it done (a lead sees everything)"
+                         + ("" if lead else "; only a lead, an adjudicator, can switch it"))
 
     def coder_changed(self) -> None:
         """Show everything again for the (new) current coder."""
@@ -426,9 +427,15 @@ class MainWindow(QMainWindow):
             self.show_message(str(e), 10000)
             return
         self.workspace.refresh_panel()
-        self.show_message(
-            "Blind coding on: others' values and users' ratings stay hidden until you mark a "
-            "turn done" if on else "Blind coding off", 6000)
+        if not on:
+            text = "Blind coding off"
+        elif self.project.is_lead():  # a lead sees everything: only the coders are blind
+            text = ("Blind coding on: coders see others' values and the users' ratings of a "
+                    "turn only once they mark it done; you lead, and see everything")
+        else:
+            text = ("Blind coding on: others' values and users' ratings stay hidden until you "
+                    "mark a turn done")
+        self.show_message(text, 6000)
 
     def _set_auto_advance(self, on: bool) -> None:
         self.settings.set_auto_advance(bool(on))

@@ -179,7 +179,7 @@ class CodingActions:
                     f"{n} code{'s' if n != 1 else ''} left empty: {', '.join(empty)}")
                 return
             self._confirm_empty = None
-            reveals = self.project.blind_coding and self.hidden_here()
+            reveals = self.blind_here() and self.hidden_here()
             if not self.set_done(True):
                 return
             note = f" ({len(empty)} left empty: {', '.join(empty)})" if empty else ""
@@ -199,6 +199,12 @@ class CodingActions:
         codes = [self.coding.rows[k].code for k in keys]
         return [c.label for c in codes if c.unit == "turn" and c.kind != "binary"
                 and self.coding.value_of(c.key) is NOT_SET]
+
+    def blind_here(self) -> bool:
+        """Does blind coding hide anything from this coder on the current turn? Never for
+        a lead, who sees everything."""
+        return bool(self.conversation_id) and self.project.blind_for(
+            self.conversation_id or "", self.position)
 
     def hidden_here(self) -> bool:
         """Does blind coding hide anything about the current turn (ratings, others' values)?"""

@@ -266,7 +266,7 @@ class Workspace(CodingActions, QWidget):
             status = (f"<span style='color:{tone(self, 'ok')}'>✓ Done</span> · <b>Ctrl+Enter</b> "
                       "goes on · Ctrl+Shift+Enter reopens")
         else:
-            then = ("shows the users' ratings" if self.project.blind_coding and self.hidden_here()
+            then = ("shows the users' ratings" if self.blind_here() and self.hidden_here()
                     else "moves on")
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
         self.coding.hint.setText(hint_text(self.auto_advance))
