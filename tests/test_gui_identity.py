@@ -4,6 +4,7 @@ with blind coding on is neither told values are hidden nor stopped on a reveal s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ SECRET = "open sesame"
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> Project:
+def study(tmp_path: Path) -> Iterator[Project]:
     p = make_project(tmp_path)
     p.set_coder("lee", "adjudicator")
     code(p, "ana", {("c1", 2, "overall"): 4})
@@ -81,8 +82,12 @@ def test_taking_a_lead_identity_in_the_window_asks_the_passphrase(
     monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text: warnings.append(text))
     answers = iter(["guess", None, SECRET])
     asked: list[str] = []
-    monkeypatch.setattr(coder_dialog, "ask_passphrase",
-                        lambda _parent, name: (asked.append(name), next(answers))[1])
+
+    def ask(_parent: object, name: str) -> str | None:
+        asked.append(name)
+        return next(answers)
+
+    monkeypatch.setattr(coder_dialog, "ask_passphrase", ask)
     with Project.open(study.path, backup=False) as p:
         p.set_coder("ana")
         dialog = CoderDialog(p, "lee")

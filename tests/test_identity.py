@@ -141,7 +141,12 @@ def test_command_line_asks_the_passphrase_for_as_lead(tmp_path: Path, capsys: An
     monkeypatch.delenv("SENSE7_CODER_PASSPHRASE")
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
     asked: list[str] = []
-    monkeypatch.setattr("getpass.getpass", lambda prompt="": (asked.append(prompt), SECRET)[1])
+
+    def getpass(prompt: str = "") -> str:
+        asked.append(prompt)
+        return SECRET
+
+    monkeypatch.setattr("getpass.getpass", getpass)
     assert main(["agreement", path, "--codes", "overall", "--as", "lee"]) == 0
     assert asked == ["lead passphrase: "]
     # lead-only commands need it too: nobody named is not a lead
@@ -196,6 +201,8 @@ def test_command_line_acts_as_a_coder_on_a_blind_project(tmp_path: Path, capsys:
     assert main(["export", path, out, "--kind", "long", "--as", "lee"]) == 0
     assert Path(out).exists()
     assert main(["export", path, str(tmp_path / "cb.csv"), "--kind", "codebook"]) == 0
+    assert main(["consensus", path, "--accept-majority", "--as", "lee"]) == 0  # decides as lee
+    assert "accepted the majority on 0 units" in capsys.readouterr().out
     with Project.open(p.path, backup=False) as again:  # --as named nobody new
         assert {c["name"] for c in again.coders()} == {"lee", "ana", "bob"}
 

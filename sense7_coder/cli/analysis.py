@@ -168,7 +168,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "adjudicator --coder NAME. Coders' own codings never change.",
     )
     p.add_argument("project", type=Path)
-    p.add_argument("--coder", help="the adjudicator's name (needed for --accept-majority)")
+    p.add_argument("--coder", help="the adjudicator's name (needed for --accept-majority; "
+                   "default: the coder named by --as)")
     p.add_argument("--role", choices=("adjudicator",),
                    help="make --coder an adjudicator first")
     p.add_argument("--accept-majority", action="store_true")
@@ -349,6 +350,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
     )
 
     filt = _options(args).conversation_filter()
+    args.coder = args.coder or args.acting  # --as LEAD decides as that lead
     with _open(args, args.project) as project:
         accepted = None
         if args.accept_majority:
