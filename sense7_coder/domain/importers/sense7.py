@@ -25,12 +25,9 @@ any kept message are left out, with a warning.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from ..errors import InputError
 from ..models import DIMENSIONS, RATING_KEYS, Conversation, ImportBatch, Participant
@@ -43,9 +40,9 @@ from .common import (
     parse_rating,
     rating_candidates,
 )
-from .tables import Table, drop_blank_rows, find_column, norm, read_csv_table, read_header
+from .sheets import find_sheet, open_book, read_sheet, sheet_names
+from .tables import Table, find_column, norm, read_csv_table, read_header
 from .turns import MessageColumns, build_conversations
-from .workbook import check_workbook
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
 SHEETS = ("Tasks", "Messages")
@@ -73,37 +70,24 @@ def is_tasks_header(columns: Sequence[str], options: ImportOptions) -> bool:
 
 
 def read_workbook(path: Path) -> tuple[Table, Table]:
-    """The Tasks and Messages sheets of a workbook, as all-text tables."""
-    check_workbook(path)
-    try:
-        book = pd.ExcelFile(path, engine="openpyxl")
-    except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
-        raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
-    with book:
-        by_norm = {norm(s): s for s in book.sheet_names}
+    """The Tasks and Messages sheets of a workbook, as all-text tables (read cell by cell,
+    bounded by the cells that hold data: see :mod:`.sheets`)."""
+    with open_book(path) as book:
         tables: list[Table] = []
         for wanted in SHEETS:
-            sheet = by_norm.get(norm(wanted))
+            sheet = find_sheet(book, wanted)
             if sheet is None:
                 raise InputError(
                     str(path),
                     f"the workbook has no sheet '{wanted}' (sheets present: "
-                    f"{', '.join(book.sheet_names)}); a SENSE-7 workbook needs sheets "
+                    f"{', '.join(sheet_names(book))}); a SENSE-7 workbook needs sheets "
                     "'Tasks' and 'Messages'",
                     location=f"sheet {wanted}",
                 )
-            try:
-                frame = pd.read_excel(book, sheet_name=sheet, dtype=str, keep_default_na=False)
-            except (ValueError, KeyError) as e:
-                raise InputError(str(path), f"cannot read the sheet: {e}",
-                                 location=f"sheet {sheet}") from None
-            frame.columns = [str(c).strip() for c in frame.columns]
-            kept = drop_blank_rows(frame)
-            if kept.empty:
+            table = read_sheet(path, book, sheet)
+            if table.frame.empty:
                 raise InputError(str(path), "the sheet has no rows", location=f"sheet {sheet}")
-            tables.append(Table(str(path), kept, sheet=sheet))
+            tables.append(table)
     return tables[0], tables[1]
 
 
