@@ -233,3 +233,62 @@ def test_xlsm_and_preview_columns_read_streaming(tmp_path: Path) -> None:
     assert [t.text for t in turns] == ["1", "ok"]
     assert [t.attributes for t in turns] == [{"Retry": True},
                                             {"Unnamed: 3": "stray", "Retry": 0.5}]
+
+
+# -- CSV files wider than the columns read whole -------------------------------------------------
+
+EXTRA = [f"extra{i}" for i in range(12_000)]
+
+
+def _wide_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header + EXTRA)
+        for i, row in enumerate(rows):
+            # the ignored cells hold values, and one of them spans two lines
+            extra = ["x\ny" if (i, j) == (1, 5) else (f"v{i}" if j % 7 == 0 else "")
+                     for j in range(len(EXTRA))]
+            writer.writerow(row + extra)
+    return path
+
+
+def test_long_csv_of_12003_columns_reads_the_mapped_columns(tmp_path: Path) -> None:
+    """A valid long CSV with 12,003 columns was refused ("at most 2,000 columns are
+    read"); now the columns the importer maps are read and the others ignored, with a
+    note; an error still names the line the record starts on (an ignored cell above it
+    spans two lines)."""
+    rows = [["c1", "user", "hi"], ["c1", "assistant", "hello"], ["c2", "user", "bye"]]
+    path = _wide_csv(tmp_path / "wide.csv", ["conversation_id", "role", "Content"], rows)
+    batch = read_files([path], ImportOptions(mapping={"text": "Content"}))[0]
+    assert [[t.text for t in c.turns] for c in batch.conversations] == [["hi", "hello"],
+                                                                        ["bye"]]
+    assert batch.conversations[0].turns[0].attributes == {}
+    assert batch.warnings == [
+        "the file has 12,003 columns, more than the 2,000 read whole: only the 3 it needs "
+        "were read (conversation_id, role, Content); the other 12,000 were ignored (extra0, "
+        "extra1, extra2, extra3, extra4, ...)"]
+    bad = _wide_csv(tmp_path / "bad.csv", ["conversation_id", "role", "text"],
+                    [*rows, ["c2", "robot", "?"]])
+    with pytest.raises(InputError) as e:
+        read_files([bad], ImportOptions())
+    assert (e.value.location, e.value.field) == ("line 6", "role")
+
+
+def test_wide_sense7_tables_and_transcripts_read_their_columns(tmp_path: Path) -> None:
+    """The SENSE-7 tables as CSV files and a transcript table, each 12,000 columns wider
+    than its fields, are read (a note for each file)."""
+    tasks = _wide_csv(tmp_path / "tasks.csv", ["TaskId", "PID", "Model"], [["t1", "P1", "m"]])
+    messages = _wide_csv(tmp_path / "messages.csv", ["TaskId", "MessageId", "Role", "Content"],
+                         [["t1", "1", "user", "hi"], ["t1", "2", "assistant", "hello"]])
+    batch = read_files([tasks, messages], ImportOptions())[0]
+    assert [t.text for t in batch.conversations[0].turns] == ["hi", "hello"]
+    assert batch.conversations[0].participant_id == "P1"
+    assert len(batch.warnings) == 3  # no ratings; two files with ignored columns
+    assert batch.warnings[1].startswith(f"{tasks}: the file has 12,003 columns")
+    transcript = _wide_csv(tmp_path / "transcripts.csv", ["conversation_id", "transcript"],
+                           [["k1", "User: hi\nAssistant: hello"]])
+    batch = read_files([transcript], ImportOptions(format="transcript"))[0]
+    assert [t.role for t in batch.conversations[0].turns] == ["user", "assistant"]
+    assert batch.warnings[0].startswith("the file has 12,002 columns")
