@@ -26,7 +26,7 @@ MAX_SHOWN_CHARS = 100_000
 #: the longest run without a space shown: Qt breaks such a run character by character,
 #: which took 11 s for 20,000 characters in a narrow transcript
 MAX_SHOWN_RUN = 2_000
-_LONG_RUN = re.compile(r"\S{%d}" % (MAX_SHOWN_RUN + 1))
+_LONG_RUN = re.compile(rf"\S{{{MAX_SHOWN_RUN + 1}}}")
 
 
 @dataclass
