@@ -51,6 +51,9 @@ LEVEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 MAX_LEVELS = 1000
 #: the most codes a codebook may have
 MAX_CODES = 1000
+#: the largest whole-number level either way (agreement computes in floats, which hold
+#: every whole number up to 2**53 exactly)
+MAX_LEVEL_VALUE = 10**15
 #: the largest codebook file read
 MAX_CODEBOOK_BYTES = 16 * 1024 * 1024
 
@@ -175,6 +178,11 @@ class Codebook:
 
 # -- building and validating -----------------------------------------------------------------
 
+def _too_large() -> str:
+    return (f"a whole-number level is at most {MAX_LEVEL_VALUE:,} either way (numbers "
+            "beyond cannot be told apart in agreement)")
+
+
 def default_levels(kind: str) -> list[Level]:
     if kind == "binary":
         return [Level(0, "absent"), Level(1, "present")]
@@ -189,6 +197,8 @@ def parse_levels_spec(spec: str, kind: str) -> list[Level]:
     m = re.fullmatch(r"(-?\d{1,18})\s*\.\.\s*(-?\d{1,18})", spec)
     if m:
         lo, hi = int(m.group(1)), int(m.group(2))
+        if max(abs(lo), abs(hi)) > MAX_LEVEL_VALUE:
+            raise CodebookError(f"levels '{spec}': {_too_large()}")
         if hi <= lo:
             raise CodebookError(f"levels '{spec}': the upper bound must exceed the lower")
         if hi - lo + 1 > MAX_LEVELS:
@@ -203,6 +213,8 @@ def parse_levels_spec(spec: str, kind: str) -> list[Level]:
                             f"{MAX_LEVELS:,} levels")
     if kind in ("ordinal", "binary"):
         if all(re.fullmatch(r"[+-]?\d{1,18}", s) for s in items):
+            if any(abs(int(s)) > MAX_LEVEL_VALUE for s in items):
+                raise CodebookError(f"levels '{spec}': {_too_large()}")
             return [Level(int(s), s) for s in items]
         raise CodebookError(f"levels '{spec}': {kind} codes need whole-number levels")
     return [Level(s, s) for s in items]
@@ -253,6 +265,8 @@ def code_from_dict(data: Any, where: str = "code") -> Code:
                     raise CodebookError(
                         f"{where}: level {i} value must be a whole number for a {kind} code, got {value!r}"
                     )
+                if abs(value) > MAX_LEVEL_VALUE:
+                    raise CodebookError(f"{where}: level {i}: {_too_large()}")
             elif not isinstance(value, str) or not value.strip():
                 raise CodebookError(f"{where}: level {i} value must be a non-empty text for a nominal code")
             elif _reads_as_na(value):
@@ -364,6 +378,9 @@ def stored_levels(text: Any, where: str) -> list[Level]:
         if isinstance(value, bool) or not isinstance(value, int | str):
             raise CodebookError(f"{where}: stored level {i} has no whole-number or text "
                                 "value; the project file was changed outside sense7-coder")
+        if isinstance(value, int) and abs(value) > MAX_LEVEL_VALUE:
+            raise CodebookError(f"{where}: stored level {i}: {_too_large()}; the project file "
+                                "was changed outside sense7-coder")
         levels.append(Level(value, str(lv.get("label", value)), str(lv.get("description", ""))))
     return levels
 

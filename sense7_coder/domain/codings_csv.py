@@ -161,7 +161,10 @@ def read_codings_file(
     ``encoding`` names the file's text encoding when it is not UTF-8.
     """
     path = Path(path)
-    table = read_csv_table(path, encoding)
+    # the other columns are not read (a file too wide to read whole is still read)
+    wanted = {norm(c) for c in (*REQUIRED, *OPTIONAL)}
+    table = read_csv_table(path, encoding,
+                           lambda header: [c for c in header.columns if norm(c) in wanted])
     by_norm = {norm(c): c for c in table.columns}
     missing = [c for c in REQUIRED if norm(c) not in by_norm]
     if missing:

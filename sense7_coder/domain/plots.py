@@ -36,6 +36,10 @@ STYLE: Any = {
     "legend.fontsize": 8.0,
     "svg.fonttype": "none",
     "savefig.dpi": 150,
+    # names come from the project (codes, levels, models, coders, attributes): a '$' pair
+    # in one is text to show, never TeX or mathtext to typeset (which fails on '$\x$')
+    "text.usetex": False,
+    "text.parse_math": False,
 }
 
 

@@ -44,7 +44,10 @@ def read_predictions_csv(
     """``(level, rows)``: level ``conversation`` or ``turn``; rows ``(conversation_id,
     position or None, run, score)``. ``turns`` maps (conversation_id, position) to role."""
     path = Path(path)
-    table = read_csv_table(path)
+    # the other columns are not read (a file too wide to read whole is still read)
+    wanted = {norm(c) for c in (*REQUIRED, *OPTIONAL)}
+    table = read_csv_table(path, None,
+                           lambda header: [c for c in header.columns if norm(c) in wanted])
     by_norm = {norm(c): c for c in table.columns}
     missing = [c for c in REQUIRED if norm(c) not in by_norm]
     if missing:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .codebook import Codebook
 from .errors import InputError
-from .importers.tables import norm, read_csv_table
+from .importers.tables import Table, norm, read_csv_table
 from .models import Coding, Unit
 
 
@@ -55,7 +55,12 @@ def read_rater_file(
     exists: Callable[[str, int], bool] | None = None,
 ) -> RaterFile:
     path = Path(path)
-    table = read_csv_table(path)
+    def needed(header: Table) -> list[str]:
+        """The columns read from a file too wide to read whole (the others are left out)."""
+        keys = {norm(id_column), norm(turn_column), *(norm(k) for k in mapping or {})}
+        return [c for c in header.columns if norm(c) in keys or codebook.get(c)]
+
+    table = read_csv_table(path, None, needed)
     by_norm = {norm(c): c for c in table.columns}
     id_col = by_norm.get(norm(id_column))
     if id_col is None:
@@ -73,6 +78,7 @@ def read_rater_file(
             raise InputError(str(path), f"--map maps column {column!r} to code {mapped!r}, "
                              "which is not in the codebook", location="line 1", field=column)
     out = RaterFile(path, (rater or rater_name(path)).strip())
+    out.left_out += table.ignored
     if not out.rater:
         raise InputError(str(path), "the rater has no name", location="line 1")
     for column in table.columns:

@@ -306,7 +306,7 @@ def _json_object(value: Any) -> bool:
         return False
     try:
         return isinstance(json.loads(value), dict)
-    except ValueError:
+    except (ValueError, RecursionError):  # malformed, or nested deeper than Python recurses
         return False
 
 

@@ -277,7 +277,7 @@ def json_object(text: Any) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # malformed, or nested deeper than Python recurses
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -46,6 +46,7 @@ from . import checked as checked_files
 from .history import stamp_context
 from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
+from .shapes import changed_message, misfit, values_checked
 from .trust import check_schema
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -290,10 +291,11 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def read_snapshot(fn: Callable[..., T]) -> Callable[..., T]:
-    """Run ``fn(db, ...)`` (a read given a sqlite-utils Database) in one :func:`snapshot`."""
+    """Run ``fn(db, ...)`` (a read given a sqlite-utils Database) in one :func:`snapshot`;
+    a value of the wrong kind it fails on is named in one line (:func:`.shapes.values_checked`)."""
     @functools.wraps(fn)
     def wrapper(db: Database, *args: Any, **kwargs: Any) -> T:
-        with snapshot(db.conn):
+        with snapshot(db.conn), values_checked(db.conn):
             return fn(db, *args, **kwargs)
     return wrapper
 
@@ -405,22 +407,25 @@ def damaged_message(path: Path, detail: str) -> str:
 
 
 def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
-                   pages: bool = True) -> int:
+                   pages: bool = True, shapes: bool = True) -> int:
     """Check an open connection is a healthy sense7-coder project; returns its version.
 
     Header, application id, version, our schema and no other (:mod:`.trust`), keys that
-    are text, then ``quick_check`` (``integrity_check`` with ``full``). Raises
-    ProjectError; the caller closes the connection.
+    are text, then ``quick_check`` (``integrity_check`` with ``full``) and, with
+    ``shapes``, that every value is of a kind its column holds (:mod:`.shapes`; a merge
+    checks its source's rows one by one instead). Raises ProjectError; the caller closes
+    the connection.
 
     All of it reads one state of the file (:func:`snapshot`): another process upgrading
     the same older file between the reads of the version, the tables and the record of
     upgrades made a consistent file look edited by hand, and refused it.
     """
     with snapshot(conn):
-        return _verify_project(conn, path, full, pages)
+        return _verify_project(conn, path, full, pages, shapes)
 
 
-def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: bool) -> int:
+def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: bool,
+                    shapes: bool) -> int:
     """:func:`verify_project`, inside its snapshot."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -446,7 +451,12 @@ def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: boo
     check = conn.execute(f"PRAGMA {pragma}(20)").fetchall()
     if [tuple(r) for r in check] != [("ok",)]:
         raise ProjectError(damaged_message(path, str(check[0][0]) if check else ""))
+    # values no column of ours holds (a name stored as binary data, a turn number as
+    # text): checked with the pages, so a file unchanged since is not read again
+    if shapes and (problem := misfit(conn)):
+        raise ProjectError(changed_message(path, problem))
     return version
+
 
 
 def create_project_db(path: str | Path) -> ProjectDB:

@@ -82,7 +82,8 @@ def open_source(path: str | Path) -> sqlite3.Connection:
     refuse_odd_file(path)
     conn = _connect_read_only(path)
     try:
-        verify_project(conn, path, full=True)
+        # every row is checked as the API checks it (project/merge.py), with its own words
+        verify_project(conn, path, full=True, shapes=False)
         missing = [t for t in ("conversations", "turns", "codes", "codings", "coders")
                    if t not in source_tables(conn)]
         if missing:
@@ -250,7 +251,7 @@ def drop_stage(db: Database) -> None:
 
 # -- conversations ---------------------------------------------------------------------------
 
-def turn_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int, str]]:
+def turn_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int | str, str]]:
     """(conversation, turn, what differs) for conversations in both files whose turns differ."""
     sql = f"""
         SELECT s.conversation_id, s.position,
@@ -270,7 +271,9 @@ def turn_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int, str]]:
                           AND s.position = t.position)
         ORDER BY 1, 2 LIMIT {int(limit)}
     """
-    return [(r[0], int(r[1]), r[2]) for r in db.execute(sql)]
+    # a turn number another tool stored as text (or binary) is shown as it is
+    return [(r[0], r[1] if isinstance(r[1], int) else repr(r[1]), r[2])
+            for r in db.execute(sql)]
 
 
 def sentence_mismatches(db: Database, limit: int = 6) -> list[tuple[str, int]]:

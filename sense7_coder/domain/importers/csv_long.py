@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..models import RATING_KEYS, Conversation, ImportBatch, Participant
 from .common import ImportOptions, RoleResolver, Ticker, coerce_scalar, rating_candidates
-from .tables import Table, find_column, read_csv_table
+from .tables import ColumnChoice, Table, find_column, read_csv_table
 from .turns import MessageColumns, build_conversations, stripped_codes
 
 CANDIDATES: dict[str, tuple[str, ...]] = {
@@ -127,8 +127,20 @@ def conversation_values(
     return out
 
 
+def field_columns(options: ImportOptions) -> ColumnChoice:
+    """The columns a long table's fields are read from (for a file too wide to read whole:
+    its other columns, attributes otherwise, are then ignored)."""
+    def choose(header: Table) -> set[str]:
+        cols, conv_level = message_columns(header, options)
+        fields = {cols.text, cols.conversation_id, cols.role, cols.speaker, cols.position,
+                  cols.time_offset, cols.comment, *cols.ratings.values(),
+                  *(conv_level.get(k) for k in ("participant_id", "model", "topic"))}
+        return {c for c in fields if c}
+    return choose
+
+
 def read_long_csv(path: Path, options: ImportOptions, ticker: Ticker | None = None) -> ImportBatch:
-    table = read_csv_table(path, options.encoding)
+    table = read_csv_table(path, options.encoding, field_columns(options))
     return batch_from_table(table, path, options, ticker)
 
 
@@ -156,7 +168,7 @@ def batch_from_table(
                 conv.attributes[name[len(CONVERSATION_PREFIX):]] = coerce_scalar(value)
     for conv in conversations:
         conv.source = path.name
-    warnings = []
+    warnings = table.ignored_note()
     unnamed = [c for c in table.columns if c.startswith("Unnamed: ")]
     if unnamed:
         warnings.append(f"columns without a header were ignored: {', '.join(unnamed)}")

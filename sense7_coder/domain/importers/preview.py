@@ -16,8 +16,8 @@ from ..models import RATING_KEYS, ImportBatch
 from .common import ImportOptions, RecordError
 from .jsonchat import _message_list, conversations_in, load_json
 from .reading import plan, read_files
+from .sheets import open_book, read_sheet, sheet_names
 from .tables import norm, read_header
-from .workbook import check_workbook
 
 BASE_COLUMNS = ("conversation_id", "position", "role", "speaker", "text")
 #: how the preview shows a rating of "not applicable" (an unrated turn shows None)
@@ -82,12 +82,11 @@ def source_columns(paths: Sequence[Path], fmt: str,
             if suffix in (".csv", ".tsv"):
                 out.extend(c for c in read_header(path, options.encoding) if c not in out)
             elif suffix in (".xlsx", ".xlsm"):
-                check_workbook(path)
-                with pd.ExcelFile(path, engine="openpyxl") as book:
-                    for sheet in book.sheet_names:
+                with open_book(path) as book:
+                    for sheet in sheet_names(book):
                         if norm(sheet) in ("tasks", "messages"):
-                            frame = pd.read_excel(book, sheet_name=sheet, nrows=0)
-                            out.extend(str(c) for c in frame.columns if str(c) not in out)
+                            columns = read_sheet(path, book, sheet, header_only=True).columns
+                            out.extend(c for c in columns if c not in out)
             elif suffix == ".json":
                 items = conversations_in(load_json(path, options.encoding), {})
                 first = items[0] if items else None

@@ -25,12 +25,9 @@ any kept message are left out, with a warning.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from ..errors import InputError
 from ..models import DIMENSIONS, RATING_KEYS, Conversation, ImportBatch, Participant
@@ -43,9 +40,9 @@ from .common import (
     parse_rating,
     rating_candidates,
 )
-from .tables import Table, drop_blank_rows, find_column, norm, read_csv_table, read_header
+from .sheets import find_sheet, open_book, read_sheet, sheet_names
+from .tables import Table, find_column, norm, read_csv_table, read_header
 from .turns import MessageColumns, build_conversations
-from .workbook import check_workbook
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
 SHEETS = ("Tasks", "Messages")
@@ -73,37 +70,24 @@ def is_tasks_header(columns: Sequence[str], options: ImportOptions) -> bool:
 
 
 def read_workbook(path: Path) -> tuple[Table, Table]:
-    """The Tasks and Messages sheets of a workbook, as all-text tables."""
-    check_workbook(path)
-    try:
-        book = pd.ExcelFile(path, engine="openpyxl")
-    except FileNotFoundError:
-        raise InputError(str(path), "no such file") from None
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
-        raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
-    with book:
-        by_norm = {norm(s): s for s in book.sheet_names}
+    """The Tasks and Messages sheets of a workbook, as all-text tables (read cell by cell,
+    bounded by the cells that hold data: see :mod:`.sheets`)."""
+    with open_book(path) as book:
         tables: list[Table] = []
         for wanted in SHEETS:
-            sheet = by_norm.get(norm(wanted))
+            sheet = find_sheet(book, wanted)
             if sheet is None:
                 raise InputError(
                     str(path),
                     f"the workbook has no sheet '{wanted}' (sheets present: "
-                    f"{', '.join(book.sheet_names)}); a SENSE-7 workbook needs sheets "
+                    f"{', '.join(sheet_names(book))}); a SENSE-7 workbook needs sheets "
                     "'Tasks' and 'Messages'",
                     location=f"sheet {wanted}",
                 )
-            try:
-                frame = pd.read_excel(book, sheet_name=sheet, dtype=str, keep_default_na=False)
-            except (ValueError, KeyError) as e:
-                raise InputError(str(path), f"cannot read the sheet: {e}",
-                                 location=f"sheet {sheet}") from None
-            frame.columns = [str(c).strip() for c in frame.columns]
-            kept = drop_blank_rows(frame)
-            if kept.empty:
+            table = read_sheet(path, book, sheet)
+            if table.frame.empty:
                 raise InputError(str(path), "the sheet has no rows", location=f"sheet {sheet}")
-            tables.append(Table(str(path), kept, sheet=sheet))
+            tables.append(table)
     return tables[0], tables[1]
 
 
@@ -135,10 +119,39 @@ def read_sense7_workbook(path: Path, options: ImportOptions,
 def read_sense7_csv(paths: Sequence[Path], options: ImportOptions,
                     ticker: Ticker | None = None) -> ImportBatch:
     tasks_path, messages_path = split_csv_tables(paths, options)
-    tasks = read_csv_table(tasks_path, options.encoding)
-    messages = read_csv_table(messages_path, options.encoding)
+    tasks = read_csv_table(tasks_path, options.encoding, lambda t: _task_fields(t, options))
+    messages = read_csv_table(messages_path, options.encoding,
+                              lambda t: _message_fields(t, options).values())
     source = f"{tasks_path} + {messages_path}"
-    return join_tables(tasks, messages, source, messages_path.name, options, ticker)
+    batch = join_tables(tasks, messages, source, messages_path.name, options, ticker)
+    for table in (tasks, messages):
+        batch.warnings += [f"{table.file}: {note}" for note in table.ignored_note()]
+    return batch
+
+
+def _task_fields(tasks: Table, options: ImportOptions) -> set[str]:
+    """The Tasks columns read from a file too wide to read whole."""
+    task_col, cols = _task_rows(tasks, options)
+    return {task_col, *(c for c in cols.values() if c)}
+
+
+def _message_fields(messages: Table, options: ImportOptions) -> dict[str, str]:
+    """field -> column of the Messages table (the fields present)."""
+    mapping = options.mapping
+    found: dict[str, str | None] = {
+        "conversation_id": find_column(messages, "conversation_id", ("TaskId",), mapping,
+                                       required=True, what="TaskId"),
+        "role": find_column(messages, "role", ("Role",), mapping, required=True, what="Role"),
+        "text": find_column(messages, "text", TEXT_COLUMNS, mapping, required=True,
+                            what="message text"),
+        "position": find_column(messages, "position", ("MessageId",), mapping),
+        "comment": find_column(messages, "comment", ("Comment",), mapping),
+        "time_offset": find_column(messages, "time_offset", ("TimeOffsetSeconds",
+                                                             "time_offset"), mapping),
+    }
+    for key in RATING_KEYS:
+        found[key] = find_column(messages, key, _rating_columns(key), mapping)
+    return {k: v for k, v in found.items() if v is not None}
 
 
 def _task_value(column: str, text: str) -> Any:
@@ -174,7 +187,6 @@ def join_tables(
     options: ImportOptions,
     ticker: Ticker | None = None,
 ) -> ImportBatch:
-    mapping = options.mapping
     task_col, task_cols = _task_rows(tasks, options)
     task_ids = tasks.frame[task_col].str.strip()
     empty = task_ids == ""
@@ -187,21 +199,12 @@ def join_tables(
         raise tasks.error(label, f"TaskId '{task_ids[label]}' appears twice (also "
                                  f"{tasks.locate(first)})", task_col)
 
-    msg_task = find_column(messages, "conversation_id", ("TaskId",), mapping, required=True,
-                           what="TaskId")
-    role = find_column(messages, "role", ("Role",), mapping, required=True, what="Role")
-    text = find_column(messages, "text", TEXT_COLUMNS, mapping, required=True,
-                       what="message text")
-    assert msg_task is not None and role is not None and text is not None
-    position = find_column(messages, "position", ("MessageId",), mapping)
-    ratings: dict[str, str] = {}
-    for key in RATING_KEYS:
-        col = find_column(messages, key, _rating_columns(key), mapping)
-        if col is not None:
-            ratings[key] = col
+    fields = _message_fields(messages, options)
+    msg_task, role, text = fields["conversation_id"], fields["role"], fields["text"]
+    position = fields.get("position")
+    ratings = {key: fields[key] for key in RATING_KEYS if key in fields}
     missing = [k for k in DIMENSIONS if k not in ratings]
-    comment = find_column(messages, "comment", ("Comment",), mapping)
-    offset = find_column(messages, "time_offset", ("TimeOffsetSeconds", "time_offset"), mapping)
+    comment, offset = fields.get("comment"), fields.get("time_offset")
     used = {msg_task, role, text, comment, offset, *ratings.values()}
     attributes = [c for c in messages.columns if c not in used]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,11 +42,23 @@ class Table:
     sheet: str | None = None
     raw: pd.DataFrame | None = None  # the frame before blank rows were dropped (CSV)
     header_lines: int = 1
+    #: the columns of a file wider than :data:`MAX_COLUMNS` that were not read
+    ignored: list[str] = field(default_factory=list)
     _line_starts: list[int] | None = field(default=None, repr=False)
 
     @property
     def columns(self) -> list[str]:
         return [str(c) for c in self.frame.columns]
+
+    def ignored_note(self) -> list[str]:
+        """The warning for the columns of a wide file that were not read (or none)."""
+        if not self.ignored:
+            return []
+        shown = ", ".join(self.ignored[:5]) + (", ..." if len(self.ignored) > 5 else "")
+        return [f"the file has {len(self.ignored) + len(self.columns):,} columns, more "
+                f"than the {MAX_COLUMNS:,} read whole: only the {len(self.columns)} it "
+                f"needs were read ({', '.join(self.columns)}); the other "
+                f"{len(self.ignored):,} were ignored ({shown})"]
 
     def header_location(self) -> str:
         return f"sheet {self.sheet}, row 1" if self.sheet else "line 1"
@@ -117,15 +129,12 @@ def _first_record(data: bytes, sep: str) -> tuple[list[str], bool]:
 
 
 def _checked_header(path: Path, data: bytes, sep: str) -> list[str]:
-    """The header of a CSV file, refused when it is too long, too wide or repeats a name."""
+    """The header of a CSV file, refused when it is too long or repeats a name."""
     header, complete = _first_record(data, sep)
     if not complete:
         raise InputError(str(path), f"the header (the first record) is longer than "
                          f"{MAX_HEADER_BYTES:,} bytes, or a quote in it is never closed",
                          location="line 1")
-    if len(header) > MAX_COLUMNS:
-        raise InputError(str(path), f"the header has {len(header):,} columns; at most "
-                         f"{MAX_COLUMNS:,} columns are read", location="line 1")
     seen: set[str] = set()
     for name in header:
         key = name.strip()
@@ -139,17 +148,32 @@ def _checked_header(path: Path, data: bytes, sep: str) -> list[str]:
     return header
 
 
-def read_csv_table(path: Path, encoding: str | None = None) -> Table:
+#: chooses, from a table of the header alone, the columns a reader needs
+ColumnChoice = Callable[[Table], Collection[str]]
+
+
+def read_csv_table(path: Path, encoding: str | None = None,
+                   choose: ColumnChoice | None = None) -> Table:
     """Read a CSV (or TSV) file as all-text cells. Raises InputError with a clear message.
 
     The file must be UTF-8 unless ``encoding`` names its encoding; only regular files are
-    read; the header, the number of columns and each cell's size are capped
-    (:data:`MAX_COLUMNS`, :data:`MAX_CELL_CHARS`)."""
+    read; the header and each cell's size are capped (:data:`MAX_CELL_CHARS`). A file with
+    more than :data:`MAX_COLUMNS` columns is refused unless the reader says which columns
+    it needs (``choose``, given the header as a table without rows): then only those are
+    read, and the others are listed in ``Table.ignored``."""
     data = utf8_bytes(path, read_bytes(path), encoding)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     sep = sniff_delimiter(path, data[:65536])
-    _checked_header(path, data, sep)
+    header = _checked_header(path, data, sep)
+    names = [c.strip() for c in header]
+    usecols: list[int] | None = None
+    if len(header) > MAX_COLUMNS:
+        if choose is None:
+            raise InputError(str(path), f"the header has {len(header):,} columns; at most "
+                             f"{MAX_COLUMNS:,} columns are read", location="line 1")
+        keep = set(choose(Table(str(path), pd.DataFrame(columns=names))))
+        usecols = [i for i, name in enumerate(names) if name in keep]
     try:
         raw = pd.read_csv(
             io.BytesIO(data),
@@ -158,6 +182,7 @@ def read_csv_table(path: Path, encoding: str | None = None) -> Table:
             skip_blank_lines=False,
             encoding="utf-8",
             sep=sep,
+            usecols=usecols,
         )
     except UnicodeDecodeError:
         check_utf8_file(path)
@@ -171,16 +196,33 @@ def read_csv_table(path: Path, encoding: str | None = None) -> Table:
         # cells than the header: that row is malformed, not a table with an index.
         raise malformed_csv(path, data, sep, "a row has more cells than the header")
     raw.columns = [str(c).strip() for c in raw.columns]
-    header_lines = 1 + sum(c.count("\n") for c in raw.columns)
+    header_lines = 1 + sum(c.count("\n") for c in header)
     if raw.empty:
         raise InputError(str(path), "the table has a header but no rows", location="line 2")
     frame = drop_blank_rows(raw)
     if frame.empty:
         raise InputError(str(path), "the table has a header but no rows", location="line 2")
     table = Table(str(path), frame, raw=raw, header_lines=header_lines)
+    if usecols is not None:
+        read = set(usecols)
+        table.ignored = [name for i, name in enumerate(names) if i not in read]
+        # the ignored cells may span lines too: the lines records start on, from the file
+        table._line_starts = _record_lines(data, sep)[1:]
     if len(data) > MAX_CELL_CHARS:
         _check_cell_sizes(table)
     return table
+
+
+def _record_lines(data: bytes, sep: str) -> list[int]:
+    """The line each CSV record of ``data`` starts on (the header's first)."""
+    reader = csv.reader(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline=""),
+                        delimiter=sep)
+    starts: list[int] = []
+    line = 1
+    for _record in reader:
+        starts.append(line)
+        line = reader.line_num + 1
+    return starts
 
 
 def _check_cell_sizes(table: Table) -> None:

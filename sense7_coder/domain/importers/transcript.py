@@ -39,7 +39,7 @@ from .common import (
     coerce_scalar,
     read_text,
 )
-from .tables import find_column, read_csv_table
+from .tables import Table, find_column, read_csv_table
 
 SPEAKER_RE = re.compile(r"^[ \t]*([^\s:][^:\n]{0,39}?)[ \t]*:[ \t]*(.*)$")
 TRANSCRIPT_COLUMNS = ("transcript", "full_conversation", "conversation", "dialog", "dialogue")
@@ -108,17 +108,24 @@ def read_transcript_txt(path: Path, options: ImportOptions,
                        warnings=unknown_names_warning(unknown))
 
 
-def read_transcript_csv(path: Path, options: ImportOptions,
-                        ticker: Ticker | None = None) -> ImportBatch:
-    table = read_csv_table(path, options.encoding)
+def _columns(table: Table, options: ImportOptions) -> list[str | None]:
+    """The transcript, conversation id, participant, model and topic columns."""
     mapping = options.mapping
     column = find_column(table, "transcript", TRANSCRIPT_COLUMNS, mapping, required=True,
                          what="transcript")
-    assert column is not None
     id_col = find_column(table, "conversation_id", ID_COLUMNS, mapping)
-    fields = {name: find_column(table, name, cands, mapping) for name, cands in
-              (("participant_id", ("participant_id", "pid")), ("model", ("model",)),
-               ("topic", ("topic",)))}
+    return [column, id_col, *(find_column(table, name, cands, mapping) for name, cands in
+                              (("participant_id", ("participant_id", "pid")),
+                               ("model", ("model",)), ("topic", ("topic",))))]
+
+
+def read_transcript_csv(path: Path, options: ImportOptions,
+                        ticker: Ticker | None = None) -> ImportBatch:
+    table = read_csv_table(path, options.encoding,
+                           lambda header: {c for c in _columns(header, options) if c})
+    column, id_col, *others = _columns(table, options)
+    assert column is not None
+    fields = dict(zip(("participant_id", "model", "topic"), others, strict=True))
     frame = table.frame
     if id_col is not None:
         ids = frame[id_col].str.strip()
@@ -169,7 +176,7 @@ def read_transcript_csv(path: Path, options: ImportOptions,
             participants.setdefault(conv.participant_id, Participant(conv.participant_id))
         conversations.append(conv)
     skipped = len(frame) - len(firsts_labels)
-    warnings = unknown_names_warning(unknown)
+    warnings = table.ignored_note() + unknown_names_warning(unknown)
     if skipped:
         warnings.append(
             f"{skipped} row(s) repeat a conversation with the same transcript and were read "

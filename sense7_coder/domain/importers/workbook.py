@@ -6,7 +6,10 @@ and a compression ratio of :data:`MAX_RATIO` per part, so that a small file that
 to gigabytes is refused at once; then the prolog of every part (the bytes before its
 first element; every part whatever its name, as a reader may take any part for XML) is
 read, and a part that declares a DTD (``<!DOCTYPE``, where entity expansion attacks live,
-and which no spreadsheet program writes) is refused.
+and which no spreadsheet program writes) is refused. The parts a reader parses whole (the
+styles, the workbook, the relationships, the document properties) may hold at most
+:data:`MAX_WHOLE_ELEMENTS` elements each, counted while streaming, so that a styles part
+with millions of formats (a few MB on disk) is refused before it is parsed.
 Inflating stops at a part's size as declared in the directory (Python's ``zipfile``
 checks it), so the declared sizes bound what any reader inflates.
 """
@@ -28,6 +31,12 @@ RATIO_FLOOR = 1024 * 1024
 MAX_PARTS = 10_000
 #: the most bytes read looking for the first element of an XML part
 MAX_PROLOG = 1024 * 1024
+#: the most XML elements in a part a reader parses whole (Excel itself stops at 64,000
+#: cell formats, about as many elements in a styles part)
+MAX_WHOLE_ELEMENTS = 200_000
+#: the parts (by name, ignoring case) a reader parses whole rather than streaming
+WHOLE_PARTS = ("styles.xml", "workbook.xml", ".rels", "[content_types].xml", "core.xml",
+               "app.xml", "custom.xml")
 #: the first bytes of an OLE compound file: .xls workbooks and password-protected .xlsx
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -67,6 +76,15 @@ def check_workbook(path: Path) -> None:
                             f"the workbook's part {part.filename} {verdict}; a workbook "
                             "saved by a spreadsheet program has none, so it is refused",
                         )
+                    if part.filename.casefold().endswith(WHOLE_PARTS):
+                        with archive.open(part) as fh:
+                            if _more_elements(fh, MAX_WHOLE_ELEMENTS):
+                                raise InputError(
+                                    str(path),
+                                    f"the workbook's part {part.filename} holds more than "
+                                    f"{MAX_WHOLE_ELEMENTS:,} XML elements (Excel itself "
+                                    "allows 64,000 cell formats); refused before reading",
+                                )
     except zipfile.BadZipFile as e:
         if read_bytes(path, 8) == OLE_MAGIC:
             raise InputError(str(path), "is an old Excel (.xls) workbook or a password-"
@@ -74,6 +92,22 @@ def check_workbook(path: Path) -> None:
         raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
     except (OSError, EOFError, RuntimeError, NotImplementedError) as e:
         raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
+
+
+def _more_elements(fh: object, limit: int) -> bool:
+    """Does an XML part hold more than ``limit`` elements? Streams it, stops when it does."""
+    count = 0
+    tail = b""
+    while True:
+        chunk = fh.read(1 << 20)  # type: ignore[attr-defined]
+        if not chunk:
+            return False
+        data = tail + chunk
+        count += data.count(b"<") - data.count(b"</") - data.count(b"<?") - data.count(b"<!")
+        count -= tail.count(b"<") - tail.count(b"</") - tail.count(b"<?") - tail.count(b"<!")
+        if count > limit:
+            return True
+        tail = data[-1:]
 
 
 def _declares_dtd(fh: object) -> str | None:

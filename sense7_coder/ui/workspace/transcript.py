@@ -33,7 +33,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QTextBrowser, QTextEdit, QWidget
 
 from ...domain.models import Conversation, Turn
-from .transcript_text import Colours, body_segments, conversation_facts, turn_header
+from .transcript_text import (
+    Colours,
+    body_segments,
+    conversation_facts,
+    shown_text,
+    turn_header,
+)
 
 
 def mix(a: QColor, b: QColor, t: float) -> QColor:
@@ -71,7 +77,7 @@ def palette_colours(palette: QPalette) -> Colours:
 def utf16_index(text: str, index: int) -> int:
     """A Python (code point) index of ``text`` as a Qt (UTF-16 unit) index."""
     head = text[:index]
-    return index + sum(1 for ch in head if ord(ch) > 0xFFFF)
+    return len(head) + sum(1 for ch in head if ord(ch) > 0xFFFF)
 
 
 def codepoint_index(text: str, index16: int) -> int:
@@ -277,7 +283,8 @@ class TranscriptView(QTextBrowser):
         cursor.insertText(label, fmt.labels[role])
         cursor.insertText("\u00a0\u00a0" + meta, fmt.muted)
         cursor.insertBlock(fmt.body, fmt.plain)
-        segments = body_segments(turn.text)
+        body, note = shown_text(turn.text)
+        segments = body_segments(body)
         for i, (text, mono) in enumerate(segments):
             if text == "\n":
                 cursor.insertBlock(fmt.body, fmt.plain)
@@ -287,6 +294,8 @@ class TranscriptView(QTextBrowser):
                 # between every two); a zero-width space keeps its one character in place
                 text = text[:-1] + "\u200b"
             cursor.insertText(text, fmt.mono if mono else fmt.plain)
+        if note:
+            cursor.insertText(note, fmt.muted)
         return frame
 
     def _fill_slice(self) -> None:
@@ -377,7 +386,9 @@ class TranscriptView(QTextBrowser):
     def _text(self, position: int) -> str:
         if self.conversation is None:
             return ""
-        return next((t.text for t in self.conversation.turns if t.position == position), "")
+        # the part shown (sentences beyond it end where it ends)
+        return shown_text(next((t.text for t in self.conversation.turns
+                                if t.position == position), ""))[0]
 
     def body_start(self, position: int) -> int | None:
         """The document position of the first character of a turn's message."""

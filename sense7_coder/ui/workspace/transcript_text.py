@@ -20,6 +20,13 @@ CODE_HINT_RE = re.compile(
 )
 PROSE_FORMULA_RE = re.compile(r"=\s*[A-Z][A-Z0-9.]{1,15}\(")
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System"}
+#: the most characters of one message the transcript shows: a message of megabytes (a
+#: document pasted whole, a hand-edited project) took Qt minutes and gigabytes to lay out
+MAX_SHOWN_CHARS = 100_000
+#: the longest run without a space shown: Qt breaks such a run character by character,
+#: which took 11 s for 20,000 characters in a narrow transcript
+MAX_SHOWN_RUN = 2_000
+_LONG_RUN = re.compile(rf"\S{{{MAX_SHOWN_RUN + 1}}}")
 
 
 @dataclass
@@ -104,6 +111,19 @@ def line_segments(line: str, mono: bool) -> list[tuple[str, bool]]:
     if at < len(line):
         out.append((line[at:], False))
     return out
+
+
+def shown_text(text: str) -> tuple[str, str]:
+    """The part of a message the transcript shows, and the note that follows it when the
+    message is longer ('' when it is shown whole)."""
+    head = text[:MAX_SHOWN_CHARS]
+    run = _LONG_RUN.search(head)
+    end = run.start() + MAX_SHOWN_RUN if run else len(head)
+    if end >= len(text):
+        return text, ""
+    return text[:end], (
+        f" \u2026 (this message holds {len(text):,} characters; the first {end:,} are "
+        "shown: export it with its text to read it all)")
 
 
 def body_segments(text: str) -> list[tuple[str, bool]]:

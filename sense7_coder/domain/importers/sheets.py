@@ -1,0 +1,184 @@
+"""Reading workbook sheets as all-text tables, cell by cell, bounded by the cells that hold data.
+
+A sheet's declared size (its ``<dimension>``) and the position of its cells are not
+trusted: a 2 KB workbook can hold one cell at ``XFD1048576``, and a reader that pads every
+row to the widest one (or believes the declared range) then builds 17 billion empty cells.
+Here openpyxl opens the workbook read-only (streaming) and each sheet's XML is parsed one
+row at a time; only the cells that hold a value are kept (by column number), so memory and
+time follow the cells present, not the addresses they claim. The header is the first row
+that holds a value; a value below a header cell that is empty goes into a column named
+``Unnamed: N`` (N counted from 0, as pandas names them); empty rows are left out, and each
+row keeps its sheet row number, so messages name the row a user sees.
+
+Values become text as a spreadsheet program shows them: whole numbers without ``.0``,
+dates as ``YYYY-MM-DD HH:MM:SS``, errors (``#DIV/0!``) as written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+import zipfile
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import ParseError
+
+import pandas as pd
+
+from ..errors import InputError
+from .common import MAX_CELL_CHARS, MAX_COLUMNS
+from .tables import Table, norm
+from .workbook import check_workbook
+
+#: the most rows read from one sheet (Excel's own limit)
+MAX_SHEET_ROWS = 1_048_576
+
+
+def cell_text(value: Any) -> str:
+    """A cell's value as the text a spreadsheet program shows."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else str(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time | dt.timedelta):
+        return str(value)
+    return str(value)
+
+
+@contextmanager
+def open_book(path: Path) -> Iterator[Any]:
+    """The workbook, opened read-only after :func:`check_workbook`; closed on leaving."""
+    check_workbook(path)
+    from openpyxl import load_workbook
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "no default style", unknown extensions
+            book = load_workbook(path, read_only=True, data_only=True, keep_links=False)
+    except FileNotFoundError:
+        raise InputError(str(path), "no such file") from None
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError, TypeError, ParseError,
+            IndexError, AttributeError) as e:
+        raise InputError(str(path), f"not a readable Excel workbook (.xlsx): "
+                         f"{_first_line(e)}") from None
+    try:
+        yield book
+    finally:
+        book.close()
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def sheet_names(book: Any) -> list[str]:
+    return [str(s) for s in book.sheetnames]
+
+
+def find_sheet(book: Any, wanted: str) -> str | None:
+    """The sheet named ``wanted`` (ignoring case, spaces and punctuation), or None."""
+    return next((s for s in sheet_names(book) if norm(s) == norm(wanted)), None)
+
+
+def _sparse_rows(book: Any, sheet: str) -> Iterator[tuple[int, list[tuple[int, Any]]]]:
+    """(row number, [(column number, value), ...]) for each row that holds a value.
+
+    openpyxl's own worksheet parser reads the sheet XML a row at a time; its read-only
+    rows would pad each row to its last cell and insert every missing row, so the rows
+    are taken from the parser before that padding."""
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    ws = book[sheet]
+    with ws._get_source() as src:
+        parser = WorkSheetParser(src, ws._shared_strings, data_only=True, epoch=book.epoch,
+                                 date_formats=book._date_formats,
+                                 timedelta_formats=book._timedelta_formats)
+        for number, cells in parser.parse():
+            kept = [(c["column"], c["value"]) for c in cells
+                    if c["value"] is not None and c["value"] != ""]
+            if kept:
+                yield number, kept
+
+
+def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) -> Table:
+    """One sheet as an all-text table (empty rows left out; labels = sheet row - 2)."""
+    where = f"sheet {sheet}"
+    rows = _sparse_rows(book, sheet)
+    try:
+        first = next(rows, None)
+        if first is None:
+            raise InputError(str(path), "the sheet has no rows", location=where)
+        header_row, header_cells = first
+        names: dict[int, str] = {}
+        for column, value in header_cells:
+            names[column] = cell_text(value).strip()
+        if len(names) > MAX_COLUMNS:
+            raise InputError(str(path), f"the header has {len(names):,} columns; at most "
+                             f"{MAX_COLUMNS:,} columns are read", location=f"{where}, row "
+                             f"{header_row}")
+        cells_of: dict[int, list[tuple[int, str]]] = {c: [] for c in names}
+        labels: list[int] = []
+        if not header_only:
+            for number, cells in rows:
+                if len(labels) >= MAX_SHEET_ROWS:
+                    raise InputError(str(path), f"the sheet has more than {MAX_SHEET_ROWS:,} "
+                                     "rows", location=where)
+                n = len(labels)
+                for column, value in cells:
+                    text = cell_text(value)
+                    if len(text) > MAX_CELL_CHARS:
+                        raise InputError(str(path), f"the cell holds {len(text):,} characters; "
+                                         f"at most {MAX_CELL_CHARS:,} are read per cell",
+                                         location=f"{where}, row {number}",
+                                         field=names.get(column))
+                    found = cells_of.get(column)
+                    if found is None:
+                        if len(cells_of) >= MAX_COLUMNS:
+                            raise InputError(str(path), f"the sheet has values in more than "
+                                             f"{MAX_COLUMNS:,} columns; at most "
+                                             f"{MAX_COLUMNS:,} columns are read",
+                                             location=f"{where}, row {number}")
+                        found = cells_of[column] = []
+                    found.append((n, text))
+                labels.append(number - 2)
+    except (ParseError, ValueError, KeyError, IndexError, TypeError, EOFError, zlib.error,
+            zipfile.BadZipFile) as e:
+        raise InputError(str(path), f"the sheet cannot be read (malformed XML?): "
+                         f"{_first_line(e)}", location=where) from None
+    ordered = sorted(cells_of)
+    headers = _unique([names.get(c) or f"Unnamed: {c - 1}" for c in ordered])
+    data: dict[str, list[str]] = {}
+    for header, column in zip(headers, ordered, strict=True):
+        values = [""] * len(labels)
+        for i, text in cells_of.pop(column):
+            values[i] = text
+        data[header] = values
+    frame = pd.DataFrame(data, index=pd.Index(labels, dtype="int64"), columns=headers,
+                         dtype=str)
+    return Table(str(path), frame, sheet=sheet)
+
+
+def _unique(headers: Sequence[str]) -> list[str]:
+    """Repeated column names numbered as pandas numbers them: ``x``, ``x.1``, ``x.2``."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    taken = set(headers)
+    for name in headers:
+        if name in seen:
+            k = seen[name]
+            while f"{name}.{k}" in taken:
+                k += 1
+            seen[name] = k + 1
+            new = f"{name}.{k}"
+            taken.add(new)
+            out.append(new)
+        else:
+            seen[name] = 1
+            out.append(name)
+    return out
