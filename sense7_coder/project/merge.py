@@ -39,6 +39,7 @@ from ..domain.models import ROLES as TURN_ROLES
 from ..domain.names import names_text
 from ..store import StorageError
 from ..store import assignments as store_assignments
+from ..store import codings as store_codings
 from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
@@ -506,9 +507,15 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     summary.codings_unchanged = store_merge.count_same(
         db, "codings", store_merge.CODING_KEY, "value"
     )
+    codings_before = store_codings.last_rowid(db, "codings")
+    consensus_before = store_codings.last_rowid(db, "consensus")
     summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
     summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
+    # how the values came: merged from this file, set blind where they were set blind there
+    store_codings.mark_merged(db, "codings", codings_before, Path(name).name)
+    store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)
+    store_codings.mark_blind(db, codings_before, store_codings.blind_in_source(conn))
     summary.statuses = store_merge.merge_statuses(db)
     step()
     store_merge.drop_stage(db)
