@@ -85,6 +85,9 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predictor", action=_ListAction, default=[], metavar="NAME,...",
                    help="stored predictors whose turn-level scores join as raters "
                    "'model:NAME' of the code matching the users' overall rating")
+    p.add_argument("--values", choices=("blind", "final"), default="blind",
+                   help="blind (default): each coder's value as set before the turn was "
+                   "revealed to them; final: with the values changed after the reveal")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -204,6 +207,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
         measures=getattr(args, "measures", "all"),
+        values=getattr(args, "values", "blind"),
     )
 
 
@@ -242,6 +246,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
     from ..domain.agreement.records import raters_text
+    from ..project.agreement import BY_CONSTRUCTION_NOTE, values_text
 
     rows = []
     footnotes = []
@@ -279,6 +284,10 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]
+    if any(r.by_construction for r in report.records):
+        lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
+    if report.values:
+        lines += [values_text(report)]
     return lines
 
 
@@ -411,7 +420,12 @@ def cmd_consensus(args: argparse.Namespace) -> int:
     if alphas:
         print("\ncoders vs consensus (alpha):")
         print("\n".join("  " + line for line in _table(
-            [[r.code, r.coders[0], _fmt(r.value), str(r.n_units)] for r in alphas],
-            ["code", "coder", "alpha", "units"],
+            [[r.code, r.coders[0], _fmt(r.value), str(r.n_units),
+              "by construction" if r.by_construction else ""] for r in alphas],
+            ["code", "coder", "alpha", "units", "note"],
         )))
+        if any(r.by_construction for r in alphas):
+            from ..project.agreement import BY_CONSTRUCTION_NOTE
+
+            print(f"  by construction: {BY_CONSTRUCTION_NOTE}")
     return 0

@@ -35,6 +35,7 @@ from .agreement import (
     ProjectRatings,
     check_request,
     code_values,
+    flag_majority_consensus,
     read_ratings,
     unit_ids,
     unit_key,
@@ -433,4 +434,5 @@ def coders_vs_consensus(
             ))
         except ValueError as e:
             raise ProjectError(str(e)) from None
+    flag_majority_consensus(report, data.consensus)
     return report

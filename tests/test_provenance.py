@@ -1,0 +1,234 @@
+"""Independent coding that holds: revealed turns lock (or keep a second value), every
+value says how it was made, agreement says which values it used."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from analysis_support import code, make_project
+
+from sense7_coder.cli import main
+from sense7_coder.domain.agreement import ALPHA, CONSENSUS_RATER
+from sense7_coder.domain.errors import ProjectError
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project
+from sense7_coder.project.agreement import (
+    AgreementOptions,
+    methods_paragraph,
+    project_agreement,
+)
+from sense7_coder.project.reconcile import accept_majorities, coders_vs_consensus
+
+
+def blind_study(folder: Path, *, lock: bool = True) -> Project:
+    """A blind project led by 'lead', coded by alice and bob on c1..c3 turns 2 and 4."""
+    project = make_project(folder)
+    project.set_coder("lead", "adjudicator")
+    project.blind_coding = True
+    project.lock_after_reveal = lock
+    values = {
+        "alice": {("c1", 2): 5, ("c1", 4): 4, ("c2", 2): 3, ("c2", 4): 2, ("c3", 2): 1},
+        "bob": {("c1", 2): 1, ("c1", 4): 4, ("c2", 2): 3, ("c2", 4): 2, ("c3", 2): 1},
+    }
+    for coder, given in values.items():
+        code(project, coder, {(cid, pos, "overall"): v for (cid, pos), v in given.items()},
+             done=list(given))
+    return project
+
+
+@pytest.fixture
+def locked(tmp_path: Path) -> Iterator[Project]:
+    project = blind_study(tmp_path)
+    yield project
+    project.close()
+
+
+@pytest.fixture
+def unlocked(tmp_path: Path) -> Iterator[Project]:
+    project = blind_study(tmp_path, lock=False)
+    yield project
+    project.close()
+
+
+def stored(project: Project, coder: str, cid: str, pos: int) -> object:
+    return project.db.execute(
+        "SELECT value FROM codings WHERE coder = ? AND conversation_id = ? AND position = ? "
+        "AND code = 'overall'", [coder, cid, pos]).fetchone()[0]
+
+
+# -- reveal and after ---------------------------------------------------------------------------
+
+def test_a_blind_coder_cannot_change_a_revealed_turn_while_the_lock_is_on(
+        locked: Project) -> None:
+    locked.set_coder("alice")
+    assert locked.lock_after_reveal  # on by default
+    with pytest.raises(ProjectError, match="turn 2 of 'c1' was revealed to 'alice'.*locked"):
+        locked.set_value(Unit("c1", 2), "overall", 1)
+    with pytest.raises(ProjectError, match="locked"):
+        locked.clear_value(Unit("c1", 2), "overall")
+    # marking the turn not done again does not hide what was seen: still locked
+    locked.set_done("c1", 2, False)
+    with pytest.raises(ProjectError, match="locked"):
+        locked.set_value(Unit("c1", 2), "overall", 1)
+    assert stored(locked, "alice", "c1", 2) == 5
+    # a turn not revealed yet can still be coded
+    locked.set_value(Unit("c3", 4), "overall", 2)
+    # the lead (who sees everything) is not locked
+    locked.set_coder("lead")
+    locked.set_value(Unit("c1", 2), "overall", 3)
+
+
+def test_undo_after_the_reveal_cannot_change_a_blind_value(locked: Project) -> None:
+    locked.set_coder("alice")
+    locked.set_value(Unit("c3", 4), "overall", 2)
+    locked.set_done("c3", 4)
+    with pytest.raises(ProjectError, match="revealed"):
+        locked.undo()  # the done mark
+        locked.undo()  # the value, now revealed
+    assert stored(locked, "alice", "c3", 4) == 2
+
+
+def test_only_a_lead_turns_the_lock_off(locked: Project) -> None:
+    locked.set_coder("alice")
+    with pytest.raises(ProjectError, match="only a lead"):
+        locked.lock_after_reveal = False
+    assert locked.lock_after_reveal
+
+
+def test_with_the_lock_off_a_change_is_kept_beside_the_blind_value(unlocked: Project) -> None:
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)
+    assert stored(unlocked, "alice", "c1", 2) == 5  # the blind value stays
+    assert unlocked.db.execute("SELECT value FROM revisions WHERE coder = 'alice'").fetchall() \
+        == [(1,)]
+    # the coder sees her latest value; the history says it came after the reveal
+    assert unlocked.turn_state("c1")["codings"][(2, 0, "overall")] == 1
+    source = unlocked.db.execute(
+        "SELECT source FROM history WHERE kind = 'coding' ORDER BY id DESC LIMIT 1").fetchone()
+    assert source[0] == "edit after reveal"
+    # clearing takes the change back, never the blind value
+    unlocked.clear_value(Unit("c1", 2), "overall")
+    assert unlocked.db.execute("SELECT COUNT(*) FROM revisions").fetchone()[0] == 0
+    with pytest.raises(ProjectError, match="set blind"):
+        unlocked.clear_value(Unit("c1", 2), "overall")
+    assert stored(unlocked, "alice", "c1", 2) == 5
+
+
+def alpha_of(report: object) -> float:
+    rec = next(r for r in report.records  # type: ignore[attr-defined]
+               if r.measure == ALPHA and r.coders == ["alice", "bob"] and not r.level == "applicability")
+    return float(rec.value)
+
+
+def test_agreement_uses_blind_values_unless_asked_for_final(unlocked: Project) -> None:
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)  # now agrees with bob, after the reveal
+    unlocked.set_coder("lead")
+    opts = AgreementOptions(codes=["overall"], bootstrap=0, include_consensus=False)
+    blind = project_agreement(unlocked, opts)
+    final = project_agreement(unlocked, AgreementOptions(
+        codes=["overall"], bootstrap=0, include_consensus=False, values="final"))
+    assert alpha_of(blind) < alpha_of(final) == pytest.approx(1.0)
+    assert blind.values == "blind" and blind.after_reveal == 1
+    assert {r.values for r in blind.records} == {"blind"}
+    assert set(final.to_frame()["values"]) == {"final"}
+    text = methods_paragraph(unlocked, blind, opts)
+    assert "Blind values" in text and "1 value coders changed after the turn was revealed" \
+        in text
+
+
+def test_agreement_command_says_which_values(unlocked: Project,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)
+    path = unlocked.path
+    unlocked.close()
+    assert main(["agreement", str(path), "--codes", "overall", "--bootstrap", "0"]) == 0
+    assert "Blind values" in capsys.readouterr().out
+    assert main(["agreement", str(path), "--codes", "overall", "--bootstrap", "0",
+                 "--values", "final", "--format", "csv"]) == 0
+    assert ",final," in capsys.readouterr().out
+
+
+# -- the consensus made of the coders' own majority ---------------------------------------------
+
+def test_coders_against_their_own_majority_are_flagged(locked: Project,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    locked.set_coder("lead")
+    accept_majorities(locked, codes=["overall"])  # two coders: only where they agreed
+    report = project_agreement(locked, AgreementOptions(codes=["overall"], bootstrap=0))
+    against = [r for r in report.records if CONSENSUS_RATER in r.coders and r.measure == ALPHA]
+    assert against and all(r.by_construction and r.band() == "by construction"
+                           for r in against)
+    assert all(r.value == pytest.approx(1.0) for r in against)
+    assert not any(r.by_construction for r in report.records if CONSENSUS_RATER not in r.coders)
+    assert "by construction" in methods_paragraph(locked, report, AgreementOptions(
+        codes=["overall"], bootstrap=0))
+    assert all(r.by_construction for r in coders_vs_consensus(locked, codes=["overall"]).records)
+    # a decision the lead takes by hand makes the consensus a reference again
+    locked.set_consensus(Unit("c1", 2), "overall", 3)
+    report = project_agreement(locked, AgreementOptions(codes=["overall"], bootstrap=0))
+    assert not any(r.by_construction for r in report.records)
+    path = locked.path
+    locked.clear_consensus(Unit("c1", 2), "overall")
+    locked.close()
+    assert main(["consensus", str(path), "--codes", "overall"]) == 0
+    assert "by construction" in capsys.readouterr().out
+
+
+# -- provenance -----------------------------------------------------------------------------------
+
+def provenance(project: Project, table: str = "codings") -> list[tuple[object, ...]]:
+    who = "coder, " if table == "codings" else ""
+    blind = "blind, " if table == "codings" else ""
+    return sorted(project.db.execute(
+        f"SELECT {who}conversation_id, position, source, {blind}origin FROM {table}"
+    ).fetchall(), key=str)
+
+
+def test_each_value_records_how_it_was_made(locked: Project, tmp_path: Path) -> None:
+    rows = provenance(locked)
+    assert {r[3:] for r in rows} == {("coded", 1, None)}  # coders, blind
+    locked.set_coder("lead")
+    locked.set_value(Unit("c1", 2), "overall", 2)
+    locked.set_value(Unit("c1", 4), "overall", 2, suggested=True)
+    lead = {r[1:] for r in provenance(locked) if r[0] == "lead"}
+    assert lead == {("c1", 2, "coded", 0, None), ("c1", 4, "suggestion_accepted", 0, None)}
+    accept_majorities(locked, codes=["overall"])
+    locked.set_consensus(Unit("c1", 2), "overall", 3, "discussed")
+    consensus = provenance(locked, "consensus")
+    assert ("c1", 2, "adjudicated", None) in consensus
+    assert ("c2", 2, "majority", None) in consensus
+    # imported codings name their file
+    csv_path = tmp_path / "extra.csv"
+    csv_path.write_text("coder,conversation_id,turn,code,value\ncarol,c2,2,overall,4\n",
+                        encoding="utf-8")
+    assert main(["import-codings", str(locked.path), str(csv_path)]) == 0
+    carol = [r for r in provenance(locked) if r[0] == "carol"]
+    assert carol == [("carol", "c2", 2, "imported", 0, "extra.csv")]
+
+
+def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> None:
+    lead = make_project(tmp_path, "lead.sense7")
+    lead.set_coder("lead", "adjudicator")
+    lead.blind_coding = True
+    path = lead.path
+    lead.close()
+    other = make_project(tmp_path, "dana.sense7")  # the same conversations, coded blind
+    other.set_coder("boss", "adjudicator")
+    other.blind_coding = True
+    code(other, "dana", {("c1", 2, "overall"): 4})
+    other.close()
+    package = tmp_path / "dana.sense7"
+    assert main(["merge", str(path), str(package)]) == 0
+    con = sqlite3.connect(path)
+    try:
+        row = con.execute("SELECT source, blind, origin FROM codings WHERE coder = 'dana'"
+                          ).fetchall()
+    finally:
+        con.close()
+    assert row == [("merged", 1, "dana.sense7")]
