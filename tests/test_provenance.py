@@ -11,7 +11,7 @@ import pytest
 from analysis_support import code, make_project
 
 from sense7_coder.cli import main
-from sense7_coder.domain.agreement import ALPHA, CONSENSUS_RATER
+from sense7_coder.domain.agreement import ALPHA, CONSENSUS_RATER, AgreementReport
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
@@ -117,9 +117,9 @@ def test_with_the_lock_off_a_change_is_kept_beside_the_blind_value(unlocked: Pro
     assert stored(unlocked, "alice", "c1", 2) == 5
 
 
-def alpha_of(report: object) -> float:
-    rec = next(r for r in report.records  # type: ignore[attr-defined]
-               if r.measure == ALPHA and r.coders == ["alice", "bob"] and not r.level == "applicability")
+def alpha_of(report: AgreementReport) -> float:
+    rec = next(r for r in report.records if r.measure == ALPHA
+               and r.coders == ["alice", "bob"] and r.level != "applicability")
     return float(rec.value)
 
 
