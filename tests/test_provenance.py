@@ -232,3 +232,93 @@ def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> Non
     finally:
         con.close()
     assert row == [("merged", 1, "dana.sense7")]
+
+
+# -- exports with provenance, and the final dataset -------------------------------------------------
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture
+def revised(unlocked: Project) -> Project:
+    """alice changed c1/2 after the reveal (5 -> 1) and coded c3/4 alone; the lead accepted
+    the majorities and decided c1/2 by hand."""
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)
+    unlocked.set_value(Unit("c3", 4), "overall", 2)
+    unlocked.set_coder("lead")
+    accept_majorities(unlocked, codes=["overall"])
+    return unlocked
+
+
+def test_long_export_carries_provenance_and_the_value_after_the_reveal(
+        revised: Project, tmp_path: Path) -> None:
+    path = revised.path
+    revised.close()
+    out = tmp_path / "long.csv"
+    assert main(["export", str(path), str(out), "--kind", "long", "--provenance"]) == 0
+    rows = read_rows(out)
+    alice = [(r["value"], r["source"], r["blind"], r["after_reveal"]) for r in rows
+             if r["coder"] == "alice" and r["conversation_id"] == "c1" and r["turn"] == "2"]
+    assert alice == [("5", "coded", "1", "0"), ("1", "coded", "0", "1")]
+    assert all(r["set_at"] for r in rows)
+    plain = tmp_path / "plain.csv"
+    assert main(["export", str(path), str(plain), "--kind", "long"]) == 0
+    assert "source" not in read_rows(plain)[0]
+    wide = tmp_path / "wide.csv"
+    assert main(["export", str(path), str(wide), "--kind", "wide", "--provenance"]) == 0
+    first = read_rows(wide)[0]
+    assert (first["overall__alice"], first["overall__alice__after_reveal"],
+            first["overall__alice__blind"], first["overall__bob__after_reveal"]) \
+        == ("5", "1", "1", "")
+    cons = tmp_path / "cons.csv"
+    assert main(["export", str(path), str(cons), "--kind", "consensus", "--provenance"]) == 0
+    assert {r["source"] for r in read_rows(cons)} == {"majority"}
+    with pytest.raises(ProjectError, match="provenance"):
+        with Project.open(path, backup=False) as p:
+            from sense7_coder.project.export import export_frame
+
+            export_frame(p, "codebook", provenance=True)
+
+
+def test_final_dataset_names_every_rows_source(revised: Project, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    revised.set_consensus(Unit("c2", 4), "overall", 3, "discussed")
+    path = revised.path
+    revised.close()
+    out = tmp_path / "final.csv"
+    assert main(["export", str(path), str(out), "--kind", "final"]) == 0
+    printed = capsys.readouterr().out
+    rows = {(r["conversation_id"], r["turn"]): r for r in read_rows(out)}
+    # c1/2: alice 1 (after the reveal) and bob 1, blind 5 vs 1: nobody decided
+    assert rows[("c1", "2")]["source"] == "unresolved"
+    assert rows[("c1", "2")]["values"] == "alice=1; bob=1" and rows[("c1", "2")]["value"] == ""
+    assert (rows[("c1", "4")]["source"], rows[("c1", "4")]["value"]) == ("majority", "4")
+    assert (rows[("c2", "4")]["source"], rows[("c2", "4")]["value"],
+            rows[("c2", "4")]["decided_by"]) == ("adjudicated", "3", "lead")
+    single = rows[("c3", "4")]  # coded by alice alone
+    assert (single["source"], single["value"], single["decided_by"], single["blind"]) \
+        == ("coded", "2", "alice", "1")
+    assert len(rows) == 6 and all(r["source"] for r in rows.values())
+    assert "1 coded, 3 majority, 1 adjudicated, 1 unresolved" in printed
+    meta = __import__("json").loads((tmp_path / "final.csv.meta.json").read_text())
+    assert meta["rows_by_source"]["majority"] == 3 and meta["rows"] == 6
+
+
+def test_analyze_reads_the_final_dataset(revised: Project, tmp_path: Path) -> None:
+    from sense7_coder.project.analyses import rating_values
+
+    values, _, _ = rating_values(revised, "final")
+    got = {(r.conversation_id, r.position): r.value for r in values.itertuples()
+           if r.dimension == "overall"}
+    # the unresolved c1/2 is left out; the majorities and alice's single value are in
+    assert got == {("c1", 4): 4.0, ("c2", 2): 3.0, ("c2", 4): 2.0, ("c3", 2): 1.0,
+                   ("c3", 4): 2.0}
+    path = revised.path
+    revised.close()
+    assert main(["analyze", str(path), "--out", str(tmp_path / "an"), "--source", "final",
+                 "--no-figures"]) == 0

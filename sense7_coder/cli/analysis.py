@@ -123,7 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "CSV, Excel or SPSS",
         description="long: one row per coder x unit x code (reads back with import-codings); "
         "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
-        "the adjudicated values; agreement: the agreement figures; codebook: one row per "
+        "the adjudicated values; final: one row per unit and code, the consensus where "
+        "decided, else the one coder's value, else 'unresolved' with every value, each row "
+        "saying where it came from (counts printed and written to OUT.meta.json); agreement: the agreement figures; codebook: one row per "
         "code and level. The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
         "In CSV, text cells that a spreadsheet would run as a formula (starting with "
         "= + - @), and cells starting with ', get a leading ' unless --raw; "
@@ -140,6 +142,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="long: add the coded turn's (or sentence's) text")
     p.add_argument("--value", metavar="V",
                    help="segments: only units coded V (a level or NA) on the one --codes code")
+    p.add_argument("--provenance", action="store_true",
+                   help="long, wide, consensus: add how each value was made (source, blind, "
+                   "after_reveal, set_at, origin); final always has them")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -325,7 +330,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     with _open(args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  to=args.to, progress=_progress("export"),
-                                 with_text=args.with_text, value=args.value)
+                                 with_text=args.with_text, value=args.value,
+                                 provenance=args.provenance)
     print(summary.line())
     return 0
 

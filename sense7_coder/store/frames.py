@@ -847,6 +847,27 @@ def provenance_frame(
 
 
 @read_snapshot
+def revised_codings_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """The values changed after a reveal, joined and shaped like :func:`codings_frame`
+    (plus ``set_at``)."""
+    where, params = _where(conversations, _chosen(codes, coders))
+    joined = _CODINGS_JOINED.replace("codings k", "revisions k", 1)
+    sql = (
+        "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
+        f"t.role, k.code, k.value, {_USER_RATING}, k.updated_at FROM {joined}"
+        f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code, k.coder"
+    )
+    return _frame(db, sql, params, (*CODING_COLUMNS, "set_at"),
+                  objects=("value", "user_rating"), ints=("position", "sentence"))
+
+
+@read_snapshot
 def revisions_frame(
     db: Database,
     *,
