@@ -278,11 +278,10 @@ def test_long_export_carries_provenance_and_the_value_after_the_reveal(
     cons = tmp_path / "cons.csv"
     assert main(["export", str(path), str(cons), "--kind", "consensus", "--provenance"]) == 0
     assert {r["source"] for r in read_rows(cons)} == {"majority"}
-    with pytest.raises(ProjectError, match="provenance"):
-        with Project.open(path, backup=False) as p:
-            from sense7_coder.project.export import export_frame
+    with pytest.raises(ProjectError, match="provenance"), Project.open(path, backup=False) as p:
+        from sense7_coder.project.export import export_frame
 
-            export_frame(p, "codebook", provenance=True)
+        export_frame(p, "codebook", provenance=True)
 
 
 def test_final_dataset_names_every_rows_source(revised: Project, tmp_path: Path,
