@@ -321,3 +321,94 @@ def test_analyze_reads_the_final_dataset(revised: Project, tmp_path: Path) -> No
     revised.close()
     assert main(["analyze", str(path), "--out", str(tmp_path / "an"), "--source", "final",
                  "--no-figures"]) == 0
+
+
+# -- the upgrade of an older file -----------------------------------------------------------------
+
+def test_an_older_file_learns_its_values_provenance_from_the_history(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+    from test_store import BOOK, _conv
+
+    from sense7_coder.store import codes as store_codes
+    from sense7_coder.store import conversations as store_conv
+    from sense7_coder.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrations
+
+    path = tmp_path / "old.sense7"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    db = Database(conn, execute_plugins=False)
+    migrations.apply(db, stop_before="m009_provenance")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+
+    def as_(source: str, sql: str) -> None:
+        conn.execute("UPDATE history_context SET source = ?", [source])
+        conn.execute(sql)
+
+    with db.atomic():
+        store_conv.insert_conversations(db, [_conv("c1", 4)])
+        store_codes.upsert_code(db, BOOK.codes[0], 1)
+        store_codes.set_meta(db, "blind_coding", "1")
+        conn.execute("INSERT INTO coders(name, role) VALUES ('alice', 'coder'), "
+                     "('bob', 'coder'), ('lead', 'adjudicator')")
+        row = ("INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+               "VALUES ('{}', 'c1', {}, 0, 'affective', 3)")
+        as_("import codings", row.format("alice", 2))
+        as_("merge bob.sense7", row.format("bob", 2))
+        as_("edit", row.format("alice", 4))  # before alice marked turn 4 done: blind
+        as_("edit", "INSERT INTO turn_status(coder, conversation_id, position, done) "
+            "VALUES ('bob', 'c1', 4, 1)")
+        as_("edit", row.format("bob", 4))  # after bob's reveal: not blind
+        as_("edit", row.format("lead", 4))  # a lead is never blind
+        as_("edit", "INSERT INTO consensus(conversation_id, position, sentence, code, value, "
+            "adjudicator, rationale) VALUES ('c1', 2, 0, 'affective', 3, 'lead', "
+            "'majority of coders')")
+        as_("edit", "INSERT INTO consensus(conversation_id, position, sentence, code, value, "
+            "adjudicator, rationale) VALUES ('c1', 4, 0, 'affective', 3, 'lead', 'talked')")
+    conn.close()
+    with Project.open(path, backup=False) as project:
+        got = {(r[0], r[1]): r[2:] for r in project.db.execute(
+            "SELECT coder, position, source, blind, origin FROM codings")}
+        decided = dict(project.db.execute("SELECT position, source FROM consensus").fetchall())
+    assert got == {("alice", 2): ("imported", 1, None), ("bob", 2): ("merged", 1, "bob.sense7"),
+                   ("alice", 4): ("coded", 1, None), ("bob", 4): ("coded", 0, None),
+                   ("lead", 4): ("coded", 0, None)}
+    assert decided == {2: "majority", 4: "adjudicated"}
+
+
+def test_a_hand_edited_provenance_is_exported_as_found(revised: Project, tmp_path: Path
+                                                       ) -> None:
+    path = revised.path
+    revised.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE codings SET blind = 'yes', source = X'00ff' WHERE coder = 'bob'")
+    conn.commit()
+    conn.close()
+    out = tmp_path / "long.csv"
+    assert main(["export", str(path), str(out), "--kind", "final"]) == 0
+    assert main(["export", str(path), str(out), "--kind", "long", "--provenance"]) == 0
+    bob = [r for r in read_rows(out) if r["coder"] == "bob"]
+    assert bob and {r["blind"] for r in bob} == {"0"}
+
+
+def test_the_agreement_window_chooses_blind_or_final_values(qtbot: object,
+                                                            unlocked: Project) -> None:
+    from sense7_coder.ui.analysis.agreement_panel import AgreementPanel
+
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)
+    unlocked.set_coder("lead")
+    panel = AgreementPanel(unlocked)
+    qtbot.addWidget(panel)  # type: ignore[attr-defined]
+    panel.filters.lists["codes"].set_checked(["overall"])
+    panel.bootstrap.setValue(0)
+    panel.include_consensus.setChecked(False)
+    for values, text in (("blind", "Blind values"), ("final", "Final values")):
+        panel.values.setCurrentIndex(panel.values.findData(values))
+        panel.run()
+        assert panel.wait(60) and panel.error is None, panel.error
+        assert panel.report is not None and panel.report.values == values
+        assert text in panel.summary.text()
+        alpha = next(r for r in panel.report.records if r.measure == ALPHA
+                     and r.coders == ["alice", "bob"] and r.level != "applicability")
+        assert (alpha.value == pytest.approx(1.0)) == (values == "final")

@@ -60,7 +60,8 @@ def aligned(codings: pd.DataFrame, provenance: pd.DataFrame) -> pd.DataFrame:
                             ("origin", None)):
         out[column] = _take(provenance[column], at, default)
     frame = pd.DataFrame(out, index=codings.index)
-    frame["blind"] = frame["blind"].astype(np.int64)
+    # 1 or 0 as the file says (a hand-edited file may say anything: not 1 reads as 0)
+    frame["blind"] = np.array([1 if v == 1 else 0 for v in frame["blind"]], dtype=np.int64)
     return frame
 
 

@@ -842,8 +842,8 @@ def provenance_frame(
     sql = ("SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.source, "
            "k.blind, k.updated_at, k.origin FROM codings k "
            f"JOIN conversations c ON c.conversation_id = k.conversation_id{where}")
-    return _frame(db, sql, params, PROVENANCE_COLUMNS, objects=(),
-                  ints=("position", "sentence", "blind"))
+    return _frame(db, sql, params, PROVENANCE_COLUMNS, objects=("blind",),
+                  ints=("position", "sentence"))
 
 
 @read_snapshot
