@@ -412,3 +412,25 @@ def test_the_agreement_window_chooses_blind_or_final_values(qtbot: object,
         alpha = next(r for r in panel.report.records if r.measure == ALPHA
                      and r.coders == ["alice", "bob"] and r.level != "applicability")
         assert (alpha.value == pytest.approx(1.0)) == (values == "final")
+
+
+def test_a_change_after_the_reveal_comes_along_in_a_merge(tmp_path: Path) -> None:
+    lead = make_project(tmp_path, "lead.sense7")
+    lead.close()
+    other = make_project(tmp_path, "dana.sense7")
+    other.set_coder("boss", "adjudicator")
+    other.blind_coding = True
+    other.lock_after_reveal = False
+    code(other, "dana", {("c1", 2, "overall"): 4}, done=[("c1", 2)])
+    other.set_value(Unit("c1", 2), "overall", 2)  # after the reveal
+    other.close()
+    assert main(["merge", str(tmp_path / "lead.sense7"), str(tmp_path / "dana.sense7")]) == 0
+    with Project.open(tmp_path / "lead.sense7", backup=False) as p:
+        assert stored(p, "dana", "c1", 2) == 4
+        assert p.db.execute("SELECT coder, value FROM revisions").fetchall() == [("dana", 2)]
+    # a hand-edited revision off the scale is refused like any coding
+    conn = sqlite3.connect(tmp_path / "dana.sense7")
+    conn.execute("UPDATE revisions SET value = 9")
+    conn.commit()
+    conn.close()
+    assert main(["merge", str(tmp_path / "lead.sense7"), str(tmp_path / "dana.sense7")]) == 2
