@@ -464,6 +464,8 @@ def m009_provenance(db: Database) -> None:
                    MAX(id) AS id
             FROM history WHERE kind = 'coding' AND action <> 'clear'
             GROUP BY coder, conversation_id, position, sentence, code;
+        CREATE UNIQUE INDEX temp.m009_last_key
+            ON m009_last(conversation_id, position, sentence, code, coder);
         UPDATE codings SET
             source = CASE WHEN l.origin IS NOT NULL OR l.source LIKE 'merge%' THEN 'merged'
                           ELSE 'imported' END,
@@ -474,22 +476,28 @@ def m009_provenance(db: Database) -> None:
           AND l.position = codings.position AND l.sentence = codings.sentence
           AND l.code = codings.code
           AND (l.origin IS NOT NULL OR l.source LIKE 'merge%' OR l.source LIKE 'import%');
+        CREATE TEMP TABLE m009_done AS
+            SELECT coder, conversation_id, position, MIN(id) AS id FROM history
+            WHERE kind = 'done' AND after = 1 GROUP BY coder, conversation_id, position;
+        CREATE UNIQUE INDEX temp.m009_done_key ON m009_done(conversation_id, position, coder);
         UPDATE codings SET blind = 1
         WHERE (SELECT value FROM meta WHERE key = 'blind_coding') = '1'
           AND (SELECT role FROM coders WHERE name = codings.coder) IS NOT 'adjudicator'
-          AND NOT EXISTS (
-              SELECT 1 FROM history h JOIN temp.m009_last l
-                ON l.coder = codings.coder AND l.conversation_id = codings.conversation_id
-               AND l.position = codings.position AND l.sentence = codings.sentence
-               AND l.code = codings.code
-              WHERE h.conversation_id = codings.conversation_id
-                AND h.position = codings.position AND h.kind = 'done'
-                AND h.coder = codings.coder AND h.after = 1 AND h.id < l.id);
+          AND NOT (((SELECT d.id FROM temp.m009_done d
+                     WHERE d.conversation_id = codings.conversation_id
+                       AND d.position = codings.position AND d.coder = codings.coder)
+                    < (SELECT l.id FROM temp.m009_last l
+                       WHERE l.conversation_id = codings.conversation_id
+                         AND l.position = codings.position AND l.sentence = codings.sentence
+                         AND l.code = codings.code AND l.coder = codings.coder)) IS TRUE);
+        DROP TABLE temp.m009_done;
         DROP TABLE temp.m009_last;
         CREATE TEMP TABLE m009_last AS
             SELECT conversation_id, position, sentence, code, source, origin, MAX(id) AS id
             FROM history WHERE kind = 'consensus' AND action <> 'clear'
             GROUP BY conversation_id, position, sentence, code;
+        CREATE UNIQUE INDEX temp.m009_last_key ON m009_last(conversation_id, position, sentence,
+                                                             code);
         UPDATE consensus SET
             source = CASE WHEN l.origin IS NOT NULL OR l.source LIKE 'merge%' THEN 'merged'
                           ELSE 'imported' END,
