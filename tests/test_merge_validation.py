@@ -65,15 +65,16 @@ def rows(path: Path) -> list[tuple]:
 
 
 def insert(coder: str, position: int, code: str, value: str, sentence: int = 0) -> str:
-    return (f"INSERT INTO codings VALUES ('{coder}', 'c1', {position}, {sentence}, '{code}', "
+    return (f"INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
+            f"updated_at) VALUES ('{coder}', 'c1', {position}, {sentence}, '{code}', "
             f"{value}, '2024-01-01');")
 
 
 CASES = {
     "turn that does not exist": (insert("bob", 99, "affective", "2"), "no turn 99"),
     "conversation that does not exist": (
-        "PRAGMA foreign_keys = OFF; INSERT INTO codings VALUES "
-        "('bob', 'ghost', 2, 0, 'affective', 2, NULL);", "conversation 'ghost'"),
+        "PRAGMA foreign_keys = OFF; INSERT INTO codings(coder, conversation_id, position, "
+        "sentence, code, value, updated_at) VALUES ('bob', 'ghost', 2, 0, 'affective', 2, NULL);", "conversation 'ghost'"),
     "sentence that does not exist": (insert("bob", 2, "hedge", "1", sentence=9),
                                      "no sentence 9"),
     "value off the scale": ("UPDATE codings SET value = 9 WHERE coder = 'bob';",
@@ -106,7 +107,8 @@ CASES = {
         "UPDATE turns SET text = CAST(X'48656c6c6fff' AS TEXT) WHERE position = 3;",
         "table 'turns', row 3, column 'text'"),
     "consensus off the scale": (
-        "INSERT INTO consensus VALUES ('c1', 2, 0, 'affective', 0, NULL, '', NULL);",
+        "INSERT INTO consensus(conversation_id, position, sentence, code, value, adjudicator, "
+        "rationale, decided_at) VALUES ('c1', 2, 0, 'affective', 0, NULL, '', NULL);",
         "values 0 that are not levels"),
 }
 

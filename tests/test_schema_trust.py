@@ -47,7 +47,8 @@ def tamper(path: Path, sql: str) -> Path:
 def snapshot(path: Path) -> list[tuple]:
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT * FROM codings ORDER BY 1, 2, 3, 4, 5").fetchall()
+        return conn.execute("SELECT coder, conversation_id, position, sentence, code, value, "
+                            "updated_at FROM codings ORDER BY 1, 2, 3, 4, 5").fetchall()
     finally:
         conn.close()
 

@@ -55,10 +55,14 @@ def code_package(path: Path, coder: str) -> None:
         for cid in ids:
             for pos in (2, 4):
                 p.set_value(Unit(cid, pos), "overall", value_for(coder, cid, pos))
+                if (cid, pos) == (ids[-1], 4):
+                    # a change of mind, undone: the history shows all three steps
+                    p.set_value(Unit(cid, pos), "overall", None)
+                    p.undo()
                 p.set_done(cid, pos)
-        # a change of mind, undone: the history shows all three steps
-        p.set_value(Unit(ids[0], 2), "overall", None)
-        p.undo()
+        # once a turn is done the others' values show: what was set blind is locked
+        with pytest.raises(ProjectError, match="locked"):
+            p.set_value(Unit(ids[0], 2), "overall", None)
 
 
 def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(

@@ -86,6 +86,9 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predictor", action=_ListAction, default=[], metavar="NAME,...",
                    help="stored predictors whose turn-level scores join as raters "
                    "'model:NAME' of the code matching the users' overall rating")
+    p.add_argument("--values", choices=("blind", "final"), default="blind",
+                   help="blind (default): each coder's value as set before the turn was "
+                   "revealed to them; final: with the values changed after the reveal")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -121,7 +124,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "CSV, Excel or SPSS",
         description="long: one row per coder x unit x code (reads back with import-codings); "
         "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
-        "the adjudicated values; agreement: the agreement figures; codebook: one row per "
+        "the adjudicated values; final: one row per unit and code, the consensus where "
+        "decided, else the one coder's value, else 'unresolved' with every value, each row "
+        "saying where it came from (counts printed and written to OUT.meta.json); agreement: the agreement figures; codebook: one row per "
         "code and level. The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
         "In CSV, text cells that a spreadsheet would run as a formula (starting with "
         "= + - @), and cells starting with ', get a leading ' unless --raw; "
@@ -138,6 +143,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="long: add the coded turn's (or sentence's) text")
     p.add_argument("--value", metavar="V",
                    help="segments: only units coded V (a level or NA) on the one --codes code")
+    p.add_argument("--provenance", action="store_true",
+                   help="long, wide, consensus: add how each value was made (source, blind, "
+                   "after_reveal, set_at, origin); final always has them")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -206,6 +214,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
         measures=getattr(args, "measures", "all"),
+        values=getattr(args, "values", "blind"),
     )
 
 
@@ -244,6 +253,7 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
     from ..domain.agreement.records import raters_text
+    from ..project.agreement import BY_CONSTRUCTION_NOTE, values_text
 
     rows = []
     footnotes = []
@@ -281,6 +291,10 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]
+    if any(r.by_construction for r in report.records):
+        lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
+    if report.values:
+        lines += [values_text(report)]
     return lines
 
 
@@ -318,7 +332,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     with _open(args, args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  to=args.to, progress=_progress("export"),
-                                 with_text=args.with_text, value=args.value)
+                                 with_text=args.with_text, value=args.value,
+                                 provenance=args.provenance)
     print(summary.line())
     return 0
 
@@ -414,7 +429,12 @@ def cmd_consensus(args: argparse.Namespace) -> int:
     if alphas:
         print("\ncoders vs consensus (alpha):")
         print("\n".join("  " + line for line in _table(
-            [[r.code, r.coders[0], _fmt(r.value), str(r.n_units)] for r in alphas],
-            ["code", "coder", "alpha", "units"],
+            [[r.code, r.coders[0], _fmt(r.value), str(r.n_units),
+              "by construction" if r.by_construction else ""] for r in alphas],
+            ["code", "coder", "alpha", "units", "note"],
         )))
+        if any(r.by_construction for r in alphas):
+            from ..project.agreement import BY_CONSTRUCTION_NOTE
+
+            print(f"  by construction: {BY_CONSTRUCTION_NOTE}")
     return 0

@@ -58,9 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("project", type=Path)
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
-    p.add_argument("--source", default="users", metavar="users|coders|consensus|CODER",
+    p.add_argument("--source", default="users", metavar="users|coders|consensus|final|CODER",
                    help="whose values: the users' own ratings (default), every coder, the "
-                   "consensus, or one coder by name")
+                   "consensus, the final dataset (the consensus, else the one coder's value; "
+                   "unresolved units left out), or one coder by name")
     p.add_argument("--filter", action="append", default=[], metavar="ATTR=VALUE",
                    help="only conversations whose attribute ATTR equals VALUE (repeatable; "
                    "model=M and participant=P filter on those columns)")

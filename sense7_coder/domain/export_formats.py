@@ -257,10 +257,14 @@ def spss_names(names: Sequence[str]) -> list[str]:
     return out
 
 
+#: the wide export's provenance columns ``<code>__<coder>__<suffix>`` that hold no value
+PROVENANCE_SUFFIXES = ("source", "blind", "set_at", "origin")
+
+
 def value_codes(frame: Any, kind: str, codebook: Codebook) -> dict[str, list[Code]]:
     """Which codes' values each column of coded values holds."""
     out: dict[str, list[Code]] = {}
-    if kind in ("long", "consensus") and "code" in frame.columns:
+    if kind in ("long", "consensus", "final") and "code" in frame.columns:
         import pandas as pd
 
         keys = [str(k) for k in pd.unique(frame["code"].astype(object)) if not _missing(k)]
@@ -270,7 +274,9 @@ def value_codes(frame: Any, kind: str, codebook: Codebook) -> dict[str, list[Cod
                 out[name] = codes
     elif kind == "wide":
         for name in frame.columns:
-            key, sep, _ = str(name).partition(WIDE_SEPARATOR)
+            key, sep, rest = str(name).partition(WIDE_SEPARATOR)
+            if rest.rpartition(WIDE_SEPARATOR)[2] in PROVENANCE_SUFFIXES:
+                continue  # how a value was made, not a value
             code = codebook.get(key) if sep else None
             if code is not None:
                 out[str(name)] = [code]
@@ -375,7 +381,8 @@ def _label(name: str, kind: str, codebook: Codebook) -> str:
         code = codebook.get(key) if sep else None
         if code is not None:
             return f"{code.label} ({code.key}), coded by {coder}"
-    return COLUMN_LABELS.get(name, name) if kind in ("long", "wide", "consensus") else name
+    return (COLUMN_LABELS.get(name, name) if kind in ("long", "wide", "consensus", "final")
+            else name)
 
 
 def write_sav(

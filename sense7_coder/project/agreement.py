@@ -64,6 +64,8 @@ UNIT_COLUMNS = ("conversation_id", "position", "sentence")
 #: a predictor as a rater in agreement: "model:<predictor>"
 MODEL_PREFIX = "model:"
 RESERVED = (USERS_RATER, CONSENSUS_RATER)
+#: which coders' values agreement uses (see :attr:`AgreementOptions.values`)
+VALUES = ("blind", "final")
 
 
 @dataclass
@@ -97,6 +99,9 @@ class AgreementOptions:
     #: codes that correspond to the users' overall rating
     predictors: Sequence[str] = ()
     measures: str = "all"
+    #: 'blind': each coder's value as set before the turn was revealed to them (a change
+    #: made after the reveal is left out); 'final': with those changes
+    values: str = "blind"
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -123,6 +128,8 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     if options.measures not in MEASURES:
         raise ProjectError(f"measures must be one of {', '.join(MEASURES)}, got "
                            f"{options.measures!r}")
+    if options.values not in VALUES:
+        raise ProjectError(f"values must be one of {', '.join(VALUES)}, got {options.values!r}")
     if options.bootstrap < 0:
         raise ProjectError("the number of bootstrap draws cannot be negative")
     if options.seed is not None and options.seed < 0:
@@ -266,19 +273,71 @@ def read_ratings(
     predictors: Sequence[str] = (),
     times: bool = False,
     compact: bool = False,
+    values: str = "blind",
 ) -> ProjectRatings:
     """Read the project's tables once for the given (non-empty list of) codes and filters
     (``times``: with when each coding was saved, for the diagnostics).
 
     ``compact`` reads the codings' names as Categoricals and whole-number values as
     float64 (NaN = not applicable), for the agreement figures; otherwise the values are
-    Python objects (ints, text, None), as the reconciliation shows them.
+    Python objects (ints, text, None), as the reconciliation shows them. ``values``
+    'final' puts the values coders changed after a reveal in place of their blind ones.
 
     Every table comes from one state of the file, however long the read (see
     :meth:`Project.snapshot`)."""
     with project.snapshot():
-        return _read_ratings(project, codes, coders, conversations, include_users,
+        data = _read_ratings(project, codes, coders, conversations, include_users,
                              include_consensus, predictors, times, compact)
+        if values == "final":
+            revised = frames.revisions_frame(project.db, codes=[c.key for c in codes],
+                                             coders=coders, conversations=conversations)
+            data.codings = with_revisions(data.codings, revised, compact)
+        return data
+
+
+_KEY = ("coder", "conversation_id", "position", "sentence", "code")
+
+
+def _keys(frame: pd.DataFrame) -> pd.MultiIndex:
+    return pd.MultiIndex.from_arrays(
+        [np.asarray(frame[k]).astype(str) if k not in ("position", "sentence")
+         else np.asarray(frame[k], dtype=np.int64) for k in _KEY])
+
+
+def with_revisions(codings: pd.DataFrame, revised: pd.DataFrame, compact: bool
+                   ) -> pd.DataFrame:
+    """``codings`` with each value a coder changed after the reveal in place of the blind
+    one (a value given only after the reveal is added)."""
+    if revised.empty:
+        return codings
+    at = _keys(revised).get_indexer(_keys(codings))
+    hit = at >= 0
+    new = revised["value"].to_numpy(dtype=object)
+    out = codings.copy()
+    if out["value"].dtype.kind == "f":
+        try:
+            new = np.array([np.nan if v is None else float(v) for v in new])
+        except (TypeError, ValueError):  # a text level: the column holds objects then
+            out["value"] = out["value"].astype(object).where(out["value"].notna(), None)
+    if hit.any():
+        column = out["value"].to_numpy(copy=True)
+        column[hit] = new[at[hit]]
+        out["value"] = column
+    added = np.ones(len(revised), dtype=bool)
+    added[at[hit]] = False
+    if added.any():
+        extra = revised.loc[added, list(_KEY)].copy()
+        extra["value"] = new[added]
+        if "saved_at" in out.columns:
+            extra["saved_at"] = frames.saving_times(revised.loc[added, "set_at"])
+        for column in out.columns:
+            if column not in extra.columns:
+                extra[column] = None
+        out = pd.concat([out.astype({k: object for k in _KEY if k in ("coder", "conversation_id", "code")}),
+                         extra[out.columns]], ignore_index=True)
+        if compact:
+            out = out.astype({k: "category" for k in ("coder", "conversation_id", "code")})
+    return out
 
 
 def _read_ratings(project: Project, codes: Sequence[Code], coders: Sequence[str],
@@ -577,7 +636,7 @@ def project_agreement(
         project, codes, coders=options.coders, conversations=options.conversation_filter(),
         include_users=options.include_users, include_consensus=options.include_consensus,
         predictors=options.predictors,
-        times=options.measures == "all", compact=True,
+        times=options.measures == "all", compact=True, values=options.values,
     )
     specs: dict[str, CodeFrameSpec] = {}
     stored: dict[str, int] = {}  # how many of a spec's first rows are stored codings
@@ -628,7 +687,65 @@ def project_agreement(
         if record.code in notes and USERS_RATER in record.coders:
             record.note = f"{record.note}; {notes[record.code]}" if record.note else notes[
                 record.code]
+    flag_majority_consensus(report, data.consensus)
+    say_values(project, report, options)
     return report
+
+
+#: the note of a figure against a consensus that is the coders' own majority
+BY_CONSTRUCTION_NOTE = ("the consensus is these coders' own majority, accepted: agreement "
+                        "with it is high by construction (1 with two coders), not a measure "
+                        "of agreement")
+
+
+def majority_codes(consensus: pd.DataFrame) -> set[str]:
+    """Codes whose every consensus value (in ``consensus``) is the coders' majority,
+    accepted as it stood."""
+    if consensus.empty or "source" not in consensus.columns:
+        return set()
+    is_majority = consensus["source"].astype(object) == "majority"
+    by_code = is_majority.groupby(consensus["code"].astype(str).to_numpy()).all()
+    return {str(code) for code, every in by_code.items() if every}
+
+
+def flag_majority_consensus(report: AgreementReport, consensus: pd.DataFrame) -> None:
+    """Mark each figure of a coder against a consensus made of the coders' own majority."""
+    codes = majority_codes(consensus)
+    for record in report.records:
+        if record.code in codes and CONSENSUS_RATER in record.coders and len(record.coders) > 1:
+            record.by_construction = True
+            record.note = (f"{BY_CONSTRUCTION_NOTE}; {record.note}" if record.note
+                           else BY_CONSTRUCTION_NOTE)
+
+
+def say_values(project: Project, report: AgreementReport, options: AgreementOptions) -> None:
+    """Record in the report (and each figure) which values entered, and how many values
+    coders changed after the reveal."""
+    revised = frames.revisions_frame(
+        project.db, codes=list(report.codes), coders=options.coders,
+        conversations=options.conversation_filter())
+    report.after_reveal = len(revised)
+    # outside blind coding (and with no value changed after a reveal) nothing is blind
+    report.values = (options.values if project.blind_coding or report.after_reveal
+                     else "stored")
+    for record in report.records:
+        record.values = report.values
+
+
+def values_text(report: AgreementReport) -> str:
+    """One sentence on which values entered (for every output of a report)."""
+    n = report.after_reveal
+    if report.values == "stored":
+        return "Values as stored: the project does not code blind."
+    changed = f"{n} value{'s' if n != 1 else ''} coders changed after the turn was revealed"
+    if report.values == "final":
+        return (f"Final values: each coder's latest value, including {changed} to them "
+                f"(blind coding)." if n else "Final values (no value was changed after a "
+                "reveal).")
+    return (f"Blind values: each coder's value as set before the turn was revealed to them; "
+            f"{changed} {'were' if n != 1 else 'was'} left out." if n else
+            "Blind values: each coder's value as set before the turn was revealed to them "
+            "(none was changed after a reveal).")
 
 
 def methods_paragraph(project: Project, report: AgreementReport, options: AgreementOptions,
@@ -645,6 +762,13 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     if options.participants:
         scope.append("participants " + ", ".join(options.participants))
     scope += [f"{k} = {v}" for k, v in options.attributes.items()]
+    flagged = sorted({r.code for r in report.records if r.by_construction})
+    construction = ("" if not flagged else
+                    f"The consensus of {', '.join(flagged)} is the coders' own majority, "
+                    "accepted as it stood, so each coder's agreement with it is high by "
+                    "construction (1 with two coders) and is not reported as agreement.")
     ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed, options.ci,
-                         options.min_units or min_units_setting(project), "; ".join(scope))
+                         options.min_units or min_units_setting(project), "; ".join(scope),
+                         values=values_text(report) if report.values else "",
+                         by_construction=construction)
     return methods_text(report, ctx, fmt)

@@ -1,7 +1,8 @@
 """The paper's analyses of a project, written as CSV tables, PNG/SVG figures and an index.
 
 Sources: ``users`` (the users' own ratings), ``coders`` (every coder's codings), ``consensus``
-(the adjudicated values) or one coder's name. Ordinal codes (and the users' rating keys) are
+(the adjudicated values), ``final`` (the final dataset: the consensus, else the one coder's
+value; unresolved units left out) or one coder's name. Ordinal codes (and the users' rating keys) are
 the dimensions of the rating analyses; every code enters the code frequency, co-occurrence
 (binary codes) and crosstab tables. See :mod:`..domain.analyses` for the definitions.
 """
@@ -21,7 +22,7 @@ from ..store import predictions as store_pred
 from ..store.conversations import ConversationFilter, json_object
 from .project import Project
 
-SOURCES = ("users", "coders", "consensus")
+SOURCES = ("users", "coders", "consensus", "final")
 DROP = 2
 
 
@@ -76,6 +77,8 @@ def rating_values(project: Project, source: str, filt: ConversationFilter | None
         if source == "consensus":
             raw = consensus_frame(project.db, conversations=filt)
             raw["rater"] = "consensus"
+        elif source == "final":
+            raw = _final_values(project, filt)
         else:
             coders = [] if source == "coders" else [source]
             if coders and source not in {c["name"] for c in project.coders()}:
@@ -105,6 +108,37 @@ def rating_values(project: Project, source: str, filt: ConversationFilter | None
     cols = ["conversation_id", "participant_id", "model", "topic", "position", "turn_index",
             "rater", "dimension", "value", "na"]
     return values[cols].reset_index(drop=True), codings, conversations
+
+
+def _final_values(project: Project, filt: ConversationFilter | None) -> Any:
+    """The final dataset (export kind ``final``) as rater ``final``: the consensus, else
+    the one coder's value; unresolved units are left out."""
+    import pandas as pd
+
+    from ..domain.export import NA_TEXT
+    from ..domain.provenance import UNRESOLVED
+    from .agreement import AgreementOptions
+    from .export import export_frame
+
+    filt = filt or ConversationFilter()
+    table = export_frame(project, "final", AgreementOptions(
+        models=list(filt.models), participants=list(filt.participants),
+        attributes=dict(filt.attributes or {}), conversation_ids=list(filt.conversation_ids)))
+    table = table[table["source"] != UNRESOLVED]
+
+    def number(column: str) -> Any:
+        return pd.to_numeric(table[column].astype(object), errors="coerce").fillna(0
+                                                                                 ).astype("int64")
+
+    value = table["value"].astype(object)
+    return pd.DataFrame({
+        "rater": "final",
+        "conversation_id": table["conversation_id"].astype(object).to_numpy(),
+        "position": number("turn").to_numpy(),
+        "sentence": number("sentence").to_numpy(),
+        "code": table["code"].astype(object).to_numpy(),
+        "value": value.where(value != NA_TEXT, None).to_numpy(),
+    })
 
 
 def _find_attributes(conversations: Any) -> tuple[str | None, list[str]]:

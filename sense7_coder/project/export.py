@@ -8,12 +8,14 @@ is absent from them (the agreement figures, not the export, count finished turns
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
+from ..domain import provenance as prov
 from ..domain.codebook import Codebook
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.export import (
@@ -25,7 +27,7 @@ from ..domain.export import (
     write_csv,
 )
 from ..domain.export_formats import table_format, write_table
-from ..domain.files import destination
+from ..domain.files import atomic_text_file, destination
 from ..store import frames
 from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
@@ -41,9 +43,25 @@ class ExportSummary:
     kind: str
     rows: int
     columns: int
+    #: the final dataset: how many rows came from each source
+    sources: dict[str, int] | None = None
+    #: where those counts were written beside the table
+    metadata: Path | None = None
 
     def line(self) -> str:
-        return f"wrote {self.path}: {self.rows} rows, {self.columns} columns ({self.kind})"
+        text = f"wrote {self.path}: {self.rows} rows, {self.columns} columns ({self.kind})"
+        if self.sources is not None:
+            counts = ", ".join(f"{n} {source}" for source, n in self.sources.items() if n)
+            text += f"\n  rows by source: {counts or 'none'}"
+            if self.metadata is not None:
+                text += f" (also in {self.metadata.name})"
+        return text
+
+
+def metadata_path(out: str | Path) -> Path:
+    """Where the summary of a final dataset is written: beside it, ``<name>.meta.json``."""
+    out = Path(out)
+    return out.with_name(out.name + ".meta.json")
 
 
 def export_frame(
@@ -55,28 +73,43 @@ def export_frame(
     cancel: CancelFn = None,
     with_text: bool = False,
     value: str | None = None,
+    provenance: bool = False,
 ) -> pd.DataFrame:
     """The table an export of ``kind`` writes, for the codes, coders and conversations in
     ``options`` (the agreement kind uses all of ``options``). ``with_text`` adds the coded
     turn's (or sentence's) text to ``long``; ``value`` keeps only the ``segments`` of that
-    value (of the one code asked for)."""
+    value (of the one code asked for); ``provenance`` adds how each value was made to
+    ``long``, ``wide`` and ``consensus`` (see :mod:`sense7_coder.domain.provenance`;
+    ``final`` always has it)."""
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
     if kind not in UNBLINDED_KINDS:
         project.require_unblinded(f"export {kind} (it shows what blind coding hides)")
     options = options or AgreementOptions()
+    if provenance and kind not in PROVENANCE_KINDS:
+        raise ProjectError(f"provenance columns come with the {', '.join(PROVENANCE_KINDS)} "
+                           "exports")
     with project.snapshot():  # every table read from one state of the file
-        return _export_frame(project, kind, options, progress, cancel, with_text, value)
+        return _export_frame(project, kind, options, progress, cancel, with_text, value,
+                             provenance)
+
+
+#: the exports that can carry how each value was made (``final`` always does)
+PROVENANCE_KINDS = ("long", "wide", "consensus", "final")
 
 
 def _export_frame(project: Project, kind: str, options: AgreementOptions,
                   progress: ProgressFn, cancel: CancelFn, with_text: bool,
-                  value: str | None) -> pd.DataFrame:
+                  value: str | None, provenance: bool = False) -> pd.DataFrame:
     """:func:`export_frame`, inside its snapshot."""
     if kind in TEAM_KINDS:
         return _team_table(project, kind, options, value)
     if value is not None:
         raise ProjectError("a value applies to the segments export only")
+    if kind == "final":
+        if with_text:
+            raise ProjectError("turn text can be added to the long export only")
+        return _final_table(project, options)
     if kind == "agreement":
         return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
     selected = check_request(project, options)
@@ -86,8 +119,10 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
     if kind == "codebook":
         return codebook_table(Codebook(book.name, selected, book.title, book.description))
     if kind == "consensus":
-        return consensus_table(frames.consensus_frame(project.db, codes=keys, conversations=filt,
-                                                      categorical=True), book)
+        decided = frames.consensus_frame(project.db, codes=keys, conversations=filt,
+                                         categorical=True)
+        table = consensus_table(decided, book)
+        return prov.consensus_with_provenance(table, decided) if provenance else table
     codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
                                    conversations=filt, categorical=True)
     if cancel and cancel():
@@ -95,8 +130,16 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
     if kind != "long":
         if with_text:
             raise ProjectError("turn text can be added to the long export only")
-        return wide_table(codings, book)
+        table = wide_table(codings, book)
+        if provenance:
+            table = prov.wide_with_provenance(
+                table, codings, _provenance(project, keys, options),
+                frames.revisions_frame(project.db, codes=keys, coders=options.coders,
+                                       conversations=filt))
+        return table
     table = long_table(codings, book)
+    if provenance:
+        table = _long_with_provenance(project, table, codings, keys, options)
     if with_text:
         from .team_tables import unit_texts
 
@@ -107,6 +150,34 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
 #: exports that show nothing blind coding hides (anyone may write them)
 UNBLINDED_KINDS = ("codebook", "assignments")
+
+
+def _provenance(project: Project, keys: list[str], options: AgreementOptions
+                ) -> pd.DataFrame:
+    return frames.provenance_frame(project.db, codes=keys, coders=options.coders,
+                                   conversations=options.conversation_filter())
+
+
+def _long_with_provenance(project: Project, table: pd.DataFrame, codings: pd.DataFrame,
+                          keys: list[str], options: AgreementOptions) -> pd.DataFrame:
+    revised = frames.revised_codings_frame(project.db, codes=keys, coders=options.coders,
+                                           conversations=options.conversation_filter())
+    return prov.long_with_provenance(table, codings, _provenance(project, keys, options),
+                                     long_table(revised, project.codebook), revised)
+
+
+def _final_table(project: Project, options: AgreementOptions) -> pd.DataFrame:
+    """The final dataset (see :mod:`sense7_coder.domain.provenance`)."""
+    keys = [c.key for c in check_request(project, options)]
+    filt = options.conversation_filter()
+    book = project.codebook
+    codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
+                                   conversations=filt, categorical=True)
+    long = _long_with_provenance(project, long_table(codings, book), codings, keys, options)
+    decided = frames.consensus_frame(project.db, codes=keys, conversations=filt,
+                                     categorical=True)
+    consensus = prov.consensus_with_provenance(consensus_table(decided, book), decided)
+    return prov.final_table(long, consensus, book)
 
 
 def _team_table(project: Project, kind: str, options: AgreementOptions,
@@ -154,6 +225,7 @@ def export_project(
     cancel: CancelFn = None,
     with_text: bool = False,
     value: str | None = None,
+    provenance: bool = False,
 ) -> ExportSummary:
     """Write one export of the project to ``out`` (see :func:`export_frame`), as CSV,
     ``.xlsx`` or ``.sav`` by ``to`` or else by the extension (``raw`` is for CSV only).
@@ -174,12 +246,27 @@ def export_project(
     destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
+    if kind == "final":
+        refuse_open_project_file(metadata_path(out), "to export to")
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
-                         with_text=with_text, value=value)
+                         with_text=with_text, value=value, provenance=provenance)
     if fmt == "csv":
         rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
     else:
         rows = write_table(table, out, fmt, kind=kind, codebook=project.codebook,
                            progress=second_half, cancel=cancel)
-    return ExportSummary(Path(out), kind, rows, len(table.columns))
+    summary = ExportSummary(Path(out), kind, rows, len(table.columns))
+    if kind == "final":
+        summary.sources = prov.source_counts(table)
+        summary.metadata = metadata_path(out)
+        with atomic_text_file(summary.metadata) as fh:
+            json.dump({"kind": "final", "file": Path(out).name, "rows": rows,
+                       "rows_by_source": summary.sources,
+                       "sources": "consensus where decided (adjudicated, majority, merged, "
+                                  "imported); else the one coder's latest value (coded, "
+                                  "imported, merged, suggestion_accepted); else unresolved, "
+                                  "with every coder's value in 'values'"},
+                      fh, indent=2)
+            fh.write("\n")
+    return summary
 

@@ -283,6 +283,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
                 (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code, c.value)
                 for _, c in rows
             ),
+            origin=path.name,
         )
         for coder, cid, position in marks:
             store_codings.put_done(db, coder, cid, position, True)
@@ -338,5 +339,5 @@ def import_rater_files(project: Project, paths: Sequence[str | Path], *,
             store_codings.ensure_coder(db, f.rater)
             store_codings.insert_codings(db, (
                 (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code,
-                 c.value) for _, c in f.codings))
+                 c.value) for _, c in f.codings), origin=Path(f.path).name)
     return summary

@@ -39,6 +39,7 @@ from ..domain.models import ROLES as TURN_ROLES
 from ..domain.names import names_text
 from ..store import StorageError
 from ..store import assignments as store_assignments
+from ..store import codings as store_codings
 from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
@@ -56,7 +57,7 @@ _STEPS = 6
 class Conflict:
     """One unit on which the two files disagree for the same coder (or the consensus)."""
 
-    kind: str  # 'coding' | 'memo' | 'consensus'
+    kind: str  # 'coding' | 'revision' (changed after the reveal) | 'memo' | 'consensus'
     source: str
     unit: Unit
     coder: str | None
@@ -76,6 +77,8 @@ class Conflict:
             where += f", sentence {self.unit.sentence}"
         who = f"coder '{self.coder}'" if self.coder else "consensus"
         what = f"code '{self.code}'" if self.code else "memo"
+        if self.kind == "revision":
+            what += " (changed after the reveal)"
         return (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
                 f"source has {show(self.source_value)}")
 
@@ -403,15 +406,16 @@ def _validate(project: Project, name: str) -> None:
             return False
         return True
 
-    for row in rows(db, "codings"):
-        _n, coder, _cid, _pos, _sent, key, value, updated = row
-        if not coder_ok("codings", row, coder):
-            continue
-        unit = _unit_of(row, problems, "codings", 2)
-        if unit is not None:
-            _check_value_row(project, problems, "codings", row, unit, key, value)
-        if not _text(updated, null=True):
-            problems.add("codings", row[0], f"update time {updated!r} is not a time")
+    for table in ("codings", "revisions"):
+        for row in rows(db, table):
+            _n, coder, _cid, _pos, _sent, key, value, updated = row
+            if not coder_ok(table, row, coder):
+                continue
+            unit = _unit_of(row, problems, table, 2)
+            if unit is not None:
+                _check_value_row(project, problems, table, row, unit, key, value)
+            if not _text(updated, null=True):
+                problems.add(table, row[0], f"update time {updated!r} is not a time")
     for row in rows(db, "consensus"):
         _n, _cid, _pos, _sent, key, value, adjudicator, rationale, decided = row
         unit = _unit_of(row, problems, "consensus", 1)
@@ -493,6 +497,9 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
         summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
                                           row[5], row[6]))
+    for row in store_merge.conflicts(db, "revisions", store_merge.CODING_KEY, "value"):
+        summary.conflicts.append(Conflict("revision", name, _unit(row, 1), row[0], row[4],
+                                          row[5], row[6]))
     for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
         summary.conflicts.append(Conflict("memo", name, _unit(row, 1), row[0], None,
                                           row[4], row[5]))
@@ -506,9 +513,16 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     summary.codings_unchanged = store_merge.count_same(
         db, "codings", store_merge.CODING_KEY, "value"
     )
+    codings_before = store_codings.last_rowid(db, "codings")
+    consensus_before = store_codings.last_rowid(db, "consensus")
     summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
+    summary.codings += store_merge.insert_missing(db, "revisions", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
     summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
+    # how the values came: merged from this file, set blind where they were set blind there
+    store_codings.mark_merged(db, "codings", codings_before, Path(name).name)
+    store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)
+    store_codings.mark_blind(db, codings_before, store_codings.blind_in_source(conn))
     summary.statuses = store_merge.merge_statuses(db)
     step()
     store_merge.drop_stage(db)

@@ -45,6 +45,8 @@ class Project:
         if package is not None:  # a package opens as the coder it was made for
             self._coder = package
             pdb.actor = package
+        #: how the codings written now are made ('coded', or 'suggestion_accepted')
+        self._coding_source = "coded"
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
@@ -120,6 +122,46 @@ class Project:
     def blind_coding(self, on: bool) -> None:
         self.require_lead("switch blind coding")
         self.set_setting("blind_coding", "1" if on else "0")
+
+    @property
+    def lock_after_reveal(self) -> bool:
+        """In a blind project, a coder's values of a turn are locked once the turn was
+        revealed to them (on unless the lead turned it off); with the lock off a change is
+        kept beside the blind value, marked as made after the reveal."""
+        return self.setting("lock_after_reveal", "1") != "0"
+
+    @lock_after_reveal.setter
+    def lock_after_reveal(self, on: bool) -> None:
+        self.require_lead("change whether revealed turns are locked")
+        self.set_setting("lock_after_reveal", "1" if on else "0")
+
+    def revealed_to(self, coder: str, conversation_id: str, position: int) -> bool:
+        """Whether blinding has shown ``coder`` the others' values of this turn (position 0:
+        of the conversation): they marked it done, now or before. Always False for a lead
+        and outside blind projects (nothing is hidden there)."""
+        if not self.blind_coding or self.is_lead(coder):
+            return False
+        if position == 0:
+            done = store_codings.done_positions(self.db, conversation_id, coder).get(coder, set())
+            codable = store_conv.positions_of_role(self.db, conversation_id)
+            return bool(codable) and codable <= done
+        return store_codings.ever_done(self.db, coder, conversation_id, position)
+
+    def _after_reveal(self, coder: str, unit: Unit, code: Code) -> bool:
+        """True when a change of ``coder``'s value goes beside the blind one (the turn was
+        revealed and the lock is off); raises when the lock refuses it."""
+        if not self.revealed_to(coder, unit.conversation_id, unit.position):
+            return False
+        if self.lock_after_reveal:
+            where = ("conversation" if unit.position == 0
+                     else f"turn {unit.position}")
+            raise ProjectError(
+                f"{where} of '{unit.conversation_id}' was revealed to '{coder}' when they "
+                f"marked it done: its values are locked, so {code.label} keeps the value "
+                "set blind (a lead can turn off 'lock a turn's values once they are "
+                "revealed' to keep later changes beside the blind values)"
+            )
+        return True
 
     @property
     def package_coder(self) -> str | None:
@@ -415,26 +457,42 @@ class Project:
         elif store_conv.turn_text(self.db, conversation_id, position) is None:
             raise ProjectError(f"no turn {position} in conversation '{conversation_id}'")
 
-    def set_value(self, unit: Unit, code_key: str, value: Value) -> Command:
-        """Set this coder's value of a code on a unit (None = not applicable)."""
+    def set_value(self, unit: Unit, code_key: str, value: Value, *,
+                  suggested: bool = False) -> Command:
+        """Set this coder's value of a code on a unit (None = not applicable);
+        ``suggested``: the coder accepted a model's suggestion (recorded as its source)."""
         coder = self._require_coder()
         code = self.code(code_key)
         value = self.checked_value(unit, code_key, value)
         label = f"set {code.label} to {code.level_label(value)}"
-        return self._apply_new(
-            label,
-            [Cell("coding", (coder, unit.conversation_id, unit.position, unit.sentence, code.key),
-                  None, value)],
-        )
+        kind = "revision" if self._after_reveal(coder, unit, code) else "coding"
+        if kind == "revision":
+            label += " (after the reveal)"
+        self._coding_source = "suggestion_accepted" if suggested else "coded"
+        try:
+            return self._apply_new(
+                label,
+                [Cell(kind, (coder, unit.conversation_id, unit.position, unit.sentence,
+                             code.key), None, value)],
+            )
+        finally:
+            self._coding_source = "coded"
 
     def clear_value(self, unit: Unit, code_key: str) -> Command:
         coder = self._require_coder()
         code = self.code(code_key)
+        key = (coder, unit.conversation_id, unit.position, unit.sentence, code.key)
+        if self._after_reveal(coder, unit, code):
+            # only the change made after the reveal can go; the blind value stays
+            if store_codings.get_revision(self.db, coder, unit, code.key) is store_codings.MISSING:
+                raise ProjectError(
+                    f"{code.label} on turn {unit.position} of '{unit.conversation_id}' was set "
+                    f"blind by '{coder}' before the turn was revealed and is kept as it is"
+                )
+            return self._apply_new(f"clear {code.label} (after the reveal)",
+                                   [Cell("revision", key, None, store_codings.MISSING)])
         return self._apply_new(
-            f"clear {code.label}",
-            [Cell("coding", (coder, unit.conversation_id, unit.position, unit.sentence, code.key),
-                  None, store_codings.MISSING)],
-        )
+            f"clear {code.label}", [Cell("coding", key, None, store_codings.MISSING)])
 
     def set_done(self, conversation_id: str, position: int, done: bool = True) -> Command:
         coder = self._require_coder()
@@ -487,31 +545,34 @@ class Project:
         return coder
 
     def _consensus_cell(self, coder: str, unit: Unit, code: Code, value: Value,
-                        rationale: str) -> Cell:
+                        rationale: str, source: str = "adjudicated") -> Cell:
         value = self.checked_value(unit, code.key, value)
-        decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip()}
+        decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip(),
+                    "source": source}
         return Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
                     None, decision)
 
     def set_consensus(
-        self, unit: Unit, code_key: str, value: Value, rationale: str = ""
+        self, unit: Unit, code_key: str, value: Value, rationale: str = "", *,
+        source: str = "adjudicated",
     ) -> Command:
-        """Record the adjudicated value of a unit. Coders' own codings never change."""
+        """Record the adjudicated value of a unit (``source`` 'majority': the coders'
+        strict majority, accepted). Coders' own codings never change."""
         coder = self._require_adjudicator()
         code = self.code(code_key)
-        cell = self._consensus_cell(coder, unit, code, value, rationale)
+        cell = self._consensus_cell(coder, unit, code, value, rationale, source)
         return self._apply_new(
             f"consensus {code.label} = {code.level_label(cell.after['value'])}", [cell]
         )
 
     def set_consensus_many(
         self, decisions: Sequence[tuple[Unit, str, Value]], rationale: str = "",
-        label: str | None = None,
+        label: str | None = None, *, source: str = "adjudicated",
     ) -> Command:
         """Record many adjudicated values -- (unit, code key, value) -- as one transaction
         and one undo step. Every decision is checked before anything is written."""
         coder = self._require_adjudicator()
-        cells = [self._consensus_cell(coder, unit, self.code(key), value, rationale)
+        cells = [self._consensus_cell(coder, unit, self.code(key), value, rationale, source)
                  for unit, key, value in decisions]
         return self._apply_new(label or f"consensus on {len(cells)} units", cells)
 
@@ -562,6 +623,9 @@ class Project:
         if kind == "coding":
             coder, cid, pos, sent, code = key
             return store_codings.get_coding(db, coder, Unit(cid, pos, sent), code)
+        if kind == "revision":
+            coder, cid, pos, sent, code = key
+            return store_codings.get_revision(db, coder, Unit(cid, pos, sent), code)
         if kind == "done":
             coder, cid, pos = key
             return store_codings.get_done(db, coder, cid, pos)
@@ -577,7 +641,12 @@ class Project:
         db = self.db
         if kind == "coding":
             coder, cid, pos, sent, code = key
-            store_codings.put_coding(db, coder, Unit(cid, pos, sent), code, value)
+            store_codings.put_coding(
+                db, coder, Unit(cid, pos, sent), code, value, source=self._coding_source,
+                blind=self.blind_coding and not self.is_lead(coder))
+        elif kind == "revision":
+            coder, cid, pos, sent, code = key
+            store_codings.put_revision(db, coder, Unit(cid, pos, sent), code, value)
         elif kind == "done":
             coder, cid, pos = key
             store_codings.put_done(db, coder, cid, pos, value)
@@ -604,6 +673,14 @@ class Project:
         """Undo (``reverse``) or redo a command in one transaction, after checking that
         every cell still holds what the command left there."""
         what = "undo" if reverse else "redo"
+        for cell in cmd.cells:
+            if cell.kind == "coding" and self.revealed_to(cell.key[0], cell.key[1], cell.key[2]):
+                # the value set blind stays as it was once the others' values were shown
+                self.undo_stack.drop(cmd)
+                raise ProjectError(
+                    f"cannot {what} '{cmd.label}': turn {cell.key[2]} of '{cell.key[1]}' has "
+                    f"been revealed to '{cell.key[0]}' since, and the values set blind stay"
+                )
         with self.pdb.atomic():
             changed = [
                 cell for cell in cmd.cells
@@ -631,6 +708,10 @@ class Project:
                 mine[(row["position"], row["sentence"], row["code"])] = row["value"]
             else:
                 others.append(row)
+        # a value changed after the reveal is what its coder sees as theirs now
+        for row in store_codings.revisions_of_conversation(self.db, conversation_id):
+            if row["coder"] == coder:
+                mine[(row["position"], row["sentence"], row["code"])] = row["value"]
         done = store_codings.done_positions(self.db, conversation_id)
         if self.blind_coding and not (coder is not None and self.is_lead(coder)):
             # blind: other coders' values of a turn only once this coder has finished it

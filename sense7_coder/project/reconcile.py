@@ -35,6 +35,7 @@ from .agreement import (
     ProjectRatings,
     check_request,
     code_values,
+    flag_majority_consensus,
     read_ratings,
     unit_ids,
     unit_key,
@@ -327,7 +328,7 @@ def accept_majority(
     if majority is NO_MAJORITY:
         listed = ", ".join(f"{c}={'NA' if v is None else v}" for c, v in values.items())
         raise ProjectError(f"{where}: no value has a strict majority ({listed}); decide it")
-    return project.set_consensus(unit, code_key, majority, rationale)
+    return project.set_consensus(unit, code_key, majority, rationale, source="majority")
 
 
 def accept_majorities(
@@ -366,7 +367,8 @@ def accept_majorities(
             # unchanged since the read (or read often enough): write; else read again
             if project.pdb.data_version() == version or reads == READS_BEFORE_WRITING:
                 return project.set_consensus_many(
-                    chosen, rationale, label=f"accept the majority on {len(chosen)} units")
+                    chosen, rationale, label=f"accept the majority on {len(chosen)} units",
+                    source="majority")
 
 
 #: how often accept_majorities reads again when other windows keep saving meanwhile (the
@@ -437,4 +439,5 @@ def coders_vs_consensus(
             ))
         except ValueError as e:
             raise ProjectError(str(e)) from None
+    flag_majority_consensus(report, data.consensus)
     return report

@@ -7,6 +7,7 @@ transaction (and records it for undo).
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -53,8 +54,10 @@ def get_coding(db: Database, coder: str, unit: Unit, code: str) -> Any:
     return MISSING if row is None else row[0]
 
 
-def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any) -> None:
-    """Set (value, None = not applicable) or delete (MISSING) one coding."""
+def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any, *,
+               source: str = "coded", blind: bool = False) -> None:
+    """Set (value, None = not applicable) or delete (MISSING) one coding, recording how it
+    was made (``source``) and whether its coder worked ``blind`` as it was set."""
     key = [coder, unit.conversation_id, unit.position, unit.sentence, code]
     if value is MISSING:
         db.execute(
@@ -64,24 +67,123 @@ def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any) -> N
         )
     else:
         db.execute(
-            "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, updated_at) "
-            "VALUES (?,?,?,?,?,?,?) ON CONFLICT(coder, conversation_id, position, sentence, code) "
+            "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
+            "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,NULL) "
+            "ON CONFLICT(coder, conversation_id, position, sentence, code) "
+            "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
+            "source = excluded.source, blind = excluded.blind, origin = NULL",
+            [*key, value, now(), source, int(blind)],
+        )
+
+
+def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, Value]], *,
+                   source: str = "imported", origin: str | None = None,
+                   blind: bool = False) -> int:
+    """Bulk insert/replace (coder, cid, position, sentence, code, value), all made the
+    same way (``source``, from the file ``origin``)."""
+    stamp = now()
+    data = [(*r, stamp, source, int(blind), origin) for r in rows]
+    db.conn.executemany(
+        "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
+        "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(coder, conversation_id, position, sentence, code) "
+        "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
+        "source = excluded.source, blind = excluded.blind, origin = excluded.origin",
+        data,
+    )
+    return len(data)
+
+
+def last_rowid(db: Database, table: str) -> int:
+    """The highest rowid of ``table`` (rows inserted later have higher ones)."""
+    return int(db.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {table}").fetchone()[0])
+
+
+def mark_merged(db: Database, table: str, after_rowid: int, origin: str) -> int:
+    """Record the rows of ``table`` (codings or consensus) inserted after ``after_rowid`` as
+    merged from the file ``origin``; returns how many."""
+    cur = db.execute(f"UPDATE {table} SET source = 'merged', origin = ? WHERE rowid > ?",
+                     [origin, after_rowid])
+    return int(cur.rowcount)
+
+
+def mark_blind(db: Database, after_rowid: int,
+               keys: Iterable[tuple[str, str, int, int, str]]) -> None:
+    """Record the codings inserted after ``after_rowid`` with these keys as set blind."""
+    db.conn.executemany(
+        "UPDATE codings SET blind = 1 WHERE rowid > ? AND coder = ? AND conversation_id = ? "
+        "AND position = ? AND sentence = ? AND code = ?",
+        ((after_rowid, *k) for k in keys),
+    )
+
+
+def blind_in_source(conn: sqlite3.Connection) -> list[tuple[str, str, int, int, str]]:
+    """Keys of another project file's codings that were set blind: as that file recorded
+    it, or (a file from before provenance was kept) every coding of a coder who was not an
+    adjudicator in a file that coded blind."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(codings)")}
+    key = "k.coder, k.conversation_id, k.position, k.sentence, k.code"
+    if "blind" in columns:
+        sql = f"SELECT {key} FROM codings k WHERE k.blind = 1"
+    else:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        blind = (conn.execute("SELECT value FROM meta WHERE key = 'blind_coding'").fetchone()
+                 if "meta" in tables else None)
+        if not blind or blind[0] != "1":
+            return []
+        sql = (f"SELECT {key} FROM codings k LEFT JOIN coders c ON c.name = k.coder "
+               "WHERE c.role IS NOT 'adjudicator'")
+    return [tuple(r) for r in conn.execute(sql)]
+
+
+# -- values changed after the reveal -----------------------------------------------------------
+
+def get_revision(db: Database, coder: str, unit: Unit, code: str) -> Any:
+    row = db.execute(
+        "SELECT value FROM revisions WHERE coder = ? AND conversation_id = ? AND position = ? "
+        "AND sentence = ? AND code = ?",
+        [coder, unit.conversation_id, unit.position, unit.sentence, code],
+    ).fetchone()
+    return MISSING if row is None else row[0]
+
+
+def put_revision(db: Database, coder: str, unit: Unit, code: str, value: Any) -> None:
+    """Set (value, None = not applicable) or delete (MISSING) a value changed after the
+    turn was revealed to its coder; the blind value in ``codings`` is left as it is."""
+    key = [coder, unit.conversation_id, unit.position, unit.sentence, code]
+    if value is MISSING:
+        db.execute(
+            "DELETE FROM revisions WHERE coder = ? AND conversation_id = ? AND position = ? "
+            "AND sentence = ? AND code = ?",
+            key,
+        )
+    else:
+        db.execute(
+            "INSERT INTO revisions(coder, conversation_id, position, sentence, code, value, "
+            "updated_at) VALUES (?,?,?,?,?,?,?) "
+            "ON CONFLICT(coder, conversation_id, position, sentence, code) "
             "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
             [*key, value, now()],
         )
 
 
-def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, Value]]) -> int:
-    """Bulk insert/replace (coder, cid, position, sentence, code, value)."""
-    stamp = now()
-    data = [(*r, stamp) for r in rows]
-    db.conn.executemany(
-        "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, updated_at) "
-        "VALUES (?,?,?,?,?,?,?) ON CONFLICT(coder, conversation_id, position, sentence, code) "
-        "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        data,
-    )
-    return len(data)
+def revisions_of_conversation(db: Database, conversation_id: str) -> list[dict[str, Any]]:
+    return [
+        {"coder": r[0], "position": r[1], "sentence": r[2], "code": r[3], "value": r[4]}
+        for r in db.execute(
+            "SELECT coder, position, sentence, code, value FROM revisions "
+            "WHERE conversation_id = ?", [conversation_id])
+    ]
+
+
+def ever_done(db: Database, coder: str, conversation_id: str, position: int) -> bool:
+    """Whether ``coder`` has marked the turn done, now or at any time before (its history)."""
+    if get_done(db, coder, conversation_id, position):
+        return True
+    return db.execute(
+        "SELECT 1 FROM history WHERE conversation_id = ? AND position = ? AND kind = 'done' "
+        "AND coder = ? AND after = 1 LIMIT 1", [conversation_id, position, coder],
+    ).fetchone() is not None
 
 
 def codings_of_conversation(
@@ -224,13 +326,14 @@ def next_unfinished(
 
 def get_consensus(db: Database, unit: Unit, code: str) -> dict[str, Any] | None:
     row = db.execute(
-        "SELECT value, adjudicator, rationale, decided_at FROM consensus WHERE conversation_id = ? "
-        "AND position = ? AND sentence = ? AND code = ?",
+        "SELECT value, adjudicator, rationale, decided_at, source, origin FROM consensus "
+        "WHERE conversation_id = ? AND position = ? AND sentence = ? AND code = ?",
         [unit.conversation_id, unit.position, unit.sentence, code],
     ).fetchone()
     if row is None:
         return None
-    return {"value": row[0], "adjudicator": row[1], "rationale": row[2], "decided_at": row[3]}
+    return {"value": row[0], "adjudicator": row[1], "rationale": row[2], "decided_at": row[3],
+            "source": row[4], "origin": row[5]}
 
 
 def put_consensus(db: Database, unit: Unit, code: str, decision: dict[str, Any] | None) -> None:
@@ -243,9 +346,11 @@ def put_consensus(db: Database, unit: Unit, code: str, decision: dict[str, Any] 
         return
     db.execute(
         "INSERT INTO consensus(conversation_id, position, sentence, code, value, adjudicator, "
-        "rationale, decided_at) VALUES (?,?,?,?,?,?,?,?) "
+        "rationale, decided_at, source, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(conversation_id, position, sentence, code) DO UPDATE SET value = excluded.value, "
-        "adjudicator = excluded.adjudicator, rationale = excluded.rationale, decided_at = excluded.decided_at",
+        "adjudicator = excluded.adjudicator, rationale = excluded.rationale, "
+        "decided_at = excluded.decided_at, source = excluded.source, origin = excluded.origin",
         [*key, decision["value"], decision.get("adjudicator"), decision.get("rationale", ""),
-         decision.get("decided_at") or now()],
+         decision.get("decided_at") or now(), decision.get("source") or "adjudicated",
+         decision.get("origin")],
     )

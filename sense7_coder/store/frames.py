@@ -42,8 +42,14 @@ VALUE_COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "va
 TEXT_COLUMNS = ("coder", "conversation_id", "participant_id", "model", "role", "code")
 CONSENSUS_COLUMNS = (
     "conversation_id", "participant_id", "model", "position", "sentence", "role", "code",
-    "value", "adjudicator", "rationale", "decided_at", "user_rating",
+    "value", "adjudicator", "rationale", "decided_at", "user_rating", "source", "origin",
 )
+#: how each coding was made (see :func:`provenance_frame`)
+PROVENANCE_COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "source",
+                      "blind", "set_at", "origin")
+#: values changed after the reveal (see :func:`revisions_frame`)
+REVISION_COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "value",
+                    "set_at")
 
 #: codings with their conversation, turn, code and the user's rating of the turn
 _CODINGS_JOINED = (
@@ -807,8 +813,8 @@ def consensus_frame(
     where, params = _where(conversations, extra)
     sql = (
         "SELECT k.conversation_id, c.participant_id, c.model, k.position, k.sentence, t.role, "
-        f"k.code, k.value, k.adjudicator, k.rationale, k.decided_at, {_USER_RATING} "
-        "FROM consensus k "
+        f"k.code, k.value, k.adjudicator, k.rationale, k.decided_at, {_USER_RATING}, "
+        "k.source, k.origin FROM consensus k "
         "JOIN conversations c ON c.conversation_id = k.conversation_id "
         "LEFT JOIN turns t ON t.conversation_id = k.conversation_id AND t.position = k.position "
         "LEFT JOIN codes d ON d.key = k.code "
@@ -820,6 +826,64 @@ def consensus_frame(
     frame = _frame(db, sql, params, CONSENSUS_COLUMNS, objects=("value", "user_rating"),
                    categories=cats, ints=("position", "sentence"))
     return frame
+
+
+@read_snapshot
+def provenance_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """How each stored coding was made: coder, conversation_id, position, sentence, code,
+    source, blind (0/1), set_at, origin (read apart from the values, for exports that ask)."""
+    where, params = _where(conversations, _chosen(codes, coders))
+    sql = ("SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.source, "
+           "k.blind, k.updated_at, k.origin FROM codings k "
+           f"JOIN conversations c ON c.conversation_id = k.conversation_id{where}")
+    return _frame(db, sql, params, PROVENANCE_COLUMNS, objects=("blind",),
+                  ints=("position", "sentence"))
+
+
+@read_snapshot
+def revised_codings_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """The values changed after a reveal, joined and shaped like :func:`codings_frame`
+    (plus ``set_at``)."""
+    where, params = _where(conversations, _chosen(codes, coders))
+    joined = _CODINGS_JOINED.replace("codings k", "revisions k", 1)
+    sql = (
+        "SELECT k.coder, k.conversation_id, c.participant_id, c.model, k.position, k.sentence, "
+        f"t.role, k.code, k.value, {_USER_RATING}, k.updated_at FROM {joined}"
+        f"{where} ORDER BY c.rowid, k.position, k.sentence, d.ord, k.code, k.coder"
+    )
+    return _frame(db, sql, params, (*CODING_COLUMNS, "set_at"),
+                  objects=("value", "user_rating"), ints=("position", "sentence"))
+
+
+@read_snapshot
+def revisions_frame(
+    db: Database,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    conversations: ConversationFilter | None = None,
+) -> pd.DataFrame:
+    """Values blind coders changed after the turn was revealed to them: coder,
+    conversation_id, position, sentence, code, value, set_at (the blind values stay in
+    the codings)."""
+    where, params = _where(conversations, _chosen(codes, coders))
+    sql = ("SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value, "
+           "k.updated_at FROM revisions k "
+           f"JOIN conversations c ON c.conversation_id = k.conversation_id{where} "
+           "ORDER BY c.rowid, k.position, k.sentence, k.code, k.coder")
+    return _frame(db, sql, params, REVISION_COLUMNS, ints=("position", "sentence"))
 
 
 @read_snapshot

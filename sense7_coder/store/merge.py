@@ -45,6 +45,9 @@ STAGED: dict[str, tuple[str, ...]] = {
     "sentences": ("conversation_id", "position", "sentence", "start", "end"),
     "coders": ("name", "role", "created_at"),
     "codings": ("coder", "conversation_id", "position", "sentence", "code", "value", "updated_at"),
+    # values blind coders changed after the reveal (files of schema 9 on)
+    "revisions": ("coder", "conversation_id", "position", "sentence", "code", "value",
+                  "updated_at"),
     "turn_status": ("coder", "conversation_id", "position", "done", "updated_at"),
     "memos": ("coder", "conversation_id", "position", "sentence", "text", "updated_at"),
     "consensus": (

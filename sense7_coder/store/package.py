@@ -22,7 +22,9 @@ CONVERSATION_TABLES: dict[str, tuple[str, ...]] = {
 #: table -> columns of the coder's own work copied into the package
 CODER_TABLES: dict[str, tuple[str, ...]] = {
     "codings": ("coder", "conversation_id", "position", "sentence", "code", "value",
-                "updated_at"),
+                "updated_at", "source", "blind", "origin"),
+    "revisions": ("coder", "conversation_id", "position", "sentence", "code", "value",
+                  "updated_at"),
     "turn_status": ("coder", "conversation_id", "position", "done", "updated_at"),
     "memos": ("coder", "conversation_id", "position", "sentence", "text", "updated_at"),
     "assignments": ("coder", "conversation_id", "overlap", "ord", "assigned_at"),

@@ -472,5 +472,115 @@ def m008_identity_history(db: Database) -> None:
             ORDER BY key;
         """)
 
+@migrations()
+def m009_provenance(db: Database) -> None:
+    """How every coding and consensus value was made, and the values changed after a reveal.
+
+    ``codings`` gain ``source`` (coded, imported, merged, suggestion_accepted), ``blind``
+    (1 when its coder worked blind to the others' values as it was set) and ``origin`` (the
+    file a merged or imported value came from); ``updated_at`` is when it was set.
+    ``consensus`` gains ``source`` (adjudicated, majority, merged, imported) and
+    ``origin``. ``revisions`` holds a blind coder's value changed after the turn was
+    revealed to them (when the project does not lock revealed turns): the blind value in
+    ``codings`` stays as it was. The history follows ``revisions`` like ``codings``, its
+    rows' source ending in "after reveal".
+
+    Values already in the file take their source from their latest history event (an
+    import, a merge, a majority decision), else ``coded``; a value counts as blind when
+    the project codes blind, its coder is not an adjudicator and the coder had not marked
+    its turn done before it was set."""
+    _script(db,
+        """
+        ALTER TABLE codings ADD COLUMN source TEXT NOT NULL DEFAULT 'coded';
+        ALTER TABLE codings ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE codings ADD COLUMN origin TEXT;
+        ALTER TABLE consensus ADD COLUMN source TEXT NOT NULL DEFAULT 'adjudicated';
+        ALTER TABLE consensus ADD COLUMN origin TEXT;
+        CREATE TABLE revisions (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key),
+            value,
+            updated_at TEXT,
+            PRIMARY KEY (coder, conversation_id, position, sentence, code)
+        );
+        CREATE TEMP TABLE m009_last AS
+            SELECT coder, conversation_id, position, sentence, code, source, origin,
+                   MAX(id) AS id
+            FROM history WHERE kind = 'coding' AND action <> 'clear'
+            GROUP BY coder, conversation_id, position, sentence, code;
+        CREATE UNIQUE INDEX temp.m009_last_key
+            ON m009_last(conversation_id, position, sentence, code, coder);
+        UPDATE codings SET
+            source = CASE WHEN l.origin IS NOT NULL OR l.source LIKE 'merge%' THEN 'merged'
+                          ELSE 'imported' END,
+            origin = CASE WHEN l.origin IS NOT NULL THEN l.origin
+                          WHEN l.source LIKE 'merge %' THEN substr(l.source, 7) END
+        FROM temp.m009_last l
+        WHERE l.coder = codings.coder AND l.conversation_id = codings.conversation_id
+          AND l.position = codings.position AND l.sentence = codings.sentence
+          AND l.code = codings.code
+          AND (l.origin IS NOT NULL OR l.source LIKE 'merge%' OR l.source LIKE 'import%');
+        CREATE TEMP TABLE m009_done AS
+            SELECT coder, conversation_id, position, MIN(id) AS id FROM history
+            WHERE kind = 'done' AND after = 1 GROUP BY coder, conversation_id, position;
+        CREATE UNIQUE INDEX temp.m009_done_key ON m009_done(conversation_id, position, coder);
+        UPDATE codings SET blind = 1
+        WHERE (SELECT value FROM meta WHERE key = 'blind_coding') = '1'
+          AND (SELECT role FROM coders WHERE name = codings.coder) IS NOT 'adjudicator'
+          AND NOT (((SELECT d.id FROM temp.m009_done d
+                     WHERE d.conversation_id = codings.conversation_id
+                       AND d.position = codings.position AND d.coder = codings.coder)
+                    < (SELECT l.id FROM temp.m009_last l
+                       WHERE l.conversation_id = codings.conversation_id
+                         AND l.position = codings.position AND l.sentence = codings.sentence
+                         AND l.code = codings.code AND l.coder = codings.coder)) IS TRUE);
+        DROP TABLE temp.m009_done;
+        DROP TABLE temp.m009_last;
+        CREATE TEMP TABLE m009_last AS
+            SELECT conversation_id, position, sentence, code, source, origin, MAX(id) AS id
+            FROM history WHERE kind = 'consensus' AND action <> 'clear'
+            GROUP BY conversation_id, position, sentence, code;
+        CREATE UNIQUE INDEX temp.m009_last_key ON m009_last(conversation_id, position, sentence,
+                                                             code);
+        UPDATE consensus SET
+            source = CASE WHEN l.origin IS NOT NULL OR l.source LIKE 'merge%' THEN 'merged'
+                          ELSE 'imported' END,
+            origin = CASE WHEN l.origin IS NOT NULL THEN l.origin
+                          WHEN l.source LIKE 'merge %' THEN substr(l.source, 7) END
+        FROM temp.m009_last l
+        WHERE l.conversation_id = consensus.conversation_id
+          AND l.position = consensus.position AND l.sentence = consensus.sentence
+          AND l.code = consensus.code
+          AND (l.origin IS NOT NULL OR l.source LIKE 'merge%' OR l.source LIKE 'import%');
+        UPDATE consensus SET source = 'majority'
+        WHERE source = 'adjudicated' AND rationale = 'majority of coders';
+        DROP TABLE temp.m009_last;
+        """
+    )
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = ("(SELECT source FROM history_context WHERE id = 1) || ' after reveal', "
+           "(SELECT actor FROM history_context WHERE id = 1)")
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+
+    def row(r: str, action: str, before: str, after: str) -> str:
+        return (f"INSERT INTO history({cols}) VALUES ({now}, {r}.coder, '{action}', 'coding', "
+                f"{r}.conversation_id, {r}.position, {r}.sentence, {r}.code, {before}, "
+                f"{after}, {ctx});")
+
+    _script(db, "\n".join([
+        "CREATE TRIGGER history_revisions_insert AFTER INSERT ON revisions BEGIN "
+        + row("new", "set", "NULL", "new.value") + " END;",
+        "CREATE TRIGGER history_revisions_update AFTER UPDATE ON revisions "
+        "WHEN old.value IS NOT new.value BEGIN "
+        + row("new", "change", "old.value", "new.value") + " END;",
+        "CREATE TRIGGER history_revisions_delete AFTER DELETE ON revisions BEGIN "
+        + row("old", "clear", "old.value", "NULL") + " END;",
+    ]))
+
 
 SCHEMA_VERSION = len(migrations._migrations)

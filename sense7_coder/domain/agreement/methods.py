@@ -64,6 +64,10 @@ class MethodsContext:
     ci: str
     min_units: int
     filters: str = ""
+    #: which coders' values entered (one sentence; '' = not said)
+    values: str = ""
+    #: the sentence on figures against a consensus made of the coders' own majority
+    by_construction: str = ""
 
 
 def _fmt(value: float | None) -> str:
@@ -128,6 +132,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         + (f" ({min(units)} to {max(units)} units per code)" if units and min(units) != max(units)
            else f" ({units[0]} units)" if units else "") + ".",
     ]
+    if ctx.values:
+        parts.append(ctx.values)
     extra = []
     if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
         extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights"
@@ -149,6 +155,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
             f"\"Not applicable\" was treated as missing in these figures; whether a code "
             f"applied was assessed separately by nominal {alpha} on applicable versus not "
             f"applicable over every coding of the codes that allow it.")
+    if ctx.by_construction:
+        parts.append(ctx.by_construction)
     if ctx.bootstrap > 0:
         method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
                   else "percentile")

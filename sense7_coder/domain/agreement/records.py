@@ -34,6 +34,8 @@ ALPHA_TENTATIVE = 0.667
 #: Below this many units a figure is marked "too few units" (a project setting).
 MIN_UNITS = 10
 TOO_FEW = "too few units"
+#: the band of a figure against a consensus made of the same coders' majority
+BY_CONSTRUCTION = "by construction"
 
 
 @dataclass
@@ -72,6 +74,12 @@ class AgreementRecord:
     q_below_800: float | None = None
     #: figures from fewer units than this read "too few units" instead of a band
     min_units: int = MIN_UNITS
+    #: which coders' values entered: 'blind' (as set before the turn was revealed to the
+    #: coder) or 'final' (with the changes made after the reveal); '' = not said
+    values: str = ""
+    #: a comparison with a consensus that is these coders' own majority: high (1 with two
+    #: coders) by construction, not a measure of agreement
+    by_construction: bool = False
 
     def set_interval(self, interval: Any, seed: int | None) -> None:
         """Take a bootstrap :class:`~.bootstrap.Interval` (ends, method, draws, q)."""
@@ -92,6 +100,8 @@ class AgreementRecord:
         """
         if self.value is None:
             return "undefined"
+        if self.by_construction:
+            return BY_CONSTRUCTION
         if self.n_units < self.min_units:
             return TOO_FEW
         if self.measure != ALPHA:

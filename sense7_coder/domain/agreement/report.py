@@ -19,7 +19,8 @@ from .reference import reference_records, steps_for_reference
 FRAME_COLUMNS = (
     "code", "measure", "level", "weights", "coders", "value", "band",
     "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
-    "undefined_draws", "q_below_667", "q_below_800", "min_units", "note",
+    "undefined_draws", "q_below_667", "q_below_800", "min_units", "note", "values",
+    "by_construction",
 )
 #: What a report computes: every figure, or Krippendorff's alpha alone (the coders'
 #: alpha and each rater's alpha against each reference)
@@ -51,6 +52,10 @@ class AgreementReport:
     records: list[AgreementRecord] = field(default_factory=list)
     #: diagnostics tables by name ('confusion', 'bias', 'drift'; see :mod:`.diagnostics`)
     diagnostics: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: which values entered ('blind' or 'final', '' = not said) and how many values coders
+    #: changed after the reveal (left out of 'blind', in 'final')
+    values: str = ""
+    after_reveal: int = 0
 
     @property
     def codes(self) -> list[str]:

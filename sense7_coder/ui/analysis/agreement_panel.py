@@ -37,11 +37,13 @@ from ...domain.export import write_csv
 from ...domain.files import atomic_text_file
 from ...project import Project
 from ...project.agreement import (
+    BY_CONSTRUCTION_NOTE,
     AgreementOptions,
     methods_paragraph,
     min_units_setting,
     project_agreement,
     set_min_units_setting,
+    values_text,
 )
 from ...project.outputs import refuse_project_file
 from ..palette import error_style
@@ -85,6 +87,12 @@ class AgreementPanel(QWidget):
         self.ci.addItem("BCa (bias-corrected)", "bca")
         self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
                            "bias-corrected and accelerated (BCa)")
+        self.values = QComboBox(self)
+        self.values.addItem("blind (as set before the reveal)", "blind")
+        self.values.addItem("final (with changes after the reveal)", "final")
+        self.values.setToolTip(
+            "Blind coding: each coder's value as set before the turn was revealed to them, or "
+            "their latest value, including what they changed after seeing the others'")
         self.min_units = QSpinBox(self)
         self.min_units.setRange(1, 100000)
         self.min_units.setValue(min_units_setting(project))
@@ -112,6 +120,7 @@ class AgreementPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow("Interval", self.ci)
         form.addRow("Band from", self.min_units)
+        form.addRow("Values", self.values)
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
         form.addRow(self.include_predictors)
@@ -155,7 +164,8 @@ class AgreementPanel(QWidget):
         for signal in (self.level.currentIndexChanged, self.bootstrap.valueChanged,
                        self.seed.valueChanged, self.ci.currentIndexChanged,
                        self.min_units.valueChanged, self.include_users.toggled,
-                       self.include_consensus.toggled, self.include_predictors.toggled):
+                       self.include_consensus.toggled, self.include_predictors.toggled,
+                       self.values.currentIndexChanged):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
         self.load_choices()
@@ -181,6 +191,7 @@ class AgreementPanel(QWidget):
             include_consensus=self.include_consensus.isChecked(),
             ci=self.ci.currentData(), min_units=self.min_units.value(),
             predictors=self._predictors() if self.include_predictors.isChecked() else (),
+            values=self.values.currentData() or "blind",
         ))
 
     def _predictors(self) -> list[str]:
@@ -281,8 +292,11 @@ class AgreementPanel(QWidget):
         if o.attributes:
             scope.append(", ".join(f"{k} = {v}" for k, v in o.attributes.items()))
         where = f"; {'; '.join(scope)}" if scope else ""
+        flagged = ""
+        if any(r.by_construction for r in self.report.records):
+            flagged = f" 'By construction': {BY_CONSTRUCTION_NOTE}."
         return (f"{len(self.report.codes)} codes, {coders}{where}; {draws}; "
-                f"computed {dt.datetime.now():%H:%M}.")
+                f"computed {dt.datetime.now():%H:%M}. {values_text(self.report)}{flagged}")
 
     # -- methods paragraph ----------------------------------------------------------------------
     def methods_text(self, fmt: str = "markdown") -> str:

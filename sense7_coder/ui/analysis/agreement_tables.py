@@ -33,6 +33,9 @@ def _band_tip(band: str) -> str:
         return "alpha is undefined"
     if band == "too few units":
         return "fewer units than the project's minimum: too few to read a band"
+    if band == "by construction":
+        return ("the consensus is these coders' own majority: agreement with it is high by "
+                "construction (1 with two coders), not a measure of agreement")
     return ("Krippendorff's bands: ≥ .800 good enough to rely on; .667–.800 only tentative "
             "conclusions; below .667 low")
 

@@ -236,6 +236,8 @@ class AnalysisPanel(QWidget):
         self.source.addItem("the users' own ratings", "users")
         self.source.addItem("every coder", "coders")
         self.source.addItem("the consensus", "consensus")
+        self.source.addItem("the final dataset (consensus, else the one coder's value)",
+                            "final")
         for c in self.project.coders():
             self.source.addItem(f"coder {c['name']}", c["name"])
         if current is not None:

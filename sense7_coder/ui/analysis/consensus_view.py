@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ...domain.agreement import AgreementReport
 from ...project import Project
+from ...project.agreement import BY_CONSTRUCTION_NOTE
 from ...project.reconcile import coders_vs_consensus
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .reconcile_models import PivotRow, consensus_pivot, pivot_columns
@@ -89,8 +90,13 @@ class ConsensusAgreement(QWidget):
         raters, rows = consensus_pivot(report, self.labels())
         self.model.set_columns(pivot_columns(raters))
         self.model.set_rows(rows)
-        self.note.setText("" if rows else "No decisions yet: decide units to compare each "
-                          "coder with the consensus.")
+        flagged = sorted({r.code for r in report.records if r.by_construction})
+        if not rows:
+            self.note.setText("No decisions yet: decide units to compare each coder with the "
+                              "consensus.")
+        else:
+            self.note.setText("" if not flagged else
+                              f"By construction ({', '.join(flagged)}): {BY_CONSTRUCTION_NOTE}.")
 
     def _failed(self, error: TaskError) -> None:
         self.note.setText(error.message)

@@ -46,6 +46,11 @@ KIND_TEXT = {
              "Columns named <code>__<coder>; an empty cell = that coder did not code it."),
     "consensus": ("Consensus: the adjudicated values",
                   "One row per decided unit and code, with the adjudicator, rationale and time."),
+    "final": ("Final: one row per unit and code, with where each value came from",
+              "The consensus where decided, else the one coder's value, else “unresolved” "
+              "with every coder's value; columns source, decided_by, blind, after_reveal, "
+              "set_at, origin. The rows per source are also written beside the file "
+              "(<file>.meta.json)."),
     "agreement": ("Agreement: every agreement figure",
                   "Alpha with its bootstrap interval, percent agreement, Cohen's and Fleiss' "
                   "kappa, and every coder against the users and the consensus."),
@@ -58,6 +63,7 @@ KIND_FILTERS = {
     "long": ("codes", "coders", *CONVERSATIONS),
     "wide": ("codes", "coders", *CONVERSATIONS),
     "consensus": ("codes", *CONVERSATIONS),
+    "final": ("codes", "coders", *CONVERSATIONS),
     "agreement": ("codes", "coders", *CONVERSATIONS),
     "codebook": ("codes",),
 }
@@ -96,6 +102,11 @@ class ExportDialog(QDialog):
             "CSV only: text cells starting with = + - @ get a leading ' so that Excel or LibreOffice show "
             "them as text instead of running them; cells already starting with ' get one more. "
             "Importing codings takes exactly one ' off again, so the file reads back exactly.")
+        self.provenance = QCheckBox("Say how each value was made (provenance columns)", self)
+        self.provenance.setToolTip(
+            "Long, wide, consensus: add source (coded, imported, merged, suggestion_accepted, "
+            "majority, adjudicated), blind, after_reveal, set_at and origin; a value changed "
+            "after the reveal comes as a second value beside the blind one.")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
         self.include_users.setChecked(True)
         self.bootstrap = QSpinBox(self)
@@ -113,6 +124,7 @@ class ExportDialog(QDialog):
         form.addRow("", self.about)
         form.addRow("File", file_row)
         form.addRow("", self.neutralise)
+        form.addRow("", self.provenance)
         form.addRow("Agreement", self.include_users)
         form.addRow("", self.bootstrap)
         form.addRow("Filters", self.filters)
@@ -145,6 +157,7 @@ class ExportDialog(QDialog):
         self.about.setText(KIND_TEXT.get(kind, ("", ""))[1])
         for w in (self.include_users, self.bootstrap):
             w.setEnabled(kind == "agreement")
+        self.provenance.setEnabled(kind in ("long", "wide", "consensus"))
         self.filters.set_enabled_filters(KIND_FILTERS.get(kind, ()))
         if not self._path_edited:
             suffix = Path(self.path.text()).suffix or ".csv"
@@ -174,6 +187,7 @@ class ExportDialog(QDialog):
             self._error(f"No {empty} ticked: tick at least one.")
             return None
         out, kind, raw = Path(text), self.kind.currentData(), not self.neutralise.isChecked()
+        provenance = self.provenance.isChecked() and kind in ("long", "wide", "consensus")
         options = self.filters.apply_to(AgreementOptions(
             include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
 
@@ -185,7 +199,7 @@ class ExportDialog(QDialog):
 
                 return export_qdpx(project, out, progress=progress, cancel=cancel)
             return export_project(project, out, kind, options, raw=raw, progress=progress,
-                                  cancel=cancel)
+                                  cancel=cancel, provenance=provenance)
 
         if qdpx:
             kind = "REFI-QDA project"
@@ -211,8 +225,12 @@ class ExportDialog(QDialog):
             self.close_button.setFocus()
             return
         self.summary = summary
+        sources = ""
+        if summary.sources is not None:
+            sources = " Rows by source: " + (", ".join(
+                f"{n} {source}" for source, n in summary.sources.items() if n) or "none") + "."
         self.status.setText(f"Wrote {summary.path}: {summary.rows} rows, {summary.columns} "
-                            "columns.")
+                            f"columns.{sources}")
         self.close_button.setFocus()
 
     def _failed(self, error: TaskError) -> None:
