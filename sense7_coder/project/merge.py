@@ -33,16 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..domain import rows
 from ..domain.errors import Cancelled, ProjectError
-from ..domain.models import RATING_KEYS, ROLES_OF, Unit
-from ..domain.models import ROLES as TURN_ROLES
+from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
 from ..store import StorageError
 from ..store import assignments as store_assignments
 from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
-from .project import ROLES, Project
+from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
@@ -291,45 +291,21 @@ class _Problems:
         )
 
 
-def _text(value: Any, *, empty: bool = False, null: bool = False) -> bool:
-    if value is None:
-        return null
-    return isinstance(value, str) and (empty or bool(value.strip()))
-
-
-def _whole(value: Any, least: int = 0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
-
-
-def _json_object(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
+def _row_ok(problems: _Problems, table: str, row: tuple[Any, ...],
+            check: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
+    """Run one validator of :mod:`..domain.rows` on a staged row; note what it refuses."""
     try:
-        return isinstance(json.loads(value), dict)
-    except ValueError:
+        check(*args, **kwargs)
+    except rows.RowError as e:
+        problems.add(table, row[0], f"field '{e.field}': {e.message}")
         return False
-
-
-def _unit_of(row: tuple[Any, ...], problems: _Problems, table: str, start: int,
-             sentence: bool = True) -> Unit | None:
-    """The (conversation, turn, sentence) at ``row[start:]`` if their types are right."""
-    cid, pos = row[start], row[start + 1]
-    sent = row[start + 2] if sentence else 0
-    if not _text(cid):
-        problems.add(table, row[0], f"conversation id {cid!r} is not a name")
-    elif not _whole(pos):
-        problems.add(table, row[0], f"turn {pos!r} is not a turn number")
-    elif not _whole(sent):
-        problems.add(table, row[0], f"sentence {sent!r} is not a sentence number")
-    else:
-        return Unit(cid, pos, sent)
-    return None
+    return True
 
 
 def _check_value_row(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
                      unit: Unit, key: Any, value: Any) -> None:
     """A coding or decision: the API's checks (code, unit, role, scale), then the type."""
-    if not _text(key) or project.codebook.get(key) is None:
+    if project.codebook.get(key) is None:
         problems.add(table, row[0], f"unknown code {key!r}")
         return
     try:
@@ -342,104 +318,81 @@ def _check_value_row(project: Project, problems: _Problems, table: str, row: tup
                      f"sense7-coder stores its level {checked!r}")
 
 
+def _check_turn(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
+                cid: str, position: int) -> None:
+    try:
+        project.check_turn(cid, position)
+    except ProjectError as e:
+        problems.add(table, row[0], str(e))
+
+
 def _validate(project: Project, name: str) -> None:
     """Refuse the merge if any staged row is one the API would not have written.
 
-    Runs inside the merge's transaction after the new conversations and coders were added,
-    so turns, sentences and coders are checked against the merged result.
+    Every row passes the validator of its kind (:mod:`..domain.rows`), the same the API
+    and the importers use; then what needs the project (the turn exists, the code applies
+    to it, the value is on its scale). Runs inside the merge's transaction after the new
+    conversations and coders were added, so turns, sentences and coders are checked
+    against the merged result.
     """
     db = project.db
     problems = _Problems(name)
-    rows = store_merge.staged_rows
-    for row in rows(db, "coders"):
-        _n, cname, role, created = row
-        if not _text(cname):
-            problems.add("coders", row[0], f"coder name {cname!r} is not a name")
-        elif role not in ROLES:
-            problems.add("coders", row[0], f"coder '{cname}' has the role {role!r}; roles are "
-                         f"{', '.join(ROLES)}")
-        elif not _text(created, empty=True, null=True):
-            problems.add("coders", row[0], f"coder '{cname}' has a creation time {created!r}")
-    for row in rows(db, "participants"):
-        if not _text(row[1]) or not _json_object(row[2]):
-            problems.add("participants", row[0], f"participant {row[1]!r} is not valid")
-    for row in rows(db, "conversations"):
-        _n, cid, participant, model, topic, source, attributes, n_turns, imported = row
-        texts = (participant, model, topic, source, imported)
-        if not _text(cid):
-            problems.add("conversations", row[0], f"conversation id {cid!r} is not a name")
-        elif not all(_text(t, empty=True, null=True) for t in texts) \
-                or not _json_object(attributes) or not _whole(n_turns):
-            problems.add("conversations", row[0], f"conversation '{cid}' has values of the "
-                         "wrong kind")
-    for row in rows(db, "turns"):
-        unit = _unit_of(row, problems, "turns", 1, sentence=False)
-        _n, _cid, _pos, role, speaker, text, offset, comment, attributes = row
-        if unit is None:
+    staged = store_merge.staged_rows
+    for row in staged(db, "coders"):
+        _row_ok(problems, "coders", row, rows.coder, *row[1:])
+    for row in staged(db, "participants"):
+        _row_ok(problems, "participants", row, rows.participant, *row[1:])
+    counts = store_merge.staged_turn_counts(db)
+    for row in staged(db, "conversations"):
+        _row_ok(problems, "conversations", row, rows.conversation, *row[1:],
+                turns=counts.get(row[1], 0))
+    for row in staged(db, "turns"):
+        _row_ok(problems, "turns", row, rows.turn, *row[1:])
+    for row in staged(db, "user_ratings"):
+        _row_ok(problems, "user_ratings", row, rows.user_rating, *row[1:])
+    lengths = store_merge.sentence_text_lengths(db)
+    for row in staged(db, "sentences"):
+        length = lengths.get((row[1], row[2]))
+        if length is None:
+            problems.add("sentences", row[0], f"no turn {row[2]!r} in conversation {row[1]!r}")
             continue
-        if unit.position < 1:
-            problems.add("turns", row[0], f"turn {unit.position} is not a turn number")
-        elif role not in TURN_ROLES:
-            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
-                         f"has the role {role!r}; roles are {', '.join(TURN_ROLES)}")
-        elif (not _text(text, empty=True) or not _text(speaker, empty=True, null=True)
-              or not _text(comment, empty=True, null=True) or not _json_object(attributes)
-              or not (offset is None or isinstance(offset, int | float))):
-            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
-                         "has values of the wrong kind")
-    for row in rows(db, "user_ratings"):
-        if row[3] not in RATING_KEYS or not (row[4] is None or _whole(row[4])):
-            problems.add("user_ratings", row[0], f"rating {row[3]!r} = {row[4]!r} is not valid")
-    for row in rows(db, "sentences"):
-        _n, _cid, _pos, sent, start, end = row
-        if not (_unit_of(row, problems, "sentences", 1, sentence=False) and _whole(sent, 1)
-                and _whole(start) and _whole(end, start if _whole(start) else 0)):
-            problems.add("sentences", row[0], "a sentence with positions of the wrong kind")
+        _row_ok(problems, "sentences", row, rows.sentence, *row[1:], text_length=length)
     coders = {c["name"] for c in project.coders()}
 
     def coder_ok(table: str, row: tuple[Any, ...], who: Any) -> bool:
-        if not _text(who) or who not in coders:
+        if who not in coders:
             problems.add(table, row[0], f"coder {who!r} is not a coder of the project")
             return False
         return True
 
-    for row in rows(db, "codings"):
-        _n, coder, _cid, _pos, _sent, key, value, updated = row
-        if not coder_ok("codings", row, coder):
+    for row in staged(db, "codings"):
+        _n, coder, cid, pos, sent, key, value, updated = row
+        if not (_row_ok(problems, "codings", row, rows.coding_key, coder, cid, pos, sent, key)
+                and _row_ok(problems, "codings", row, rows.time, updated, "update time",
+                            "updated_at")
+                and coder_ok("codings", row, coder)):
             continue
-        unit = _unit_of(row, problems, "codings", 2)
-        if unit is not None:
-            _check_value_row(project, problems, "codings", row, unit, key, value)
-        if not _text(updated, null=True):
-            problems.add("codings", row[0], f"update time {updated!r} is not a time")
-    for row in rows(db, "consensus"):
-        _n, _cid, _pos, _sent, key, value, adjudicator, rationale, decided = row
-        unit = _unit_of(row, problems, "consensus", 1)
-        if unit is not None:
-            _check_value_row(project, problems, "consensus", row, unit, key, value)
-        if adjudicator is not None:
-            coder_ok("consensus", row, adjudicator)
-        if not _text(rationale, empty=True) or not _text(decided, null=True):
-            problems.add("consensus", row[0], "rationale or decision time of the wrong kind")
-    for table in ("memos", "turn_status"):
-        for row in rows(db, table):
-            if not coder_ok(table, row, row[1]):
-                continue
-            unit = _unit_of(row, problems, table, 2, sentence=table == "memos")
-            if unit is None:
-                continue
-            try:
-                if table == "turn_status" and unit.position < 1:
-                    raise ProjectError(f"turn {unit.position} is not a turn number")
-                project.check_turn(unit.conversation_id, unit.position)
-            except ProjectError as e:
-                problems.add(table, row[0], str(e))
-                continue
-            what = row[5] if table == "memos" else row[4]
-            if table == "memos" and not _text(what):
-                problems.add(table, row[0], "a memo without text")
-            elif table == "turn_status" and what not in (0, 1):
-                problems.add(table, row[0], f"done is {what!r}, not 0 or 1")
+        _check_value_row(project, problems, "codings", row, Unit(cid, pos, sent), key, value)
+    for row in staged(db, "consensus"):
+        _n, cid, pos, sent, key, value, adjudicator, rationale, decided = row
+        if not _row_ok(problems, "consensus", row, rows.consensus, cid, pos, sent, key,
+                       adjudicator, rationale, decided):
+            continue
+        if adjudicator is not None and not coder_ok("consensus", row, adjudicator):
+            continue
+        _check_value_row(project, problems, "consensus", row, Unit(cid, pos, sent), key, value)
+    for row in staged(db, "memos"):
+        if _row_ok(problems, "memos", row, rows.memo, *row[1:]) \
+                and coder_ok("memos", row, row[1]):
+            _check_turn(project, problems, "memos", row, row[2], row[3])
+    for row in staged(db, "turn_status"):
+        if _row_ok(problems, "turn_status", row, rows.done_mark, *row[1:]) \
+                and coder_ok("turn_status", row, row[1]):
+            _check_turn(project, problems, "turn_status", row, row[2], row[3])
+    for row in staged(db, "assignments"):
+        _row_ok(problems, "assignments", row, rows.assignment, *row[1:])
+    for row in staged(db, "history"):
+        _row_ok(problems, "history", row, rows.history, *row[2:])
     problems.raise_any()
 
 

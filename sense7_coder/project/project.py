@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..domain import rows
 from ..domain.codebook import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import RATING_KEYS, Conversation, Unit, Value
@@ -24,7 +25,7 @@ from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
 HIDDEN_VALUE = "(hidden)"
 COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
-ROLES = ("coder", "adjudicator")
+ROLES = rows.CODER_ROLES
 
 
 class Project:
@@ -208,9 +209,7 @@ class Project:
 
     def set_coder(self, name: str, role: str | None = None) -> None:
         """Work as ``name`` from now on (created if new). Switching clears the undo stack."""
-        name = name.strip()
-        if not name:
-            raise ProjectError("a coder needs a name")
+        name = _coder_name(name)
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
         current = self.coder_role(name)
@@ -238,9 +237,7 @@ class Project:
 
     def set_adjudicator(self, name: str) -> None:
         """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
-        name = name.strip()
-        if not name:
-            raise ProjectError("an adjudicator needs a name")
+        name = _coder_name(name, "an adjudicator")
         if self.coder_role(name) != "adjudicator":
             self.require_lead(f"make '{name}' an adjudicator")
             with self.pdb.atomic() as db:
@@ -609,3 +606,14 @@ class Project:
     def user_rating_keys(self) -> Sequence[str]:
         return RATING_KEYS
 
+
+
+def _coder_name(name: str, who: str = "a coder") -> str:
+    """A name typed for a coder, surrounding spaces taken off, as every path checks it."""
+    name = name.strip()
+    if not name:
+        raise ProjectError(f"{who} needs a name")
+    try:
+        return rows.coder_name(name)
+    except rows.RowError as e:
+        raise ProjectError(e.message) from None

@@ -243,6 +243,21 @@ def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
     yield from db.execute(f"SELECT rowid, {cols} FROM temp.m_{table} ORDER BY rowid")
 
 
+def staged_turn_counts(db: Database) -> dict[Any, int]:
+    """conversation id -> how many turns the source holds for it."""
+    return {r[0]: int(r[1]) for r in db.execute(
+        "SELECT conversation_id, COUNT(*) FROM temp.m_turns GROUP BY conversation_id")}
+
+
+def sentence_text_lengths(db: Database) -> dict[tuple[Any, Any], int]:
+    """(conversation id, turn) -> characters of the turn's text, for the turns the staged
+    sentences split (read from this file, where the new conversations were added)."""
+    return {(r[0], r[1]): int(r[2]) for r in db.execute(
+        "SELECT t.conversation_id, t.position, length(t.text) FROM turns t "
+        "WHERE EXISTS (SELECT 1 FROM temp.m_sentences s "
+        "WHERE s.conversation_id = t.conversation_id AND s.position = t.position)")}
+
+
 def drop_stage(db: Database) -> None:
     for table in STAGED:
         db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
