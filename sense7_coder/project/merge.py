@@ -16,6 +16,10 @@ Each coder codes in a copy of the project; :func:`merge` brings their work toget
   **conflict**: every conflict is listed and, by default (``on_conflict='refuse'``), the
   whole merge is refused and nothing is written. With ``'keep-target'`` the target's
   values are kept, the source's conflicting ones are skipped, and the rest is merged;
+  with ``'keep-source'`` the source's values replace the target's (a coder's correction
+  in her own file); with ``'newest'`` the value set last wins, by each value's own time
+  (``updated_at``, or ``decided_at`` for the consensus), the target's kept on a tie or
+  where either time is missing. The report lists every conflict and which value was kept;
 * **turn status**: a turn marked done in either file is done.
 
 Everything happens in one transaction on the target; a failure at any point (a bad
@@ -26,6 +30,7 @@ same steps and rolls them back, reporting what would change.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -47,7 +52,7 @@ from .project import Project
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
-ON_CONFLICT = ("refuse", "keep-target")
+ON_CONFLICT = ("refuse", "keep-target", "keep-source", "newest")
 #: steps of progress per source file
 _STEPS = 6
 
@@ -63,6 +68,13 @@ class Conflict:
     code: str | None
     target_value: Any
     source_value: Any
+    #: when each file's value was set (ISO 8601 text, or None where not recorded)
+    target_time: Any = None
+    source_time: Any = None
+    #: which value the merge keeps: 'target' or 'source'; None when the merge is refused
+    kept: str | None = None
+    #: why, in a few words (for 'newest': which was set later)
+    why: str = ""
 
     def describe(self) -> str:
         def show(v: Any) -> str:
@@ -76,15 +88,18 @@ class Conflict:
             where += f", sentence {self.unit.sentence}"
         who = f"coder '{self.coder}'" if self.coder else "consensus"
         what = f"code '{self.code}'" if self.code else "memo"
-        return (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
+        text = (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
                 f"source has {show(self.source_value)}")
+        if self.kept:
+            text += f"; kept the {self.kept}'s" + (f" ({self.why})" if self.why else "")
+        return text
 
 
 _SINGULAR = {
     "codings": "coding", "conversations": "conversation", "turns": "turn",
     "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
     "consensus decisions": "consensus decision", "assignments": "assignment",
-    "history events": "history event",
+    "history events": "history event", "values replaced": "value replaced",
 }
 
 
@@ -105,6 +120,8 @@ class SourceSummary:
     consensus: int = 0
     assignments: int = 0
     history: int = 0
+    #: the target's values replaced by the source's (keep-source, newest)
+    replaced: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -112,7 +129,7 @@ class SourceSummary:
     def changes(self) -> int:
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
-                + self.consensus + self.assignments + self.history)
+                + self.consensus + self.assignments + self.history + self.replaced)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
@@ -128,7 +145,8 @@ class SourceSummary:
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
                         (self.memos, "memos"), (self.consensus, "consensus decisions"),
-                        (self.assignments, "assignments"), (self.history, "history events")):
+                        (self.assignments, "assignments"), (self.history, "history events"),
+                        (self.replaced, "values replaced")):
             if n:
                 parts.append(count(n, what))
         if self.new_coders:
@@ -159,7 +177,12 @@ class MergeReport:
             out += [f"  note: {n}" for n in s.notes]
         if self.conflicts:
             n = len(self.conflicts)
-            kept = ", the target's values kept" if self.on_conflict == "keep-target" else ""
+            kept = ""
+            if self.on_conflict != "refuse":
+                taken = sum(c.kept == "source" for c in self.conflicts)
+                kept = (f" ({self.on_conflict}): {taken} source value"
+                        f"{'s' if taken != 1 else ''} taken, {n - taken} target value"
+                        f"{'s' if n - taken != 1 else ''} kept")
             out.append(f"{n} conflict{'s' if n != 1 else ''}{kept}:")
             out += [f"  {c.describe()}" for c in self.conflicts]
         if self.dry_run:
@@ -176,7 +199,8 @@ class MergeConflicts(ProjectError):
         super().__init__(
             f"merge refused: {n} conflict{'s' if n != 1 else ''} between the files (listed "
             "above); nothing was changed. Resolve them, or merge with --on-conflict keep-target "
-            "to keep the target's values"
+            "(the target's values), keep-source (the files' values) or newest (the value set "
+            "last)"
         )
 
 
@@ -402,8 +426,70 @@ def _unit(row: tuple[Any, ...], start: int) -> Unit:
     return Unit(str(row[start]), int(row[start + 1]), int(row[start + 2]))
 
 
-def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None]
-               ) -> None:
+def _conflicts(db: Any, name: str) -> list[Conflict]:
+    """Every unit on which the staged source and the target disagree."""
+    out = []
+    for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
+        out.append(Conflict("coding", name, _unit(row, 1), row[0], row[4], *row[5:]))
+    for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
+        out.append(Conflict("memo", name, _unit(row, 1), row[0], None, *row[4:]))
+    for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
+        out.append(Conflict("consensus", name, _unit(row, 0), None, row[3], *row[4:]))
+    return out
+
+
+def _moment(stamp: Any) -> dt.datetime | None:
+    """A stored time as an aware datetime (a time without a zone is UTC), or None."""
+    try:
+        moment = dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _choose(conflict: Conflict, on_conflict: str) -> tuple[str | None, str]:
+    """Which value to keep, and why."""
+    if on_conflict == "refuse":
+        return None, ""
+    if on_conflict == "keep-target":
+        return "target", ""
+    if on_conflict == "keep-source":
+        return "source", ""
+    mine, theirs = _moment(conflict.target_time), _moment(conflict.source_time)
+    if mine is None or theirs is None:
+        return "target", "no time to compare"
+    if theirs > mine:
+        return "source", f"newer: {conflict.source_time}"
+    if theirs == mine:
+        return "target", "set at the same time"
+    return "target", f"newer: {conflict.target_time}"
+
+
+_TABLE = {"coding": ("codings", store_merge.CODING_KEY),
+          "memo": ("memos", store_merge.MEMO_KEY),
+          "consensus": ("consensus", store_merge.CONSENSUS_KEY)}
+
+
+def _settle(db: Any, conflicts: list[Conflict], on_conflict: str) -> int:
+    """Decide each conflict; write the source's value where it is the one kept.
+    Returns how many of the target's values were replaced."""
+    taken: dict[str, list[tuple[Any, ...]]] = {}
+    for c in conflicts:
+        c.kept, c.why = _choose(c, on_conflict)
+        if c.kept == "source":
+            unit = (c.unit.conversation_id, c.unit.position, c.unit.sentence)
+            key = {"coding": (c.coder, *unit, c.code), "memo": (c.coder, *unit),
+                   "consensus": (*unit, c.code)}[c.kind]
+            taken.setdefault(c.kind, []).append(key)
+    replaced = 0
+    for kind, keys in taken.items():
+        table, key_columns = _TABLE[kind]
+        replaced += store_merge.take_source(db, table, key_columns, keys)
+    return replaced
+
+
+def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
+               on_conflict: str = "refuse") -> None:
     db = project.db
     name = summary.source
     try:
@@ -443,15 +529,8 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     _validate(project, name)
     summary.assignments = store_assignments.insert_merged(db)
     step()
-    for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
-        summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
-                                          row[5], row[6]))
-    for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
-        summary.conflicts.append(Conflict("memo", name, _unit(row, 1), row[0], None,
-                                          row[4], row[5]))
-    for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
-        summary.conflicts.append(Conflict("consensus", name, _unit(row, 0), None, row[3],
-                                          row[4], row[5]))
+    found = _conflicts(db, name)
+    summary.conflicts += found
     step()
     # the source's own history first, then this file's record of what the merge changes
     summary.history = store_history.insert_merged(db, Path(name).name)
@@ -459,6 +538,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     summary.codings_unchanged = store_merge.count_same(
         db, "codings", store_merge.CODING_KEY, "value"
     )
+    summary.replaced = _settle(db, found, on_conflict)
     summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
     summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
@@ -514,7 +594,7 @@ def merge(
         try:
             with target.pdb.atomic():
                 for conn, summary in zip(conns, report.sources, strict=True):
-                    _merge_one(target, conn, summary, step)
+                    _merge_one(target, conn, summary, step, on_conflict)
                 if report.conflicts and on_conflict == "refuse":
                     raise MergeConflicts(report)
                 if dry_run:

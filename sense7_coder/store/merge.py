@@ -393,13 +393,36 @@ def _on(key: tuple[str, ...]) -> str:
     return " AND ".join(f"t.{c} = s.{c}" for c in key)
 
 
+#: the column that says when each kind of value was last set
+STAMP = {"codings": "updated_at", "memos": "updated_at", "consensus": "decided_at"}
+#: the columns a source's value brings along when it replaces the target's
+TAKEN = {"codings": ("value", "updated_at"), "memos": ("text", "updated_at"),
+         "consensus": ("value", "adjudicator", "rationale", "decided_at")}
+
+
 def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> list[tuple[Any, ...]]:
-    """Rows in both files whose ``column`` differs: key columns, target's, source's."""
+    """Rows in both files whose ``column`` differs: key columns, target's, source's value,
+    then the target's and the source's time (:data:`STAMP`)."""
     keys = ", ".join(f"s.{c}" for c in key)
+    stamp = STAMP[table]
     return [tuple(r) for r in db.execute(
-        f"SELECT {keys}, t.{column}, s.{column} FROM temp.m_{table} s JOIN {table} t "
+        f"SELECT {keys}, t.{column}, s.{column}, t.{stamp}, s.{stamp} "
+        f"FROM temp.m_{table} s JOIN {table} t "
         f"ON {_on(key)} WHERE t.{column} IS NOT s.{column} ORDER BY {keys}"
     )]
+
+
+def take_source(db: Database, table: str, key: tuple[str, ...],
+                keys: list[tuple[Any, ...]]) -> int:
+    """Replace the target's value (and its time, and who decided) by the source's, for
+    the rows with these ``keys``; returns how many rows changed."""
+    cols = TAKEN[table]
+    match = " AND ".join(f"s.{c} = {table}.{c}" for c in key)
+    where = " AND ".join(f"{c} = ?" for c in key)
+    cur = db.conn.executemany(
+        f"UPDATE {table} SET ({', '.join(cols)}) = (SELECT {', '.join('s.' + c for c in cols)} "
+        f"FROM temp.m_{table} s WHERE {match}) WHERE {where}", keys)
+    return int(cur.rowcount)
 
 
 def count_same(db: Database, table: str, key: tuple[str, ...], column: str) -> int:
