@@ -298,3 +298,15 @@ def test_valid_rows_pass() -> None:
     with pytest.raises(rows.RowError):
         rows.sentence("c1", 1, 1, 0, 15, text_length=14)
 
+
+
+def test_assign_refuses_a_coder_name_the_api_refuses(template: Path, tmp_path: Path) -> None:
+    from sense7_coder.project.assignments import assign
+
+    path = tmp_path / "p.sense7"
+    shutil.copyfile(template, path)
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lead", "adjudicator")
+        with pytest.raises(ProjectError, match=r"U\+200B"):
+            assign(p, ["bob", "e\u200bve"])
+        assert sorted(c["name"] for c in p.coders()) == ["alice", "lead"]

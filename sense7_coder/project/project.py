@@ -209,7 +209,7 @@ class Project:
 
     def set_coder(self, name: str, role: str | None = None) -> None:
         """Work as ``name`` from now on (created if new). Switching clears the undo stack."""
-        name = _coder_name(name)
+        name = typed_coder_name(name)
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
         current = self.coder_role(name)
@@ -237,7 +237,7 @@ class Project:
 
     def set_adjudicator(self, name: str) -> None:
         """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
-        name = _coder_name(name, "an adjudicator")
+        name = typed_coder_name(name, "an adjudicator")
         if self.coder_role(name) != "adjudicator":
             self.require_lead(f"make '{name}' an adjudicator")
             with self.pdb.atomic() as db:
@@ -608,7 +608,7 @@ class Project:
 
 
 
-def _coder_name(name: str, who: str = "a coder") -> str:
+def typed_coder_name(name: str, who: str = "a coder") -> str:
     """A name typed for a coder, surrounding spaces taken off, as every path checks it."""
     name = name.strip()
     if not name:
