@@ -47,12 +47,22 @@ class RowError(ValueError):
         self.message = message
 
 
+_KIND = {"Cc": "control character", "Cf": "zero-width or direction character",
+         "Zl": "line separator", "Zp": "paragraph separator", "Cs": "lone surrogate"}
+
+
+def _odd(text: str) -> tuple[str, str] | None:
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in _ODD_CATEGORIES:
+            return f"U+{ord(ch):04X}", _KIND[category]
+    return None
+
+
 def odd_character(text: str) -> str | None:
     """The first character of ``text`` a name must not hold, as ``U+200B``, or None."""
-    for ch in text:
-        if unicodedata.category(ch) in _ODD_CATEGORIES:
-            return f"U+{ord(ch):04X}"
-    return None
+    found = _odd(text)
+    return None if found is None else found[0]
 
 
 def _shown(value: Any, limit: int = 40) -> str:
@@ -69,10 +79,9 @@ def name(value: Any, what: str, field: str) -> str:
     if len(value) > MAX_NAME_CHARS:
         raise RowError(field, f"the {what} has {len(value):,} characters (at most "
                        f"{MAX_NAME_CHARS:,})")
-    char = odd_character(value)
-    if char is not None:
-        raise RowError(field, f"the {what} {_shown(value)} holds the character {char} "
-                       "(a control, zero-width or direction character)")
+    found = _odd(value)
+    if found is not None:
+        raise RowError(field, f"the {what} {_shown(value)} holds the {found[1]} {found[0]}")
     if value != value.strip():
         raise RowError(field, f"the {what} {_shown(value)} begins or ends with a space")
     return value
