@@ -3,7 +3,8 @@
 The property tests throw generated codings at the project API (what the window calls),
 at ``import-codings`` (a CSV file) and at ``merge`` (a project file edited by hand), and
 check that each path accepts exactly the rows :mod:`sense7_coder.domain.rows` and the
-project's unit checks accept -- no path lets through what another refuses.
+project's unit checks accept -- no path lets through what another refuses; and users'
+ratings and time offsets at a conversation file and at merge alike.
 """
 
 from __future__ import annotations
@@ -310,3 +311,79 @@ def test_assign_refuses_a_coder_name_the_api_refuses(template: Path, tmp_path: P
         with pytest.raises(ProjectError, match=r"U\+200B"):
             assign(p, ["bob", "e\u200bve"])
         assert sorted(c["name"] for c in p.coders()) == ["alice", "lead"]
+
+
+# -- users' ratings and time offsets: a conversation file and a merged file agree ------------
+
+users_turns = st.tuples(
+    st.sampled_from(["overall", "affective", "mood"]),
+    st.one_of(st.integers(-2, 8), st.integers(10**6, 10**7)),
+    st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True, width=64),
+              st.integers(-5, 10**6)),
+)
+
+
+def _conversation_file_accepts(template: Path, folder: Path, key: str, rating: int,
+                               offset: float | int | None) -> bool:
+    import json
+
+    from sense7_coder.project.imports import import_files
+
+    path = folder / "p.sense7"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(template, path)
+    data = folder / "chats.jsonl"
+    message: dict[str, Any] = {"role": "user", "content": "hi", "ratings": {key: rating}}
+    if offset is not None:
+        message["time_offset"] = offset
+    data.write_text(json.dumps({"conversation_id": "c2", "messages": [message]}) + "\n",
+                    encoding="utf-8")
+    with Project.open(path, backup=False) as p:
+        try:
+            import_files(p, [data])
+        except InputError:
+            return False
+        return True
+
+
+def _merged_file_accepts(template: Path, folder: Path, key: str, rating: int,
+                         offset: float | int | None) -> bool:
+    target, source = folder / "target.sense7", folder / "source.sense7"
+    for path in (target, source):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(template, path)
+    conn = sqlite3.connect(source)
+    with conn:
+        conn.execute("INSERT INTO conversations(conversation_id, n_turns, imported_at) "
+                     "VALUES ('c2', 1, '2024-01-01T00:00:00')")
+        conn.execute("INSERT INTO turns(conversation_id, position, role, text, time_offset) "
+                     "VALUES ('c2', 1, 'user', 'hi', ?)", [offset])
+        conn.execute("INSERT INTO user_ratings VALUES ('c2', 1, ?, ?)", [key, rating])
+    conn.close()
+    with Project.open(target, backup=False) as p:
+        try:
+            merge(p, [source])
+        except ProjectError:
+            return False
+        return True
+
+
+def _rating_row_accepted(key: str, rating: int, offset: float | int | None) -> bool:
+    try:
+        rows.user_rating("c2", 1, key, rating)
+        rows.time_offset(offset)
+    except rows.RowError:
+        return False
+    return True
+
+
+@BOUNDED
+@given(row=users_turns)
+def test_users_ratings_and_time_offsets_are_accepted_alike_by_import_and_merge(
+        template: Path, tmp_path: Path, row: tuple[Any, ...]) -> None:
+    key, rating, offset = row
+    expected = _rating_row_accepted(key, rating, offset)
+    assert _conversation_file_accepts(template, tmp_path, key, rating, offset) == expected
+    assert _merged_file_accepts(template, tmp_path, key, rating, offset) == expected
