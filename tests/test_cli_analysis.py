@@ -127,7 +127,16 @@ def test_merge_statuses(study: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     with Project.open(study, backup=False) as p:
         assert state(p) == before
     status, out, _ = run(capsys, "merge", study, theirs, "--on-conflict", "keep-target")
-    assert status == 0 and "the target's values kept" in out
+    assert status == 0 and "1 target value kept" in out
+    assert "target has 3, source has 1; kept the target's" in out
+    # a coder's correction in her own file: taken, and reported row by row
+    status, out, _ = run(capsys, "merge", study, theirs, "--on-conflict", "keep-source")
+    assert status == 0 and "1 value replaced" in out
+    assert "target has 3, source has 1; kept the source's" in out
+    with Project.open(study, backup=False) as p:
+        assert ("chen", "c1", 2, 0, "overall", 1) in state(p)["codings"]
+    status, out, _ = run(capsys, "merge", study, theirs, "--on-conflict", "newest")
+    assert status == 0 and "nothing new" in out  # the files agree now
 
     status, _, err = run(capsys, "merge", study, tmp_path / "missing.sense7")
     assert status == 2 and "no such project file" in err

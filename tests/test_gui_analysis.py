@@ -544,6 +544,33 @@ def test_merge_lists_conflicts_and_refuses_until_told_to_keep_ours(
     rows = stored_codings(demo_project)
     assert ("alice", cid, pos, 0, "overall", value) in rows  # ours kept
     assert ("gus", "101", 2, 0, "overall", 5) in rows
+    assert cell(m, 0, "Kept") == "this project's"
+
+
+def test_merge_takes_a_coders_correction_when_told_to(
+        qtbot: Any, project: Project, models: Models, demo_project: Path,
+        tmp_path: Path) -> None:
+    with Project.open(demo_project, backup=False) as p:
+        cid, pos, value = p.db.execute(
+            "SELECT conversation_id, position, value FROM codings WHERE coder = 'alice' AND "
+            "code = 'overall' AND value IS NOT NULL LIMIT 1").fetchone()
+    changed = 1 if value != 1 else 2
+    source = copy_with(demo_project, tmp_path, "alice-copy.sense7", "alice",
+                       {(cid, pos, "overall"): changed})
+    dialog = MergeDialog(project)
+    qtbot.addWidget(dialog)
+    models.watch(dialog.conflict_model)
+    assert [dialog.on_conflict.itemData(i) for i in range(dialog.on_conflict.count())] == [
+        "refuse", "keep-target", "keep-source", "newest"]
+    dialog.set_sources([source])
+    dialog.on_conflict.setCurrentIndex(dialog.on_conflict.findData("newest"))
+    dialog.dry_run()
+    assert dialog.wait(60) and dialog.merge_button.isEnabled()
+    m = dialog.conflict_model
+    assert cell(m, 0, "Kept") == "the file's"  # her correction is the newer value
+    dialog.run_merge()
+    assert dialog.wait(60) and dialog.merged
+    assert ("alice", cid, pos, 0, "overall", changed) in stored_codings(demo_project)
 
 
 # -- the main window's Analysis menu -----------------------------------------------------------

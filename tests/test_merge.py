@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,74 @@ def test_keep_target_merges_everything_but_the_conflicts(files: Callable[..., Pa
     assert ("alice", "c1", 2, 0, "overall", 4) in got
     assert ("alice", "c3", 2, 0, "overall", 1) in got
     assert not any(row[-1] == 5 for row in got)
+
+
+def _corrected(files: Callable[..., Path]) -> tuple[Path, Path]:
+    """The lead merged alice's file; then alice corrected c1 turn 2 in her own file (and
+    wrote a memo), while the lead set alice's c3 turn 2 in the lead file later still."""
+    target, mine = files("lead.sense7"), files("alice.sense7")
+    work(mine, "alice", {("c1", 2, "overall"): 4, ("c3", 2, "overall"): 1},
+         memo=(Unit("c1", 2), "first"))
+    with Project.open(target, backup=False) as lead:
+        merge(lead, [mine])
+    time.sleep(0.01)
+    work(mine, "alice", {("c1", 2, "overall"): 5}, memo=(Unit("c1", 2), "on second thought"))
+    time.sleep(0.01)
+    work(target, "alice", {("c3", 2, "overall"): 2})
+    return target, mine
+
+
+def test_keep_source_takes_a_coders_correction_and_reports_each_row(
+        files: Callable[..., Path]) -> None:
+    target, mine = _corrected(files)
+    with Project.open(target, backup=False) as lead:
+        report = merge(lead, [mine], on_conflict="keep-source")
+        got = state(lead)
+        history = lead.db.execute(
+            "SELECT source, before, after FROM history WHERE kind = 'coding' "
+            "AND position = 2 AND conversation_id = 'c1' ORDER BY id").fetchall()
+    assert ("alice", "c1", 2, 0, "overall", 5) in got["codings"]
+    assert ("alice", "c3", 2, 0, "overall", 1) in got["codings"]  # the file's value, older
+    assert got["memos"] == [("alice", "c1", 2, 0, "on second thought")]
+    assert [c.kept for c in report.conflicts] == ["source"] * 3
+    lines = report.lines()
+    assert "3 conflicts (keep-source): 3 source values taken, 0 target values kept:" in lines
+    assert any("code 'overall', conversation 'c1', turn 2: target has 4, source has 5; kept "
+               "the source's" in line for line in lines)
+    assert "3 values replaced" in lines[0]
+    assert history[-1] == ("merge alice.sense7", 4, 5)  # the change is in the history
+
+
+def test_newest_keeps_the_value_set_last_per_row(files: Callable[..., Path]) -> None:
+    target, mine = _corrected(files)
+    with Project.open(target, backup=False) as lead:
+        dry = merge(lead, [mine], on_conflict="newest", dry_run=True)
+        assert state(lead)["memos"] == [("alice", "c1", 2, 0, "first")]  # nothing written
+        report = merge(lead, [mine], on_conflict="newest")
+        got = state(lead)
+    kept = {(c.kind, c.unit.conversation_id): c.kept for c in report.conflicts}
+    assert kept == {("coding", "c1"): "source", ("coding", "c3"): "target",
+                    ("memo", "c1"): "source"}
+    assert [c.kept for c in dry.conflicts] == [c.kept for c in report.conflicts]
+    assert ("alice", "c1", 2, 0, "overall", 5) in got["codings"]  # her correction, newer
+    assert ("alice", "c3", 2, 0, "overall", 2) in got["codings"]  # the lead's, newer
+    assert got["memos"] == [("alice", "c1", 2, 0, "on second thought")]
+    c3 = next(c for c in report.conflicts if c.unit.conversation_id == "c3")
+    assert "kept the target's (newer: " in c3.describe()
+
+
+def test_newest_keeps_the_target_where_a_time_is_missing(files: Callable[..., Path]) -> None:
+    target, mine = _corrected(files)
+    conn = sqlite3.connect(mine)
+    with conn:
+        conn.execute("UPDATE codings SET updated_at = NULL WHERE conversation_id = 'c1'")
+    conn.close()
+    with Project.open(target, backup=False) as lead:
+        report = merge(lead, [mine], on_conflict="newest")
+        got = state(lead)
+    c1 = next(c for c in report.conflicts if c.kind == "coding" and c.unit.conversation_id == "c1")
+    assert (c1.kept, c1.why) == ("target", "no time to compare")
+    assert ("alice", "c1", 2, 0, "overall", 4) in got["codings"]
 
 
 def test_conflicting_sources_in_one_call_are_caught(files: Callable[..., Path]) -> None:

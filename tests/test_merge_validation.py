@@ -106,6 +106,42 @@ CASES = {
     "turn text that is not UTF-8": (
         "UPDATE turns SET text = CAST(X'48656c6c6fff' AS TEXT) WHERE position = 3;",
         "table 'turns', row 3, column 'text'"),
+    "coder name with a line break": (
+        "INSERT INTO coders VALUES ('eve' || char(10) || 'mallory', 'coder', NULL);",
+        "U+000A"),
+    "coder name with a zero-width space": (
+        "INSERT INTO coders VALUES ('bob' || char(8203), 'coder', NULL);", "U+200B"),
+    "coder name with a direction override": (
+        "INSERT INTO coders VALUES (char(8238) || 'bob', 'coder', NULL);", "U+202E"),
+    "coder name with an escape": (
+        "INSERT INTO coders VALUES ('bob' || char(27) || '[31m', 'coder', NULL);", "U+001B"),
+    "coding by a coder with a newline": (
+        "INSERT INTO coders VALUES ('b' || char(10) || 'b', 'coder', NULL);"
+        "INSERT INTO codings VALUES ('b' || char(10) || 'b', 'c1', 2, 0, 'affective', 2, NULL);",
+        "U+000A"),
+    "conversation id with a line separator": (
+        "INSERT INTO conversations(conversation_id, n_turns) VALUES ('c' || char(8232), 1);"
+        "INSERT INTO turns(conversation_id, position, role, text) VALUES "
+        "('c' || char(8232), 1, 'user', 'hi');", "U+2028"),
+    "user rating of 999": (
+        "INSERT INTO user_ratings VALUES ('c1', 1, 'overall', 999);", "rating 999"),
+    "user rating of 0": (
+        "INSERT INTO user_ratings VALUES ('c1', 1, 'overall', 0);", "rating 0"),
+    "sentence past the end of its text": (
+        "INSERT INTO sentences VALUES ('c1', 1, 1, 0, 5000);", "not within its turn's text"),
+    "an impossible turn count": (
+        "UPDATE conversations SET n_turns = 1000000000000 WHERE conversation_id = 'c1';",
+        "turn count"),
+    "a turn count that is not its turns": (
+        "INSERT INTO conversations(conversation_id, n_turns) VALUES ('c2', 7);"
+        "INSERT INTO turns(conversation_id, position, role, text) VALUES ('c2', 1, 'user', 'hi');",
+        "not the number of its turns (1)"),
+    "an infinite time offset": (
+        "UPDATE turns SET time_offset = 1e999 WHERE position = 2;", "time offset inf"),
+    "history that pretends to be a local edit": (
+        "UPDATE history SET origin = '' WHERE coder = 'bob';", "field 'origin'"),
+    "history with a binary field": (
+        "UPDATE history SET after = X'00ff' WHERE coder = 'bob';", "field 'after'"),
     "consensus off the scale": (
         "INSERT INTO consensus(conversation_id, position, sentence, code, value, adjudicator, "
         "rationale, decided_at) VALUES ('c1', 2, 0, 'affective', 0, NULL, '', NULL);",

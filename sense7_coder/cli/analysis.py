@@ -158,12 +158,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "by name. Merging a file twice adds nothing. The same coder with a different value "
         "for the same unit is a conflict: by default the merge is refused, conflicts listed, "
         "nothing written (exit status 3); --on-conflict keep-target keeps the target's values "
-        "and merges the rest. A turn marked done in either file is done.",
+        "and merges the rest, keep-source takes the source's (a coder's correction in her own "
+        "file), newest keeps the value set last by each value's own time (the target's on a "
+        "tie or a missing time). Every conflict is listed with the value kept. A turn marked "
+        "done in either file is done.",
     )
     p.add_argument("target", type=Path)
     p.add_argument("sources", type=Path, nargs="+", metavar="SOURCE")
     p.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-    p.add_argument("--on-conflict", choices=ON_CONFLICT, default="refuse")
+    p.add_argument("--on-conflict", choices=ON_CONFLICT, default="refuse",
+                   help="what to do where a coder's value differs between the files "
+                   "(default: refuse)")
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser(

@@ -18,7 +18,7 @@ A long export marks a cell that a spreadsheet could take for a formula, and ever
 that already starts with ``'``, with one more leading ``'`` (``=x`` is written ``'=x``,
 ``'=x`` is written ``''=x``); reading takes exactly one leading ``'`` off any cell that
 starts with one, so every value of a long export reads back as it was. Coder names and
-conversation ids must not hold control characters.
+conversation ids must not hold control, zero-width or direction characters.
 
 Column names are matched ignoring case. A coding given twice (same coder, unit and code) is
 an error. Whether the conversations and turns exist (and, given the turns' roles, whether a
@@ -31,10 +31,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
+from . import rows
 from .codebook import Code, Codebook
 from .errors import InputError
 from .export import unneutralise
-from .importers.common import control_character, shown
+from .importers.common import shown
 from .importers.tables import norm, read_csv_table
 from .models import Coding, Unit
 
@@ -50,7 +51,7 @@ Known = Callable[[str, int], bool] | Collection[tuple[str, int]]
 
 
 #: the largest turn or sentence number read
-MAX_NUMBER = 10**9
+MAX_NUMBER = rows.MAX_NUMBER
 
 
 def _whole(text: str, what: str) -> int:
@@ -207,12 +208,12 @@ def read_codings_file(
             raise bad("the coder is empty", names[0])
         if not cid:
             raise bad("the conversation id is empty", names[1])
-        for text, what, column in ((coder, "coder name", names[0]),
-                                   (cid, "conversation id", names[1])):
-            char = control_character(text)
-            if char is not None:
-                raise bad(f"the {what} '{shown(text)}' holds the control character {char}",
-                          column)
+        for check, name, column in ((rows.coder_name, coder, names[0]),
+                                    (rows.conversation_id, cid, names[1])):
+            try:  # the same check as every other path that writes a coding
+                check(name)
+            except rows.RowError as e:
+                raise bad(e.message, column) from None
         code = codebook.get(key)
         if code is None:
             known_keys = ", ".join(c.key for c in codebook.codes)

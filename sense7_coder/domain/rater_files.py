@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import rows
 from .codebook import Codebook
 from .errors import InputError
 from .importers.tables import Table, norm, read_csv_table
@@ -44,6 +45,19 @@ def rater_name(path: Path) -> str:
     return stem or path.stem
 
 
+def _turn(text: str, path: Path, line: int, column: str | None) -> int:
+    """A turn number (1, 2, ...; ``3.0`` reads as 3); turn 0 would be the whole
+    conversation, which a turn-level code is not coded on."""
+    try:
+        number = float(text)
+        if not number.is_integer():
+            raise ValueError
+        return rows.turn_position(int(number))
+    except (ValueError, OverflowError):
+        raise InputError(str(path), f"turn {text!r} is not a turn number (turns count from 1)",
+                         location=f"line {line}", field=column) from None
+
+
 def read_rater_file(
     path: str | Path,
     codebook: Codebook,
@@ -53,7 +67,10 @@ def read_rater_file(
     id_column: str = "conversation_id",
     turn_column: str = "turn",
     exists: Callable[[str, int], bool] | None = None,
+    role_of: Callable[[str, int], str | None] | None = None,
 ) -> RaterFile:
+    """One rater's codings; ``exists(conversation, turn)`` (turn 0: the conversation) and
+    ``role_of(conversation, turn)`` let the caller's project check each unit."""
     path = Path(path)
     def needed(header: Table) -> list[str]:
         """The columns read from a file too wide to read whole (the others are left out)."""
@@ -81,6 +98,10 @@ def read_rater_file(
     out.left_out += table.ignored
     if not out.rater:
         raise InputError(str(path), "the rater has no name", location="line 1")
+    try:  # the same check as every other path that names a coder
+        rows.coder_name(out.rater)
+    except rows.RowError as e:
+        raise InputError(str(path), f"the rater: {e.message}", location="line 1") from None
     for column in table.columns:
         if column in (id_col, turn_col):
             continue
@@ -113,6 +134,11 @@ def read_rater_file(
         if not cid:
             raise InputError(str(path), "the conversation id is empty", location=f"line {line}",
                              field=id_col)
+        try:
+            rows.conversation_id(cid)
+        except rows.RowError as e:
+            raise InputError(str(path), e.message, location=f"line {line}",
+                             field=id_col) from None
         for key, column in out.columns.items():
             code = codebook.get(key)
             assert code is not None
@@ -121,12 +147,13 @@ def read_rater_file(
                 continue
             position = 0
             if code.unit == "turn":
-                text = str(row[turn_col]).strip() if turn_col else ""
-                try:
-                    position = int(float(text))
-                except ValueError:
-                    raise InputError(str(path), f"turn {text!r} is not a turn number",
-                                     location=f"line {line}", field=turn_col) from None
+                position = _turn(str(row[turn_col]).strip() if turn_col else "", path, line,
+                                 turn_col)
+                role = role_of(cid, position) if role_of is not None else None
+                if role is not None and code.applies_to not in ("any", role):
+                    raise InputError(str(path), f"code {key!r} applies to {code.applies_to} "
+                                     f"turns; turn {position} of '{cid}' is a {role} turn",
+                                     location=f"line {line}", field=column)
             try:
                 value = code.parse_value(raw)
             except ValueError as e:

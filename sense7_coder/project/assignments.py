@@ -30,7 +30,7 @@ from ..store import assignments as store_assignments
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.conversations import ConversationFilter
-from .project import Project
+from .project import Project, typed_coder_name
 
 
 @dataclass
@@ -77,7 +77,7 @@ def assign(
     shuffle: bool = False,
 ) -> AssignReport:
     """Assign the selected unassigned conversations to ``coders`` (see the module notes)."""
-    names = [c.strip() for c in coders if c.strip()]
+    names = [typed_coder_name(c) for c in coders if c.strip()]
     if not names:
         raise ProjectError("give at least one coder (--coders A,B,...)")
     if len(set(names)) != len(names):

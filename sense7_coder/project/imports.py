@@ -327,7 +327,8 @@ def import_rater_files(project: Project, paths: Sequence[str | Path], *,
     for path in paths:
         summary.files.append(read_rater_file(path, project.codebook, rater=rater,
                                              mapping=mapping, turn_column=turn_column,
-                                             exists=exists))
+                                             exists=exists,
+                                             role_of=lambda c, p: roles.get((c, p))))
     raters = [f.rater for f in summary.files]
     twice = sorted({r for r in raters if raters.count(r) > 1})
     if twice:

@@ -16,6 +16,10 @@ Each coder codes in a copy of the project; :func:`merge` brings their work toget
   **conflict**: every conflict is listed and, by default (``on_conflict='refuse'``), the
   whole merge is refused and nothing is written. With ``'keep-target'`` the target's
   values are kept, the source's conflicting ones are skipped, and the rest is merged;
+  with ``'keep-source'`` the source's values replace the target's (a coder's correction
+  in her own file); with ``'newest'`` the value set last wins, by each value's own time
+  (``updated_at``, or ``decided_at`` for the consensus), the target's kept on a tie or
+  where either time is missing. The report lists every conflict and which value was kept;
 * **turn status**: a turn marked done in either file is done.
 
 Everything happens in one transaction on the target; a failure at any point (a bad
@@ -26,6 +30,7 @@ same steps and rolls them back, reporting what would change.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -33,9 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..domain import rows
 from ..domain.errors import Cancelled, ProjectError
-from ..domain.models import RATING_KEYS, ROLES_OF, Unit
-from ..domain.models import ROLES as TURN_ROLES
+from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
 from ..store import StorageError
 from ..store import assignments as store_assignments
@@ -43,12 +48,12 @@ from ..store import codings as store_codings
 from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store.values import restored
-from .project import ROLES, Project
+from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
-ON_CONFLICT = ("refuse", "keep-target")
+ON_CONFLICT = ("refuse", "keep-target", "keep-source", "newest")
 #: steps of progress per source file
 _STEPS = 6
 
@@ -64,6 +69,13 @@ class Conflict:
     code: str | None
     target_value: Any
     source_value: Any
+    #: when each file's value was set (ISO 8601 text, or None where not recorded)
+    target_time: Any = None
+    source_time: Any = None
+    #: which value the merge keeps: 'target' or 'source'; None when the merge is refused
+    kept: str | None = None
+    #: why, in a few words (for 'newest': which was set later)
+    why: str = ""
 
     def describe(self) -> str:
         def show(v: Any) -> str:
@@ -79,15 +91,18 @@ class Conflict:
         what = f"code '{self.code}'" if self.code else "memo"
         if self.kind == "revision":
             what += " (changed after the reveal)"
-        return (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
+        text = (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
                 f"source has {show(self.source_value)}")
+        if self.kept:
+            text += f"; kept the {self.kept}'s" + (f" ({self.why})" if self.why else "")
+        return text
 
 
 _SINGULAR = {
     "codings": "coding", "conversations": "conversation", "turns": "turn",
     "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
     "consensus decisions": "consensus decision", "assignments": "assignment",
-    "history events": "history event",
+    "history events": "history event", "values replaced": "value replaced",
 }
 
 
@@ -108,6 +123,8 @@ class SourceSummary:
     consensus: int = 0
     assignments: int = 0
     history: int = 0
+    #: the target's values replaced by the source's (keep-source, newest)
+    replaced: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -115,7 +132,7 @@ class SourceSummary:
     def changes(self) -> int:
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
-                + self.consensus + self.assignments + self.history)
+                + self.consensus + self.assignments + self.history + self.replaced)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
@@ -131,7 +148,8 @@ class SourceSummary:
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
                         (self.memos, "memos"), (self.consensus, "consensus decisions"),
-                        (self.assignments, "assignments"), (self.history, "history events")):
+                        (self.assignments, "assignments"), (self.history, "history events"),
+                        (self.replaced, "values replaced")):
             if n:
                 parts.append(count(n, what))
         if self.new_coders:
@@ -162,7 +180,12 @@ class MergeReport:
             out += [f"  note: {n}" for n in s.notes]
         if self.conflicts:
             n = len(self.conflicts)
-            kept = ", the target's values kept" if self.on_conflict == "keep-target" else ""
+            kept = ""
+            if self.on_conflict != "refuse":
+                taken = sum(c.kept == "source" for c in self.conflicts)
+                kept = (f" ({self.on_conflict}): {taken} source value"
+                        f"{'s' if taken != 1 else ''} taken, {n - taken} target value"
+                        f"{'s' if n - taken != 1 else ''} kept")
             out.append(f"{n} conflict{'s' if n != 1 else ''}{kept}:")
             out += [f"  {c.describe()}" for c in self.conflicts]
         if self.dry_run:
@@ -179,7 +202,8 @@ class MergeConflicts(ProjectError):
         super().__init__(
             f"merge refused: {n} conflict{'s' if n != 1 else ''} between the files (listed "
             "above); nothing was changed. Resolve them, or merge with --on-conflict keep-target "
-            "to keep the target's values"
+            "(the target's values), keep-source (the files' values) or newest (the value set "
+            "last)"
         )
 
 
@@ -294,45 +318,21 @@ class _Problems:
         )
 
 
-def _text(value: Any, *, empty: bool = False, null: bool = False) -> bool:
-    if value is None:
-        return null
-    return isinstance(value, str) and (empty or bool(value.strip()))
-
-
-def _whole(value: Any, least: int = 0) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
-
-
-def _json_object(value: Any) -> bool:
-    if not isinstance(value, str):
-        return False
+def _row_ok(problems: _Problems, table: str, row: tuple[Any, ...],
+            check: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
+    """Run one validator of :mod:`..domain.rows` on a staged row; note what it refuses."""
     try:
-        return isinstance(json.loads(value), dict)
-    except (ValueError, RecursionError):  # malformed, or nested deeper than Python recurses
+        check(*args, **kwargs)
+    except rows.RowError as e:
+        problems.add(table, row[0], f"field '{e.field}': {e.message}")
         return False
-
-
-def _unit_of(row: tuple[Any, ...], problems: _Problems, table: str, start: int,
-             sentence: bool = True) -> Unit | None:
-    """The (conversation, turn, sentence) at ``row[start:]`` if their types are right."""
-    cid, pos = row[start], row[start + 1]
-    sent = row[start + 2] if sentence else 0
-    if not _text(cid):
-        problems.add(table, row[0], f"conversation id {cid!r} is not a name")
-    elif not _whole(pos):
-        problems.add(table, row[0], f"turn {pos!r} is not a turn number")
-    elif not _whole(sent):
-        problems.add(table, row[0], f"sentence {sent!r} is not a sentence number")
-    else:
-        return Unit(cid, pos, sent)
-    return None
+    return True
 
 
 def _check_value_row(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
                      unit: Unit, key: Any, value: Any) -> None:
     """A coding or decision: the API's checks (code, unit, role, scale), then the type."""
-    if not _text(key) or project.codebook.get(key) is None:
+    if project.codebook.get(key) is None:
         problems.add(table, row[0], f"unknown code {key!r}")
         return
     try:
@@ -345,105 +345,82 @@ def _check_value_row(project: Project, problems: _Problems, table: str, row: tup
                      f"sense7-coder stores its level {checked!r}")
 
 
+def _check_turn(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
+                cid: str, position: int) -> None:
+    try:
+        project.check_turn(cid, position)
+    except ProjectError as e:
+        problems.add(table, row[0], str(e))
+
+
 def _validate(project: Project, name: str) -> None:
     """Refuse the merge if any staged row is one the API would not have written.
 
-    Runs inside the merge's transaction after the new conversations and coders were added,
-    so turns, sentences and coders are checked against the merged result.
+    Every row passes the validator of its kind (:mod:`..domain.rows`), the same the API
+    and the importers use; then what needs the project (the turn exists, the code applies
+    to it, the value is on its scale). Runs inside the merge's transaction after the new
+    conversations and coders were added, so turns, sentences and coders are checked
+    against the merged result.
     """
     db = project.db
     problems = _Problems(name)
-    rows = store_merge.staged_rows
-    for row in rows(db, "coders"):
-        _n, cname, role, created = row
-        if not _text(cname):
-            problems.add("coders", row[0], f"coder name {cname!r} is not a name")
-        elif role not in ROLES:
-            problems.add("coders", row[0], f"coder '{cname}' has the role {role!r}; roles are "
-                         f"{', '.join(ROLES)}")
-        elif not _text(created, empty=True, null=True):
-            problems.add("coders", row[0], f"coder '{cname}' has a creation time {created!r}")
-    for row in rows(db, "participants"):
-        if not _text(row[1]) or not _json_object(row[2]):
-            problems.add("participants", row[0], f"participant {row[1]!r} is not valid")
-    for row in rows(db, "conversations"):
-        _n, cid, participant, model, topic, source, attributes, n_turns, imported = row
-        texts = (participant, model, topic, source, imported)
-        if not _text(cid):
-            problems.add("conversations", row[0], f"conversation id {cid!r} is not a name")
-        elif not all(_text(t, empty=True, null=True) for t in texts) \
-                or not _json_object(attributes) or not _whole(n_turns):
-            problems.add("conversations", row[0], f"conversation '{cid}' has values of the "
-                         "wrong kind")
-    for row in rows(db, "turns"):
-        unit = _unit_of(row, problems, "turns", 1, sentence=False)
-        _n, _cid, _pos, role, speaker, text, offset, comment, attributes = row
-        if unit is None:
+    staged = store_merge.staged_rows
+    for row in staged(db, "coders"):
+        _row_ok(problems, "coders", row, rows.coder, *row[1:])
+    for row in staged(db, "participants"):
+        _row_ok(problems, "participants", row, rows.participant, *row[1:])
+    counts = store_merge.staged_turn_counts(db)
+    for row in staged(db, "conversations"):
+        _row_ok(problems, "conversations", row, rows.conversation, *row[1:],
+                turns=counts.get(row[1], 0))
+    for row in staged(db, "turns"):
+        _row_ok(problems, "turns", row, rows.turn, *row[1:])
+    for row in staged(db, "user_ratings"):
+        _row_ok(problems, "user_ratings", row, rows.user_rating, *row[1:])
+    lengths = store_merge.sentence_text_lengths(db)
+    for row in staged(db, "sentences"):
+        length = lengths.get((row[1], row[2]))
+        if length is None:
+            problems.add("sentences", row[0], f"no turn {row[2]!r} in conversation {row[1]!r}")
             continue
-        if unit.position < 1:
-            problems.add("turns", row[0], f"turn {unit.position} is not a turn number")
-        elif role not in TURN_ROLES:
-            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
-                         f"has the role {role!r}; roles are {', '.join(TURN_ROLES)}")
-        elif (not _text(text, empty=True) or not _text(speaker, empty=True, null=True)
-              or not _text(comment, empty=True, null=True) or not _json_object(attributes)
-              or not (offset is None or isinstance(offset, int | float))):
-            problems.add("turns", row[0], f"turn {unit.position} of '{unit.conversation_id}' "
-                         "has values of the wrong kind")
-    for row in rows(db, "user_ratings"):
-        if row[3] not in RATING_KEYS or not (row[4] is None or _whole(row[4])):
-            problems.add("user_ratings", row[0], f"rating {row[3]!r} = {row[4]!r} is not valid")
-    for row in rows(db, "sentences"):
-        _n, _cid, _pos, sent, start, end = row
-        if not (_unit_of(row, problems, "sentences", 1, sentence=False) and _whole(sent, 1)
-                and _whole(start) and _whole(end, start if _whole(start) else 0)):
-            problems.add("sentences", row[0], "a sentence with positions of the wrong kind")
+        _row_ok(problems, "sentences", row, rows.sentence, *row[1:], text_length=length)
     coders = {c["name"] for c in project.coders()}
 
     def coder_ok(table: str, row: tuple[Any, ...], who: Any) -> bool:
-        if not _text(who) or who not in coders:
+        if who not in coders:
             problems.add(table, row[0], f"coder {who!r} is not a coder of the project")
             return False
         return True
 
     for table in ("codings", "revisions"):
-        for row in rows(db, table):
-            _n, coder, _cid, _pos, _sent, key, value, updated = row
-            if not coder_ok(table, row, coder):
+        for row in staged(db, table):
+            _n, coder, cid, pos, sent, key, value, updated = row
+            if not (_row_ok(problems, table, row, rows.coding_key, coder, cid, pos, sent, key)
+                    and _row_ok(problems, table, row, rows.time, updated, "update time",
+                                "updated_at")
+                    and coder_ok(table, row, coder)):
                 continue
-            unit = _unit_of(row, problems, table, 2)
-            if unit is not None:
-                _check_value_row(project, problems, table, row, unit, key, value)
-            if not _text(updated, null=True):
-                problems.add(table, row[0], f"update time {updated!r} is not a time")
-    for row in rows(db, "consensus"):
-        _n, _cid, _pos, _sent, key, value, adjudicator, rationale, decided = row
-        unit = _unit_of(row, problems, "consensus", 1)
-        if unit is not None:
-            _check_value_row(project, problems, "consensus", row, unit, key, value)
-        if adjudicator is not None:
-            coder_ok("consensus", row, adjudicator)
-        if not _text(rationale, empty=True) or not _text(decided, null=True):
-            problems.add("consensus", row[0], "rationale or decision time of the wrong kind")
-    for table in ("memos", "turn_status"):
-        for row in rows(db, table):
-            if not coder_ok(table, row, row[1]):
-                continue
-            unit = _unit_of(row, problems, table, 2, sentence=table == "memos")
-            if unit is None:
-                continue
-            try:
-                if table == "turn_status" and unit.position < 1:
-                    raise ProjectError(f"turn {unit.position} is not a turn number")
-                project.check_turn(unit.conversation_id, unit.position)
-            except ProjectError as e:
-                problems.add(table, row[0], str(e))
-                continue
-            what = row[5] if table == "memos" else row[4]
-            if table == "memos" and not _text(what):
-                problems.add(table, row[0], "a memo without text")
-            elif table == "turn_status" and what not in (0, 1):
-                problems.add(table, row[0], f"done is {what!r}, not 0 or 1")
+            _check_value_row(project, problems, table, row, Unit(cid, pos, sent), key, value)
+    for row in staged(db, "consensus"):
+        _n, cid, pos, sent, key, value, adjudicator, rationale, decided = row
+        if not _row_ok(problems, "consensus", row, rows.consensus, cid, pos, sent, key,
+                       adjudicator, rationale, decided):
+            continue
+        if adjudicator is not None and not coder_ok("consensus", row, adjudicator):
+            continue
+        _check_value_row(project, problems, "consensus", row, Unit(cid, pos, sent), key, value)
+    for row in staged(db, "memos"):
+        if _row_ok(problems, "memos", row, rows.memo, *row[1:]) \
+                and coder_ok("memos", row, row[1]):
+            _check_turn(project, problems, "memos", row, row[2], row[3])
+    for row in staged(db, "turn_status"):
+        if _row_ok(problems, "turn_status", row, rows.done_mark, *row[1:]) \
+                and coder_ok("turn_status", row, row[1]):
+            _check_turn(project, problems, "turn_status", row, row[2], row[3])
+    for row in staged(db, "assignments"):
+        _row_ok(problems, "assignments", row, rows.assignment, *row[1:])
+    for row in staged(db, "history"):
+        _row_ok(problems, "history", row, rows.history, *row[2:])
     problems.raise_any()
 
 
@@ -453,8 +430,74 @@ def _unit(row: tuple[Any, ...], start: int) -> Unit:
     return Unit(str(row[start]), int(row[start + 1]), int(row[start + 2]))
 
 
-def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None]
-               ) -> None:
+def _conflicts(db: Any, name: str) -> list[Conflict]:
+    """Every unit on which the staged source and the target disagree."""
+    out = []
+    for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
+        out.append(Conflict("coding", name, _unit(row, 1), row[0], row[4], *row[5:]))
+    for row in store_merge.conflicts(db, "revisions", store_merge.CODING_KEY, "value"):
+        out.append(Conflict("revision", name, _unit(row, 1), row[0], row[4], *row[5:]))
+    for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
+        out.append(Conflict("memo", name, _unit(row, 1), row[0], None, *row[4:]))
+    for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
+        out.append(Conflict("consensus", name, _unit(row, 0), None, row[3], *row[4:]))
+    return out
+
+
+def _moment(stamp: Any) -> dt.datetime | None:
+    """A stored time as an aware datetime (a time without a zone is UTC), or None."""
+    try:
+        moment = dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _choose(conflict: Conflict, on_conflict: str) -> tuple[str | None, str]:
+    """Which value to keep, and why."""
+    if on_conflict == "refuse":
+        return None, ""
+    if on_conflict == "keep-target":
+        return "target", ""
+    if on_conflict == "keep-source":
+        return "source", ""
+    mine, theirs = _moment(conflict.target_time), _moment(conflict.source_time)
+    if mine is None or theirs is None:
+        return "target", "no time to compare"
+    if theirs > mine:
+        return "source", f"newer: {conflict.source_time}"
+    if theirs == mine:
+        return "target", "set at the same time"
+    return "target", f"newer: {conflict.target_time}"
+
+
+_TABLE = {"coding": ("codings", store_merge.CODING_KEY),
+          "revision": ("revisions", store_merge.CODING_KEY),
+          "memo": ("memos", store_merge.MEMO_KEY),
+          "consensus": ("consensus", store_merge.CONSENSUS_KEY)}
+
+
+def _settle(db: Any, conflicts: list[Conflict], on_conflict: str, origin: str) -> int:
+    """Decide each conflict; write the source's value where it is the one kept (recorded
+    as merged from ``origin``). Returns how many of the target's values were replaced."""
+    taken: dict[str, list[tuple[Any, ...]]] = {}
+    for c in conflicts:
+        c.kept, c.why = _choose(c, on_conflict)
+        if c.kept == "source":
+            unit = (c.unit.conversation_id, c.unit.position, c.unit.sentence)
+            key = {"coding": (c.coder, *unit, c.code), "revision": (c.coder, *unit, c.code),
+                   "memo": (c.coder, *unit),
+                   "consensus": (*unit, c.code)}[c.kind]
+            taken.setdefault(c.kind, []).append(key)
+    replaced = 0
+    for kind, keys in taken.items():
+        table, key_columns = _TABLE[kind]
+        replaced += store_merge.take_source(db, table, key_columns, keys, origin)
+    return replaced
+
+
+def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
+               on_conflict: str = "refuse") -> None:
     db = project.db
     name = summary.source
     try:
@@ -494,18 +537,8 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     _validate(project, name)
     summary.assignments = store_assignments.insert_merged(db)
     step()
-    for row in store_merge.conflicts(db, "codings", store_merge.CODING_KEY, "value"):
-        summary.conflicts.append(Conflict("coding", name, _unit(row, 1), row[0], row[4],
-                                          row[5], row[6]))
-    for row in store_merge.conflicts(db, "revisions", store_merge.CODING_KEY, "value"):
-        summary.conflicts.append(Conflict("revision", name, _unit(row, 1), row[0], row[4],
-                                          row[5], row[6]))
-    for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
-        summary.conflicts.append(Conflict("memo", name, _unit(row, 1), row[0], None,
-                                          row[4], row[5]))
-    for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
-        summary.conflicts.append(Conflict("consensus", name, _unit(row, 0), None, row[3],
-                                          row[4], row[5]))
+    found = _conflicts(db, name)
+    summary.conflicts += found
     step()
     # the source's own history first, then this file's record of what the merge changes
     summary.history = store_history.insert_merged(db, Path(name).name)
@@ -515,6 +548,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     )
     codings_before = store_codings.last_rowid(db, "codings")
     consensus_before = store_codings.last_rowid(db, "consensus")
+    summary.replaced = _settle(db, found, on_conflict, Path(name).name)
     summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
     summary.codings += store_merge.insert_missing(db, "revisions", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
@@ -522,7 +556,9 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     # how the values came: merged from this file, set blind where they were set blind there
     store_codings.mark_merged(db, "codings", codings_before, Path(name).name)
     store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)
-    store_codings.mark_blind(db, codings_before, store_codings.blind_in_source(conn))
+    # a replaced value is blind when its coder set it blind in the source
+    store_codings.mark_blind(db, 0 if summary.replaced else codings_before,
+                             store_codings.blind_in_source(conn))
     summary.statuses = store_merge.merge_statuses(db)
     step()
     store_merge.drop_stage(db)
@@ -575,7 +611,7 @@ def merge(
         try:
             with target.pdb.atomic():
                 for conn, summary in zip(conns, report.sources, strict=True):
-                    _merge_one(target, conn, summary, step)
+                    _merge_one(target, conn, summary, step, on_conflict)
                 if report.conflicts and on_conflict == "refuse":
                     raise MergeConflicts(report)
                 if dry_run:

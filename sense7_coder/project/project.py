@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..domain import rows
 from ..domain.codebook import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import RATING_KEYS, Conversation, Unit, Value
@@ -26,7 +27,7 @@ from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
 HIDDEN_VALUE = "(hidden)"
 COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
-ROLES = ("coder", "adjudicator")
+ROLES = rows.CODER_ROLES
 
 
 class Project:
@@ -284,9 +285,7 @@ class Project:
         passphrase where one is set (:class:`PassphraseNeeded` when not given). In a coder
         package only its coder can code. A switch from one name to another is a history row
         and clears the undo stack."""
-        name = name.strip()
-        if not name:
-            raise ProjectError("a coder needs a name")
+        name = typed_coder_name(name)
         if role is not None and role not in ROLES:
             raise ProjectError(f"role must be one of {', '.join(ROLES)}")
         package = self.package_coder
@@ -363,9 +362,7 @@ class Project:
 
     def set_adjudicator(self, name: str) -> None:
         """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
-        name = name.strip()
-        if not name:
-            raise ProjectError("an adjudicator needs a name")
+        name = typed_coder_name(name, "an adjudicator")
         if self.coder_role(name) != "adjudicator":
             self.require_lead(f"make '{name}' an adjudicator")
             with self.pdb.atomic() as db:
@@ -776,3 +773,14 @@ class Project:
 
 def _article(word: str) -> str:
     return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
+
+
+def typed_coder_name(name: str, who: str = "a coder") -> str:
+    """A name typed for a coder, surrounding spaces taken off, as every path checks it."""
+    name = name.strip()
+    if not name:
+        raise ProjectError(f"{who} needs a name")
+    try:
+        return rows.coder_name(name)
+    except rows.RowError as e:
+        raise ProjectError(e.message) from None

@@ -247,6 +247,21 @@ def staged_rows(db: Database, table: str) -> Iterator[tuple[Any, ...]]:
     yield from db.execute(f"SELECT rowid, {cols} FROM temp.m_{table} ORDER BY rowid")
 
 
+def staged_turn_counts(db: Database) -> dict[Any, int]:
+    """conversation id -> how many turns the source holds for it."""
+    return {r[0]: int(r[1]) for r in db.execute(
+        "SELECT conversation_id, COUNT(*) FROM temp.m_turns GROUP BY conversation_id")}
+
+
+def sentence_text_lengths(db: Database) -> dict[tuple[Any, Any], int]:
+    """(conversation id, turn) -> characters of the turn's text, for the turns the staged
+    sentences split (read from this file, where the new conversations were added)."""
+    return {(r[0], r[1]): int(r[2]) for r in db.execute(
+        "SELECT t.conversation_id, t.position, length(t.text) FROM turns t "
+        "WHERE EXISTS (SELECT 1 FROM temp.m_sentences s "
+        "WHERE s.conversation_id = t.conversation_id AND s.position = t.position)")}
+
+
 def drop_stage(db: Database) -> None:
     for table in STAGED:
         db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
@@ -384,13 +399,48 @@ def _on(key: tuple[str, ...]) -> str:
     return " AND ".join(f"t.{c} = s.{c}" for c in key)
 
 
+#: the column that says when each kind of value was last set
+STAMP = {"codings": "updated_at", "revisions": "updated_at", "memos": "updated_at",
+         "consensus": "decided_at"}
+#: the columns a source's value brings along when it replaces the target's
+TAKEN = {"codings": ("value", "updated_at"), "revisions": ("value", "updated_at"),
+         "memos": ("text", "updated_at"),
+         "consensus": ("value", "adjudicator", "rationale", "decided_at")}
+
+
 def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> list[tuple[Any, ...]]:
-    """Rows in both files whose ``column`` differs: key columns, target's, source's."""
+    """Rows in both files whose ``column`` differs: key columns, target's, source's value,
+    then the target's and the source's time (:data:`STAMP`)."""
     keys = ", ".join(f"s.{c}" for c in key)
+    stamp = STAMP[table]
     return [tuple(r) for r in db.execute(
-        f"SELECT {keys}, t.{column}, s.{column} FROM temp.m_{table} s JOIN {table} t "
+        f"SELECT {keys}, t.{column}, s.{column}, t.{stamp}, s.{stamp} "
+        f"FROM temp.m_{table} s JOIN {table} t "
         f"ON {_on(key)} WHERE t.{column} IS NOT s.{column} ORDER BY {keys}"
     )]
+
+
+#: tables whose rows record how each value was made (``source``, ``origin``, ``blind``)
+PROVENANCE = {"codings": ("source", "origin", "blind"), "consensus": ("source", "origin")}
+
+
+def take_source(db: Database, table: str, key: tuple[str, ...],
+                keys: list[tuple[Any, ...]], origin: str) -> int:
+    """Replace the target's value (and its time, and who decided) by the source's, for
+    the rows with these ``keys``; returns how many rows changed. A replaced coding or
+    consensus value is recorded as merged from ``origin`` (and, for a coding, not blind
+    until :func:`..codings.mark_blind` says so)."""
+    cols = TAKEN[table]
+    match = " AND ".join(f"s.{c} = {table}.{c}" for c in key)
+    where = " AND ".join(f"{c} = ?" for c in key)
+    also = {"source": "'merged'", "origin": "?", "blind": "0"}
+    extra = [f"{c} = {also[c]}" for c in PROVENANCE.get(table, ())]
+    params = [(origin, *k) for k in keys] if extra else keys
+    cur = db.conn.executemany(
+        f"UPDATE {table} SET ({', '.join(cols)}) = (SELECT {', '.join('s.' + c for c in cols)} "
+        f"FROM temp.m_{table} s WHERE {match})" + "".join(f", {e}" for e in extra)
+        + f" WHERE {where}", params)
+    return int(cur.rowcount)
 
 
 def count_same(db: Database, table: str, key: tuple[str, ...], column: str) -> int:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import Cancelled, InputError
 from ..models import NA_LABELS, RATING_KEYS, ROLES, SCALE_LABELS
+from ..rows import odd_character
 
 FORMATS = ("auto", "sense7-xlsx", "sense7-csv", "csv", "json", "jsonl", "esconv", "transcript")
 
@@ -272,16 +273,18 @@ def parse_number(raw: Any) -> float | None:
 
 # -- text checks ------------------------------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: control characters, and the zero-width and direction characters, written as escapes
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                      r"\u2060-\u206f\ufeff\ufff9-\ufffb]")
 
 
 def control_character(text: str) -> str | None:
-    """The first control character of ``text`` as ``U+0007``, or None.
+    """The first control, zero-width or direction character of ``text`` as ``U+0007``,
+    or None (:func:`..rows.odd_character`).
 
     Identifiers (conversation ids, coder names) must not hold them: they cannot be told
     apart on screen, and a line break would split a row of every export."""
-    m = _CONTROL.search(text)
-    return None if m is None else f"U+{ord(m.group()):04X}"
+    return odd_character(text)
 
 
 def shown(text: str, limit: int = 60) -> str:

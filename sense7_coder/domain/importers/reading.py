@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import rows
 from ..errors import Cancelled, InputError
 from ..models import ImportBatch
 from .common import (
@@ -15,7 +16,6 @@ from .common import (
     ImportOptions,
     ProgressFn,
     Ticker,
-    control_character,
     regular_file,
     shown,
 )
@@ -122,11 +122,13 @@ def read_files(
         except (OSError, UnicodeError) as e:
             raise InputError(group.name, f"cannot be read ({e})") from None
         for conv in batch.conversations:
-            char = control_character(conv.conversation_id)
-            if char is not None:
-                raise InputError(group.name, f"the conversation id "
-                                 f"'{shown(conv.conversation_id)}' holds the control character "
-                                 f"{char}", field="conversation_id")
+            try:  # the same check as every other path that writes a conversation
+                rows.conversation_id(conv.conversation_id)
+                if conv.participant_id is not None:
+                    rows.participant_id(conv.participant_id)
+            except rows.RowError as e:
+                raise InputError(group.name, f"conversation '{shown(conv.conversation_id)}': "
+                                 f"{e.message}", field=e.field) from None
             other = seen.get(conv.conversation_id)
             if other is not None:
                 raise InputError(group.name, f"conversation id '{conv.conversation_id}' is "

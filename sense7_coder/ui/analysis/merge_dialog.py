@@ -35,7 +35,11 @@ from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_
 from .table_model import Column, RowsModel, table_view
 
 CONFLICT_CHOICES = (("refuse", "Refuse the merge if any value conflicts"),
-                    ("keep-target", "Keep this project's values where they conflict"))
+                    ("keep-target", "Keep this project's values where they conflict"),
+                    ("keep-source", "Take the files' values where they conflict (corrections)"),
+                    ("newest", "Keep the value set last where they conflict"))
+
+_KEPT = {"target": "this project's", "source": "the file's"}
 
 
 def _where(unit: Unit) -> str:
@@ -58,6 +62,7 @@ def conflict_columns() -> list[Column[Conflict]]:
         Column("Where", lambda c: _where(c.unit)),
         Column("This project", lambda c: _show(c.target_value), tooltip=lambda c: _show(c.target_value)),
         Column("The file", lambda c: _show(c.source_value), tooltip=lambda c: _show(c.source_value)),
+        Column("Kept", lambda c: _KEPT.get(c.kept or "", "—"), tooltip=lambda c: c.why or None),
     ]
 
 
@@ -223,8 +228,7 @@ class MergeDialog(QDialog):
         n = len(report.conflicts)
         if n and on_conflict == "refuse":
             self._error(f"{n} conflict{'s' if n != 1 else ''}: the merge would be refused. "
-                        "Resolve them in the coders' files, or choose to keep this project's "
-                        "values.")
+                        "Resolve them in the coders' files, or choose which values to keep.")
         elif not report.changes:
             self._message("Nothing new in these files: there is nothing to merge.")
         else:
