@@ -117,7 +117,8 @@ CASES = {
         "INSERT INTO coders VALUES ('bob' || char(27) || '[31m', 'coder', NULL);", "U+001B"),
     "coding by a coder with a newline": (
         "INSERT INTO coders VALUES ('b' || char(10) || 'b', 'coder', NULL);"
-        "INSERT INTO codings VALUES ('b' || char(10) || 'b', 'c1', 2, 0, 'affective', 2, NULL);",
+        "INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+        "VALUES ('b' || char(10) || 'b', 'c1', 2, 0, 'affective', 2);",
         "U+000A"),
     "conversation id with a line separator": (
         "INSERT INTO conversations(conversation_id, n_turns) VALUES ('c' || char(8232), 1);"

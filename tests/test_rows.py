@@ -149,7 +149,8 @@ def merge_accepts(template: Path, folder: Path, coder: str, cid: str, position: 
     conn = sqlite3.connect(source)
     with conn:  # a hand edit: no checks of sense7-coder's, foreign keys off
         conn.execute("INSERT OR IGNORE INTO coders VALUES (?, 'coder', NULL)", [coder])
-        conn.execute("INSERT INTO codings VALUES (?, ?, ?, 0, ?, ?, NULL)",
+        conn.execute("INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+                     "VALUES (?, ?, ?, 0, ?, ?)",
                      [coder, cid, position, code, value])
     conn.close()
     with Project.open(target, backup=False) as p:
