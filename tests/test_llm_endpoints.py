@@ -241,6 +241,34 @@ def test_cancel_ends_a_dripping_request_within_a_second(
         assert len(server.seen) == 3 and predictor_counts(p) == {}
 
 
+def test_cancel_ends_a_connection_that_is_never_accepted_within_a_second(demo_project: Path):
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)  # never accepted: once the queue is full, a connect waits
+    port = listener.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(3):
+            s = socket.socket()
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            fillers.append(s)
+        cancelled_at: list[float] = []
+        timer = threading.Timer(0.6, lambda: cancelled_at.append(time.monotonic()))
+        with Project.open(demo_project, backup=False) as p:
+            timer.start()
+            with pytest.raises(Cancelled):
+                run_llm(p, f"http://127.0.0.1:{port}/v1", "m", cancel=lambda: bool(cancelled_at),
+                        **{**FAST, "timeout_s": 20.0})
+            assert time.monotonic() - cancelled_at[0] < 1.0
+    finally:
+        for s in fillers:
+            s.close()
+        listener.close()
+
+
 def test_ctrl_c_ends_the_command_within_a_second(demo_project: Path,
                                                   serve: Callable[..., Server]):
     server = serve(drip)

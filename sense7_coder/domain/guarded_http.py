@@ -170,6 +170,9 @@ def _connect(host: str, port: int, guard: _Guard) -> socket.socket:
                 raise OSError(err, os.strerror(err))
             sock.settimeout(TICK_S)
             return sock
+        except TimeoutError:  # the deadline, not this address
+            sock.close()
+            raise
         except OSError as e:
             sock.close()
             problem = e
@@ -233,6 +236,8 @@ def _exchange(url: str, body: bytes, headers: dict[str, str], guard: _Guard, lim
             raise Refused(f"the reply is larger than {limit // 2**20} MiB")
         return resp.status, resp.reason, resp.msg, payload
     except http.client.HTTPException as e:  # a reply that is not HTTP, cut short or oversized
+        if isinstance(e, ConnectionError):  # closed without an answer
+            raise
         raise ConnectionError(f"not an HTTP reply ({e.__class__.__name__})") from None
     finally:
         conn.close()
