@@ -92,6 +92,15 @@ def test_a_qdc_whose_shortcuts_are_taken_moves_them_to_free_letters_with_a_note(
     assert f"note: shortcut '{second}' of code 'tone2' is already used by '{neighbour}'" in err
 
 
+def test_a_value_is_read_as_that_value_even_when_another_level_carries_it_as_label():
+    from sense7_coder.domain.codebook import code_from_dict
+
+    rank = code_from_dict({"key": "rank", "kind": "ordinal", "levels": [
+        {"value": 1, "label": "2"}, {"value": 2, "label": "1"}, {"value": 3, "label": "last"}]},
+        "test")
+    assert [rank.parse_value(x) for x in ("1", "2", 2, "3", "last", "LAST")] == [1, 2, 2, 3, 3, 3]
+
+
 def test_a_qdc_holding_more_than_1000_codes_is_refused(tmp_path: Path):
     codes = "".join(f'<Code guid="G{i}" name="code {i}" isCodable="true"/>'
                     for i in range(1001))

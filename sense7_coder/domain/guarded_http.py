@@ -117,7 +117,8 @@ class _Reader(io.RawIOBase):
                 continue
             self.total += n
             if self.total > self.limit:
-                raise Refused(f"the reply is larger than {MAX_REPLY_BYTES // 2**20} MiB")
+                cap = max(self.limit - HEAD_SLACK_BYTES, 0)
+                raise Refused(f"the reply is larger than {cap / 2**20:g} MiB")
             return n
 
 
@@ -230,10 +231,10 @@ def _exchange(url: str, body: bytes, headers: dict[str, str], guard: _Guard, lim
             return resp.status, resp.reason, resp.msg, b""
         if resp.length is not None and resp.length > limit:
             raise Refused(f"the reply declares {resp.length:,} bytes, more than the "
-                          f"{limit // 2**20} MiB a reply may hold")
+                          f"{limit / 2**20:g} MiB a reply may hold")
         payload = resp.read(limit + 1)
         if len(payload) > limit:
-            raise Refused(f"the reply is larger than {limit // 2**20} MiB")
+            raise Refused(f"the reply is larger than {limit / 2**20:g} MiB")
         return resp.status, resp.reason, resp.msg, payload
     except http.client.HTTPException as e:  # a reply that is not HTTP, cut short or oversized
         if isinstance(e, ConnectionError):  # closed without an answer
