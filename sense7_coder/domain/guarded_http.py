@@ -37,7 +37,7 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 """The most bytes a reply's body may hold (4 MiB); a chat completion is a few kilobytes."""
 HEAD_SLACK_BYTES = 256 * 1024
 """Bytes allowed on top of the body for the status line, headers and chunk framing."""
-TICK_S = 0.25
+TICK_S = 0.1
 """The longest a socket waits before the cancel flag and the deadline are checked again."""
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)

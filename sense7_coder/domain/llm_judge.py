@@ -174,7 +174,7 @@ class ChatClient:
               cancel: Callable[[], bool] | None = None) -> tuple[str, float, str]:
         """(reply, score, reasoning), retrying what may pass; LLMError when it does not.
 
-        ``cancel`` is asked at least every quarter of a second, also while waiting for the
+        ``cancel`` is asked at least every tenth of a second, also while waiting for the
         server and between retries; :class:`Cancelled` when it answers True.
         """
         if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
@@ -213,7 +213,7 @@ _HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 
 
 def _sleep(seconds: float, cancel: Callable[[], bool] | None) -> None:
-    """Wait, asking ``cancel`` every quarter of a second."""
+    """Wait, asking ``cancel`` every tenth of a second."""
     end = time.monotonic() + seconds
     while (left := end - time.monotonic()) > 0:
         if cancel is not None and cancel():
@@ -266,7 +266,7 @@ def judge(
             while queue and len(pending) < max(1, concurrency):
                 job = queue.pop()
                 pending[pool.submit(client.score, job.messages, job.run, stopped)] = job
-            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel():
                 raise Cancelled()
             for fut in done:
