@@ -111,6 +111,20 @@ def test_a_qdc_holding_more_than_1000_codes_is_refused(tmp_path: Path):
         load_qdc(path)
 
 
+def test_imports_never_grow_a_projects_codebook_past_1000_codes(tmp_path: Path):
+    project = make_project(tmp_path)
+    have = len(project.codebook.codes)
+    codes = "".join(f'<Code guid="G{i}" name="extra {i}" isCodable="true"/>'
+                    for i in range(1001 - have))
+    path = tmp_path / "more.qdc"
+    path.write_text('<?xml version="1.0" encoding="utf-8"?><CodeBook '
+                    f'xmlns="urn:QDA-XML:codebook:1.0"><Codes>{codes}</Codes></CodeBook>')
+    with pytest.raises(Exception, match="would hold 1,001 codes; a codebook has at most 1,000"):
+        import_qdc(project, path)
+    assert len(project.codebook.codes) == have
+    project.close()
+
+
 def test_a_projects_codebook_makes_the_qdc_round_trip_through_a_second_project(
         tmp_path: Path):
     (tmp_path / "a").mkdir()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from string import ascii_uppercase
 
-from ..domain.codebook import Code, Codebook, load_codebook, validate_codes
+from ..domain.codebook import MAX_CODES, Code, Codebook, load_codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
@@ -61,6 +61,9 @@ def _validate_all(project: Project, changed: Sequence[Code]) -> None:
     by_key = {c.key: c for c in project.codebook.codes}
     for c in changed:
         by_key[c.key] = c
+    if len(by_key) > MAX_CODES:
+        raise ProjectError(f"the codebook would hold {len(by_key):,} codes; a codebook has at "
+                           f"most {MAX_CODES:,} codes")
     try:
         validate_codes(list(by_key.values()), "codebook")
     except CodebookError as e:
