@@ -148,6 +148,12 @@ class _GuardedSocket:
         the socket itself is closed once the exchange is over."""
 
 
+#: what a non-blocking connect answers while it is under way (Windows: the WSA codes)
+_CONNECTING = {0, errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY,
+               getattr(errno, "WSAEWOULDBLOCK", errno.EWOULDBLOCK),
+               getattr(errno, "WSAEINPROGRESS", errno.EINPROGRESS)}
+
+
 def _connect(host: str, port: int, guard: _Guard) -> socket.socket:
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -159,7 +165,7 @@ def _connect(host: str, port: int, guard: _Guard) -> socket.socket:
         try:
             sock.setblocking(False)
             err = sock.connect_ex(address)
-            if err not in (0, errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY):
+            if err not in _CONNECTING:
                 raise OSError(err, os.strerror(err))
             while err:
                 guard.check()
