@@ -119,3 +119,24 @@ def test_llm_judge_from_the_window_with_its_prompt_stored(
     task = panel.run_llm(server.url, "other", retries=0)
     assert task.wait(60)
     assert panel.error is not None and "not reachable" in panel.error
+
+
+def test_cancel_in_the_window_ends_a_dripping_llm_request_within_a_second(
+        qtbot: Any, project: Project) -> None:
+    import time
+
+    from tests.test_llm_endpoints import Server, drip
+
+    server = Server(drip)  # sends its answer one byte every 0.3 s
+    try:
+        panel = AnalysisPanel(project)
+        qtbot.addWidget(panel)
+        task = panel.run_llm(server.url, "local", concurrency=2, retries=0, timeout_s=60.0)
+        qtbot.waitUntil(lambda: len(server.seen) == 2, timeout=20_000)
+        task.cancel()  # what the progress dialog's Cancel button does
+        asked = time.monotonic()
+        assert task.wait(5) and task.was_cancelled
+        assert time.monotonic() - asked < 1.0
+        assert "cancelled" in panel.status.text()
+    finally:
+        server.stop()

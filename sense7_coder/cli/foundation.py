@@ -157,9 +157,12 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 
 def cmd_codebook_import(args: argparse.Namespace) -> int:
     book = codebook_ops.read_codebook_file(args.file)
+    notes: list[str] = []
     with _open(args) as project:
-        result = codebook_ops.apply_codebook(project, book)
+        result = codebook_ops.apply_codebook(project, book, notes)
     print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0
 
 

@@ -98,7 +98,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=int, default=4, metavar="N",
                    help="LLM requests in flight at once (default 4)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S",
-                   help="seconds to wait for one LLM answer (default 120)")
+                   help="seconds one LLM request may take in all, from connecting to the "
+                   "last byte of the answer (default 120)")
     p.add_argument("--retries", type=int, default=4, metavar="N",
                    help="retries of a failed LLM request, with exponential backoff "
                    "(default 4)")

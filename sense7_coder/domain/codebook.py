@@ -119,8 +119,13 @@ class Code:
             if not self.allow_na:
                 raise ValueError(f"code '{self.key}' does not allow not-applicable")
             return None
+        # a value first, then a label: a level labelled like another level's value ("2"
+        # for value 1) must not take the cells that name that value (what exports write)
         for lv in self.levels:
-            if text == str(lv.value) or text.casefold() == lv.label.casefold():
+            if text == str(lv.value):
+                return lv.value
+        for lv in self.levels:
+            if text.casefold() == lv.label.casefold():
                 return lv.value
         if self.kind in ("ordinal", "binary"):
             try:

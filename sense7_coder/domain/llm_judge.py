@@ -7,9 +7,11 @@ that asks for one score from 1 to 5. Only the standard library talks to the endp
 
 * :func:`parse_score` reads the score from a reply: a JSON object with ``score`` (also
   inside a code fence), ``score: N`` / ``rating: N``, or a reply that is just a number.
-* :class:`ChatClient` posts one request, retrying timeouts, dropped connections, HTTP 429
-  and 5xx with exponential backoff (``Retry-After`` honoured up to the cap) and replies it
-  cannot read; other HTTP errors (401, 404, ...) fail at once.
+* :class:`ChatClient` posts one request through :mod:`.guarded_http` (no redirect to another
+  origin, a deadline for the whole request, a cap on the reply's size, cancellable within a
+  second), retrying timeouts, dropped connections, HTTP 429 and 5xx with exponential
+  backoff (``Retry-After`` honoured up to the cap) and replies it cannot read; other HTTP
+  errors (401, 404, ...), redirects elsewhere and oversized replies fail at once.
 * :func:`judge` runs many requests with a bounded number in flight, skips every request
   whose answer is cached, hands each answer to ``save`` on the calling thread as it
   arrives (so a cancel or a failure keeps what was answered), and reports progress.
@@ -19,14 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import guarded_http
 from .errors import Cancelled, Sense7Error
 
 DEFAULT_PROMPT = """\
@@ -68,32 +70,66 @@ def request_key(api_model: str, messages: list[dict[str, str]], run: int,
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-_LABELLED = re.compile(r"(?:score|rating)\W{0,5}([1-5](?:\.\d+)?)\b", re.I)
-_BARE = re.compile(r"^\s*([1-5](?:\.\d+)?)\s*[.!]?\s*$")
+_LABELLED = re.compile(r"(?:score|rating)\W{0,5}([1-5](?:\.\d{1,3})?)(?![\d.])", re.I)
+_BARE = re.compile(r"^\s*([1-5](?:\.\d{1,3})?)\s*[.!]?\s*$")
+_NUMBER_TEXT = re.compile(r"\s*\+?\d(?:\.\d{1,3})?\s*")
+MAX_SCORE_DIGITS = 15
+"""A score written with more characters than this (a 25-digit number) is no score."""
+
+
+class _Literal(str):
+    """A JSON number or constant kept as written: too long, NaN or Infinity."""
+
+
+def _int(text: str) -> int | _Literal:
+    return int(text) if len(text) <= MAX_SCORE_DIGITS else _Literal(text)
+
+
+def _float(text: str) -> float | _Literal:
+    return float(text) if len(text) <= MAX_SCORE_DIGITS else _Literal(text)
+
+
+def _score_value(value: object) -> float:
+    """A score 1..5 from a JSON value: a number, or a string holding only a number."""
+    if isinstance(value, _Literal):
+        raise ValueError(f"the score {value[:40]} is not a score from 1 to 5")
+    if isinstance(value, str):
+        if not _NUMBER_TEXT.fullmatch(value):
+            raise ValueError(f"the score {value[:40]!r} is not a number")
+        score = float(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        score = float(value)
+    else:
+        raise ValueError(f"the score is a {type(value).__name__} "
+                         f"({json.dumps(value)[:40]}), not a number")
+    if not (math.isfinite(score) and 1 <= score <= 5):
+        raise ValueError(f"the score {value!r} is outside 1..5")
+    return score
 
 
 def parse_score(reply: str) -> tuple[float, str]:
-    """(score, reasoning) from a model's reply; ValueError when there is no score 1..5."""
+    """(score, reasoning) from a model's reply; ValueError when there is no score 1..5.
+
+    A JSON object whose ``score`` (or ``rating``) is not a plain number from 1 to 5 (a
+    list, a bool, an object, NaN, a 25-digit number) is refused, not searched for digits.
+    """
     candidates = [m.group(1) for m in _FENCE.finditer(reply)]
     brace = reply.find("{"), reply.rfind("}")
     if brace[0] >= 0 and brace[1] > brace[0]:
         candidates.append(reply[brace[0]:brace[1] + 1])
     for text in candidates:
         try:
-            obj = json.loads(text)
-        except ValueError:
+            obj = json.loads(text, parse_int=_int, parse_float=_float,
+                             parse_constant=_Literal)
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             lowered = {str(k).lower(): v for k, v in obj.items()}
-            value = lowered.get("score", lowered.get("rating"))
-            if isinstance(value, int | float | str) and not isinstance(value, bool):
-                try:
-                    score = float(value)
-                except ValueError:
-                    continue
-                if 1 <= score <= 5:
-                    return score, str(lowered.get("reasoning", "") or "")
-                raise ValueError(f"the score {value!r} is outside 1..5")
+            for key in ("score", "rating"):
+                if key in lowered:
+                    reasoning = lowered.get("reasoning", "") or ""
+                    return _score_value(lowered[key]), (
+                        reasoning if isinstance(reasoning, str) else json.dumps(reasoning))
     m = _LABELLED.search(reply) or _BARE.match(reply)
     if m:
         return float(m.group(1)), reply.strip()
@@ -115,19 +151,20 @@ class ChatClient:
         url = self.endpoint.rstrip("/")
         return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
-    def _post(self, messages: list[dict[str, str]], seed: int) -> str:
+    def _post(self, messages: list[dict[str, str]], seed: int,
+              cancel: Callable[[], bool] | None) -> str:
         body = json.dumps({"model": self.api_model, "messages": messages,
                            "temperature": self.temperature, "seed": seed}).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "Accept-Encoding": "identity", "Connection": "close"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:  # noqa: S310
-            payload = resp.read()
+        payload = guarded_http.post(self.url, body, headers, timeout_s=self.timeout_s,
+                                    cancel=cancel)
         try:
             data = json.loads(payload)
             content = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             raise _Malformed(f"the reply is not a chat completion: {payload[:200]!r}") from None
         if not isinstance(content, str):
             raise _Malformed("the reply's message has no text content")
@@ -135,25 +172,32 @@ class ChatClient:
 
     def score(self, messages: list[dict[str, str]], seed: int,
               cancel: Callable[[], bool] | None = None) -> tuple[str, float, str]:
-        """(reply, score, reasoning), retrying what may pass; LLMError when it does not."""
+        """(reply, score, reasoning), retrying what may pass; LLMError when it does not.
+
+        ``cancel`` is asked at least every tenth of a second, also while waiting for the
+        server and between retries; :class:`Cancelled` when it answers True.
+        """
+        if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
+            raise LLMError("the API key holds a line break or another control character")
         problem = ""
         for attempt in range(self.retries + 1):
             if cancel is not None and cancel():
                 raise Cancelled()
             wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
             try:
-                reply = self._post(messages, seed)
+                reply = self._post(messages, seed, cancel)
                 score, reasoning = parse_score(reply)
                 return reply, score, reasoning
-            except urllib.error.HTTPError as e:
-                problem = f"HTTP {e.code} {e.reason}"
+            except guarded_http.HTTPFailure as e:
+                problem = str(e)
                 if e.code != 429 and e.code < 500:
                     raise LLMError(f"{self.url}: {problem} (model '{self.api_model}')") from None
-                retry_after = e.headers.get("Retry-After") if e.headers else None
-                if retry_after and retry_after.strip().isdigit():
-                    wait = min(max(wait, float(retry_after)), MAX_BACKOFF_S)
-            except urllib.error.URLError as e:
-                problem = f"not reachable ({e.reason})"
+                if e.retry_after and e.retry_after.strip().isdigit():
+                    wait = min(max(wait, float(e.retry_after.strip()[:6])), MAX_BACKOFF_S)
+            except guarded_http.Refused as e:
+                raise LLMError(f"{self.url}: {e}") from None
+            except guarded_http.Unreachable as e:
+                problem = f"not reachable ({e})"
             except (TimeoutError, ConnectionError) as e:
                 problem = f"no answer ({e.__class__.__name__}: {e})"
             except _Malformed as e:
@@ -161,8 +205,20 @@ class ChatClient:
             except ValueError as e:  # parse_score
                 problem = f"{e}: {reply[:200]!r}"
             if attempt < self.retries:
-                time.sleep(wait)
+                _sleep(wait, cancel)
         raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
+
+
+_HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
+
+
+def _sleep(seconds: float, cancel: Callable[[], bool] | None) -> None:
+    """Wait, asking ``cancel`` every tenth of a second."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if cancel is not None and cancel():
+            raise Cancelled()
+        time.sleep(min(left, guarded_http.TICK_S))
 
 
 class _Malformed(Exception):
@@ -210,7 +266,7 @@ def judge(
             while queue and len(pending) < max(1, concurrency):
                 job = queue.pop()
                 pending[pool.submit(client.score, job.messages, job.run, stopped)] = job
-            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
             if cancel is not None and cancel():
                 raise Cancelled()
             for fut in done:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
-from .codebook import KEY_RE, Code, Codebook, code_from_dict, validate_codes
+from .codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
 from .errors import CodebookError, InputError
 
 CODEBOOK_NS = "urn:QDA-XML:codebook:1.0"
@@ -95,6 +95,8 @@ def _description(code: Code) -> str:
     if code.kind == "binary":  # no child codes: its two levels' labels ride here
         extra["levels"] = [{"value": lv.value, "label": lv.label, "description": lv.description}
                            for lv in code.levels]
+    else:  # the values as they are, so that any label reads back from "<value> = <label>"
+        extra["values"] = code.values
     marker = MARKER + json.dumps(extra, ensure_ascii=False, sort_keys=True)
     return f"{code.description}\n\n{marker}" if code.description else marker
 
@@ -237,6 +239,35 @@ def _split_marker(text: str) -> tuple[str, dict[str, Any] | None]:
     return head.strip(), extra if isinstance(extra, dict) else None
 
 
+def _known_levels(children: list[ET.Element], values: list[Any]
+                  ) -> tuple[list[dict[str, Any]], bool] | None:
+    """Levels of a code sense7-coder wrote, whose values its marker lists: each child is
+    ``"<value>"`` or ``"<value> = <label>"`` in order, whatever the label starts with (a
+    digit, ``-``, ``=``) or holds; then perhaps the not-applicable child. None when the
+    children are not that (renamed in another tool: read them as any other file's)."""
+    names = [child.get("name", "") for child in children]
+    allow_na = len(names) == len(values) + 1 and names[-1].strip() == NA_CHILD
+    if len(names) - allow_na != len(values) or any(_children(c, "Code") for c in children):
+        return None
+    levels = []
+    for value, name, child in zip(values, names, children, strict=False):
+        if not isinstance(value, int | str) or isinstance(value, bool):
+            return None
+        head = str(value)
+        if name == head:
+            label = head
+        elif name.startswith(head + " = "):
+            label = name[len(head) + 3:]
+        else:
+            return None
+        levels.append({"value": value, "label": label, "description": _desc(child)})
+    return levels, allow_na
+
+
+#: the exact form sense7-coder writes: "<value> = <label>", the label as it is
+_WRITTEN_LEVEL = re.compile(r"^(-?\d+) = (.+)$", re.S)
+
+
 def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]], bool] | None:
     """Levels from child codes named ``"<value> = <label>"``; None when they are not."""
     levels: list[dict[str, Any]] = []
@@ -247,6 +278,11 @@ def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]]
         name = child.get("name", "").strip()
         if name in (NA_CHILD, "NA", "N/A", "not applicable"):
             allow_na = True
+            continue
+        written = _WRITTEN_LEVEL.match(name) if kind != "nominal" else None
+        if written:
+            levels.append({"value": int(written.group(1)), "label": written.group(2),
+                           "description": _desc(child)})
             continue
         if kind == "nominal":
             value, _, label = name.partition(" = ")
@@ -276,7 +312,9 @@ def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
         if kind == "binary" and isinstance(extra.get("levels"), list):
             data["levels"] = extra["levels"]
         if kind != "binary":
-            found = _levels(children, kind)
+            values = extra.get("values")
+            found = ((_known_levels(children, values) if isinstance(values, list) else None)
+                     or _levels(children, kind))
             if found is None:
                 raise CodebookError(f"{where}, line {line}: code '{name}': its levels (child "
                                     "codes named '<value> = <label>') cannot be read")
@@ -319,6 +357,9 @@ def codebook_from_qdc(data: bytes, where: str, name: str = "") -> Codebook:
             _walk(el, [], lines, found, where)
     if not found:
         raise CodebookError(f"{where}: the codebook holds no codes")
+    if len(found) > MAX_CODES:
+        raise CodebookError(f"{where}: {len(found):,} codes; a codebook has at most "
+                            f"{MAX_CODES:,} codes")
     groups = {guid_.strip("{}").upper(): s.get("name", "")
               for sets in _children(sets_parent, "Sets") for s in _children(sets, "Set")
               for m in _children(s, "MemberCode")

@@ -9,10 +9,12 @@ a :class:`ProjectError` that says why and what to do instead (retire the code).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from string import ascii_uppercase
 
-from ..domain.codebook import Code, Codebook, load_codebook, validate_codes
+from ..domain.codebook import MAX_CODES, Code, Codebook, load_codebook, validate_codes
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
@@ -59,6 +61,9 @@ def _validate_all(project: Project, changed: Sequence[Code]) -> None:
     by_key = {c.key: c for c in project.codebook.codes}
     for c in changed:
         by_key[c.key] = c
+    if len(by_key) > MAX_CODES:
+        raise ProjectError(f"the codebook would hold {len(by_key):,} codes; a codebook has at "
+                           f"most {MAX_CODES:,} codes")
     try:
         validate_codes(list(by_key.values()), "codebook")
     except CodebookError as e:
@@ -115,17 +120,43 @@ def reorder_codes(project: Project, keys: Sequence[str]) -> None:
     project.invalidate_codebook()
 
 
-def apply_codebook(project: Project, codebook: Codebook) -> dict[str, int]:
+def _free_shortcuts(project: Project, codes: Sequence[Code], notes: list[str]) -> list[Code]:
+    """``codes`` with each shortcut that another code of the project already uses moved to
+    the first free letter (or dropped when none is free), with a note for each."""
+    incoming = {c.key for c in codes}
+    taken = {c.shortcut: c.key for c in project.codebook.codes
+             if c.shortcut and not c.retired and c.key not in incoming}
+    out = []
+    for code in codes:
+        letter = code.shortcut
+        if letter and not code.retired and letter in taken:
+            free = next((ch for ch in ascii_uppercase if ch not in taken), "")
+            owner = taken[letter]
+            code = dataclasses.replace(code, shortcut=free)
+            notes.append(f"shortcut '{letter}' of code '{code.key}' is already used by "
+                         f"'{owner}'; " + (f"'{code.key}' gets '{free}'" if free else
+                                           f"'{code.key}' has no shortcut now"))
+        if code.shortcut and not code.retired:
+            taken[code.shortcut] = code.key
+        out.append(code)
+    return out
+
+
+def apply_codebook(project: Project, codebook: Codebook,
+                   notes: list[str] | None = None) -> dict[str, int]:
     """Merge a codebook file into the project: new codes are added, known ones updated.
 
-    Codes of the project missing from the file stay as they are. All or nothing.
+    Codes of the project missing from the file stay as they are. A code whose shortcut
+    another code of the project uses gets a free letter (none when all are used), and a
+    line saying so is appended to ``notes``. All or nothing.
     """
-    for code in codebook.codes:
+    codes = _free_shortcuts(project, codebook.codes, notes if notes is not None else [])
+    for code in codes:
         _check_change(project, code)
-    _validate_all(project, codebook.codes)
+    _validate_all(project, codes)
     added = updated = 0
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
-        for code in codebook.codes:
+        for code in codes:
             if project.codebook.get(code.key) is None:
                 added += 1
             else:

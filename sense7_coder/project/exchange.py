@@ -38,10 +38,12 @@ def export_qdc(project: Project, path: str | Path) -> Path:
     return Path(path)
 
 
-def import_qdc(project: Project, path: str | Path) -> dict[str, int]:
-    """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project."""
+def import_qdc(project: Project, path: str | Path,
+               notes: list[str] | None = None) -> dict[str, int]:
+    """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project
+    (a shortcut already taken moves to a free letter, with a line in ``notes``)."""
     refuse_open_project_file(path, "to import the codebook from")
-    return codebook_ops.apply_codebook(project, load_qdc(path))
+    return codebook_ops.apply_codebook(project, load_qdc(path), notes)
 
 
 @dataclass

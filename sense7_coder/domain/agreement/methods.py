@@ -9,6 +9,7 @@ and version, with references.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -112,37 +113,69 @@ def paper_records(report: AgreementReport) -> list[AgreementRecord]:
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_LATEX = {"\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#",
+          "_": "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}",
+          "^": "\\textasciicircum{}", "<": "\\textless{}", ">": "\\textgreater{}",
+          "|": "\\textbar{}"}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX))
+_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+#: backslash-escaped in Markdown: what could start emphasis, code, a link, a table cell,
+#: math or strike-through in the middle of a line (HTML's < > & as entities)
+_MARKDOWN_RE = re.compile(r"[\\`*_\[\]|~$&<>]")
+
+
+def _latex_escape(text: str) -> str:
+    """Text as LaTeX prints it literally (every special character, control characters as
+    spaces)."""
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group()], _CONTROL.sub(" ", text))
+
+
+def _markdown_escape(text: str) -> str:
+    """Text as Markdown shows it literally: no HTML, emphasis, link, code, math or table
+    cell break from a name (control characters as spaces)."""
+    return _MARKDOWN_RE.sub(lambda m: _MARKDOWN.get(m.group(), "\\" + m.group()),
+                            _CONTROL.sub(" ", text))
+
+
 def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
                ctx: MethodsContext, latex: bool) -> str:
-    codes = report.codes
-    coders = sorted({c for r in rows for c in r.coders})
+    """The paragraph, names escaped for the format (Markdown or LaTeX) and the prose
+    written in it."""
+    esc = _latex_escape if latex else _markdown_escape
+    codes = [esc(c) for c in report.codes]
+    coders = [esc(c) for c in sorted({c for r in rows for c in r.coders})]
     measures = {r.measure for r in rows}
     levels = sorted({r.level for r in rows if r.measure == ALPHA and r.level != APPLICABILITY
                      and r.level})
     units = [r.n_units for r in rows if r.measure == ALPHA and r.level != APPLICABILITY]
     alpha = "$\\alpha$" if latex else "alpha"
+    pct = "\\%" if latex else "%"
+    amp = "\\&" if latex else "&"
+    quote = ("``", "''") if latex else ('"', '"')
     parts = [
-        f"Inter-rater agreement was computed with {ctx.software} {ctx.version} for "
+        f"Inter-rater agreement was computed with {esc(ctx.software)} {esc(ctx.version)} for "
         f"{len(codes)} code{'s' if len(codes) != 1 else ''} ({', '.join(codes)}) rated by "
         f"{len(coders)} coders ({', '.join(coders)})"
-        + (f", restricted to {ctx.filters}" if ctx.filters else "") + ".",
+        + (f", restricted to {esc(ctx.filters)}" if ctx.filters else "") + ".",
         f"We report Krippendorff's {alpha} (Krippendorff, 2011) at each code's level of "
-        f"measurement ({', '.join(levels) or 'as declared'}) over the code's declared scale; "
-        f"a unit entered when at least two coders rated it"
+        f"measurement ({', '.join(esc(lv) for lv in levels) or 'as declared'}) over the "
+        f"code's declared scale; a unit entered when at least two coders rated it"
         + (f" ({min(units)} to {max(units)} units per code)" if units and min(units) != max(units)
            else f" ({units[0]} units)" if units else "") + ".",
     ]
     if ctx.values:
-        parts.append(ctx.values)
+        parts.append(esc(ctx.values))
     extra = []
     if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
         extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights"
                                      if GWET_AC2 in measures else "")
                      + " and the Brennan-Prediger coefficient for any number of raters with "
-                       "missing ratings as Gwet (2014) defines them (Brennan & Prediger, 1981)")
+                       f"missing ratings as Gwet (2014) defines them (Brennan {amp} Prediger, "
+                       "1981)")
     if ICC in measures:
         extra.append("for ordinal codes the intraclass correlation in the six forms of "
-                     "Shrout and Fleiss (1979; McGraw & Wong, 1996) over the level values, "
+                     f"Shrout and Fleiss (1979; McGraw {amp} Wong, 1996) over the level values, "
                      "on the units every coder rated (units with a missing rating dropped, "
                      "their number given with each figure): ICC1 one-way random, ICC2 two-way "
                      "random with absolute agreement, ICC3 two-way mixed with consistency, "
@@ -152,17 +185,17 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         parts.append("We also report " + "; ".join(extra) + ".")
     if any(r.level == APPLICABILITY for r in rows):
         parts.append(
-            f"\"Not applicable\" was treated as missing in these figures; whether a code "
-            f"applied was assessed separately by nominal {alpha} on applicable versus not "
-            f"applicable over every coding of the codes that allow it.")
+            f"{quote[0]}Not applicable{quote[1]} was treated as missing in these figures; "
+            f"whether a code applied was assessed separately by nominal {alpha} on "
+            f"applicable versus not applicable over every coding of the codes that allow it.")
     if ctx.by_construction:
-        parts.append(ctx.by_construction)
+        parts.append(esc(ctx.by_construction))
     if ctx.bootstrap > 0:
         method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
                   else "percentile")
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
         parts.append(
-            f"95% confidence intervals are {method} bootstrap intervals over units "
+            f"95{pct} confidence intervals are {method} bootstrap intervals over units "
             f"({ctx.bootstrap} draws, {seed}); draws in which a coefficient was undefined "
             f"were left out and are counted in the output. Following Hayes and Krippendorff "
             f"(2007), q is the share of draws in which {alpha} fell below .667 and .800.")
@@ -178,13 +211,6 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
     return " ".join(parts)
 
 
-def _latex_escape(text: str) -> str:
-    for a, b in (("\\", "\\textbackslash{}"), ("&", "\\&"), ("%", "\\%"), ("_", "\\_"),
-                 ("#", "\\#"), ("$", "\\$")):
-        text = text.replace(a, b)
-    return text
-
-
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
     """The methods paragraph, the results table and the references."""
     if fmt not in FORMATS:
@@ -197,17 +223,16 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
               _fmt(r.value), _ci(r),
               _q(r.q_below_667) if r.measure == ALPHA else "",
               _q(r.q_below_800) if r.measure == ALPHA else "", r.band()] for r in rows]
-    paragraph = _paragraph(report, rows, ctx, latex)
+    body = _paragraph(report, rows, ctx, latex)
     if not latex:
-        lines = ["## Inter-rater agreement", "", paragraph.replace("$\\geq$", ">="), "",
+        esc = _markdown_escape
+        lines = ["## Inter-rater agreement", "", body, "",
                  "| " + " | ".join(header) + " |",
                  "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in table]
+        lines += ["| " + " | ".join(esc(cell) or " " for cell in row) + " |" for row in table]
         lines += ["", "### References", ""]
         lines += [f"- {text}" for _, text in REFERENCES]
         return "\n".join(lines) + "\n"
-    body = _latex_escape(paragraph).replace("\\$\\textbackslash{}alpha\\$", "$\\alpha$")
-    body = body.replace("\\$\\textbackslash{}geq\\$", "$\\geq$")
     lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
              "\\begin{table}[ht]", "\\centering", "\\small",
              "\\begin{tabular}{ll" + "r" * (len(header) - 3) + "l}", "\\hline",

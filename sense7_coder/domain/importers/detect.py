@@ -50,7 +50,8 @@ def detect_json(path: Path, encoding: str | None = None) -> tuple[str, Any]:
         data = load_json(path, encoding)
     except InputError as e:
         if "Extra data" in e.message:
-            first = next((ln for ln in read_text(path, encoding).splitlines() if ln.strip()), "")
+            first = next((ln for ln in read_text(path, encoding).split("\n") if ln.strip()),
+                         "")  # JSON Lines end at "\n" only (U+2028 may sit in a string)
             try:
                 json.loads(first)
             except json.JSONDecodeError:

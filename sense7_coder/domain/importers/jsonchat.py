@@ -441,7 +441,9 @@ def read_json(path: Path, options: ImportOptions, ticker: Ticker | None = None,
 
 
 def read_jsonl(path: Path, options: ImportOptions, ticker: Ticker | None = None) -> ImportBatch:
-    lines = json_text(path, options.encoding).splitlines()
+    # a record ends at "\n" only (a "\r" before it is JSON whitespace): a raw U+2028,
+    # U+2029 or U+0085 inside a string belongs to the string, whatever str.splitlines says
+    lines = json_text(path, options.encoding).split("\n")
 
     def objects() -> Iterator[tuple[str, Any]]:
         for i, line in enumerate(lines, 1):

@@ -44,6 +44,10 @@ from .tables import Table, find_column, read_csv_table
 SPEAKER_RE = re.compile(r"^[ \t]*([^\s:][^:\n]{0,39}?)[ \t]*:[ \t]*(.*)$")
 TRANSCRIPT_COLUMNS = ("transcript", "full_conversation", "conversation", "dialog", "dialogue")
 ID_COLUMNS = ("conversation_id", "conv_id", "dialog_id", "id")
+#: a line of a transcript ends at a line feed or carriage return, not at the other
+#: characters str.splitlines takes for line ends (U+2028, U+0085, form feed, ...), which
+#: stay in the message's text
+LINE_END = re.compile(r"\r\n|[\r\n]")
 
 
 def parse_transcript(text: str, resolver: RoleResolver) -> tuple[list[Turn], Counter[str]]:
@@ -57,7 +61,7 @@ def parse_transcript(text: str, resolver: RoleResolver) -> tuple[list[Turn], Cou
         if turns:
             turns[-1].text = "\n".join(lines).strip()
 
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(LINE_END.split(text), 1):
         m = SPEAKER_RE.match(line)
         name = m.group(1).strip() if m else None
         if m and name is not None and resolver.knows(name):

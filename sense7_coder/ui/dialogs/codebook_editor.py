@@ -282,16 +282,18 @@ class CodebookEditorDialog(QDialog):
     def import_codebook_file(self, path: str | Path) -> bool:
         self.commit(revert_invalid=True)
         counts: dict[str, int] = {}
+        notes: list[str] = []
 
         def apply() -> None:
             book = ops.read_codebook_file(path)  # never the project file itself
-            counts.update(ops.apply_codebook(self.project, book))
+            counts.update(ops.apply_codebook(self.project, book, notes))
 
         ok = self._run(apply, f"Imported {Path(path).name}.")
         if ok:
             self.message.show_message(
                 f"Imported {Path(path).name}: {counts.get('added', 0)} codes added, "
-                f"{counts.get('updated', 0)} updated.", "ok")
+                f"{counts.get('updated', 0)} updated."
+                + "".join(f" Note: {n[:1].upper()}{n[1:]}." for n in notes), "ok")
         self._reload()
         return ok
 
