@@ -13,7 +13,10 @@ coder's own (``random.Random(f"{seed}:{coder}")``), to spread order effects.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,17 +64,80 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
     if shuffle:
         random.Random(f"{seed}:{coder}").shuffle(ids)
     with_ratings = not project.blind_coding
-    package = Project.create(out, codebook=project.codebook)
+    if out.is_dir():
+        raise ProjectError(f"{out}: is a folder; give a file name for the package")
+    if os.path.lexists(out):
+        raise ProjectError(f"{out}: a file of that name already exists; choose another name")
+    # written under a temporary name in the same folder, made durable, then renamed: a
+    # kill or a full disk leaves nothing (or a hidden .part) where the package should be
+    partial = _temporary_name(out)
+    try:
+        # a package is written once and closed before it gets its name: a synced folder
+        # (to hand it to the coder) is no danger to it
+        package = Project.create(partial, codebook=project.codebook, shared_folder=True)
+    except BaseException:
+        _remove_files(partial)
+        raise
     try:
         with package.pdb.acting("package", coder), package.pdb.atomic() as db:
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
             store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
+        package.close()  # the last connection: its -wal is folded into the file
+        _sync(partial)
+        _rename_new(partial, out)
     except BaseException:
         package.close()
-        for name in (out.name, out.name + "-wal", out.name + "-shm"):
-            out.with_name(name).unlink(missing_ok=True)
+        _remove_files(partial)
         raise
-    package.close()
     return PackageSummary(out, coder, len(ids), with_ratings)
+
+
+def _temporary_name(out: Path) -> Path:
+    """A new, empty file of a fresh name beside ``out`` (so that the rename stays on one
+    disk)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    except FileNotFoundError:
+        raise ProjectError(f"{out}: the folder {out.parent} does not exist") from None
+    except OSError as e:
+        raise ProjectError(f"{out}: cannot write in {out.parent} ({e.strerror or e})") from None
+    os.close(fd)
+    return Path(name)
+
+
+def _sync(path: Path) -> None:
+    """Make the closed package file and its folder's entry reach the disk."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError, AttributeError):  # folders cannot be synced on Windows
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _rename_new(partial: Path, out: Path) -> None:
+    """Give the package its name, never over a file that appeared there meanwhile."""
+    try:
+        os.link(partial, out)
+    except FileExistsError:
+        raise ProjectError(f"{out}: a file of that name appeared meanwhile; choose another "
+                           "name") from None
+    except OSError:  # a file system without hard links
+        if out.exists():
+            raise ProjectError(f"{out}: a file of that name already exists; choose another "
+                               "name") from None
+        os.replace(partial, out)
+        return
+    partial.unlink()
+
+
+def _remove_files(path: Path) -> None:
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        path.with_name(name).unlink(missing_ok=True)

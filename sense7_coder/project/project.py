@@ -40,8 +40,11 @@ class Project:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | Path, codebook: Codebook | None = None) -> Project:
-        pdb = create_project_db(path)
+    def create(cls, path: str | Path, codebook: Codebook | None = None, *,
+               shared_folder: bool = False) -> Project:
+        """A new project file (``shared_folder``: also in a network or synced folder, for a
+        file written once and closed, such as a coder package)."""
+        pdb = create_project_db(path, shared_folder=shared_folder)
         project = cls(pdb)
         if codebook is not None:
             with pdb.atomic() as db:
@@ -58,6 +61,12 @@ class Project:
 
     def close(self) -> None:
         self.pdb.close()
+
+    @property
+    def notes(self) -> list[str]:
+        """What opening the file found and did beside it (a journal set aside, conflicted
+        copies to merge...), one line each."""
+        return list(self.pdb.notes)
 
     @staticmethod
     def back_up(path: str | Path) -> Path | None:
