@@ -257,9 +257,9 @@ def test_a_package_killed_while_written_leaves_nothing_under_its_name(tmp_path: 
         "package.copy_share = dying\n"
         "from sense7_coder.cli import main\n"
         "main(['package', sys.argv[1], 'a', sys.argv[2]])\n")
-    proc = subprocess.run([sys.executable, "-c", kill, str(project.path), str(out)],
-                          env=ENV, timeout=120)
-    assert proc.returncode == 9
+    killed = subprocess.run([sys.executable, "-c", kill, str(project.path), str(out)],
+                            env=ENV, timeout=120)
+    assert killed.returncode == 9
     assert not out.exists()  # no damaged file under the name the coder is sent
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("a.sense7")] == []
     left = set(tmp_path.iterdir())  # the killed one's hidden .part files

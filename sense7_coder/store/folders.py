@@ -24,6 +24,7 @@ import ctypes
 import ctypes.util
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -105,6 +106,11 @@ def mount_type(path: Path, mountinfo: str) -> str | None:
     return best[1] if best else None
 
 
+def _mountinfo() -> str:
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
 def _linux_type(path: Path) -> str | None:
     magic = _linux_statfs_type(path)
     if magic is not None and magic not in LINUX_REMOTE:
@@ -113,8 +119,7 @@ def _linux_type(path: Path) -> str | None:
     if magic is None or name == "fuse":
         # which FUSE file system (or, without statfs, which at all): the mount table
         with contextlib.suppress(OSError):
-            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
-                found = mount_type(path, fh.read())
+            found = mount_type(path, _mountinfo())
             if found is not None:
                 return found
     return name
@@ -262,8 +267,18 @@ def conflicted_note(path: Path) -> str | None:
     copies = conflicted_copies(path)
     if not copies:
         return None
-    names = " ".join(f'"{c}"' for c in copies[:5])
+    names = " ".join(_quote(c) for c in copies[:5])
     more = f" (and {len(copies) - 5} more)" if len(copies) > 5 else ""
-    return (f"{path}: {len(copies)} file{'s' if len(copies) != 1 else ''} beside it look "
-            f"like a sync client's conflicted cop{'ies' if len(copies) != 1 else 'y'} of "
-            f"it{more}; to bring their work in: sense7-coder merge \"{path}\" {names}")
+    many = len(copies) != 1
+    return (f"{path}: {len(copies)} file{'s' if many else ''} beside it look"
+            f"{'' if many else 's'} like a sync client's conflicted "
+            f"cop{'ies' if many else 'y'} of "
+            f"it{more}; to bring their work in: sense7-coder merge {_quote(path)} {names}")
+
+
+def _quote(path: Path) -> str:
+    """``path`` as typed in this system's shell (in double quotes where they suffice)."""
+    text = str(path)
+    if sys.platform == "win32" or not re.search(r'["$`\\!]', text):
+        return f'"{text}"'
+    return shlex.quote(text)

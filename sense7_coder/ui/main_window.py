@@ -53,6 +53,8 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.workspace: Workspace | None = None
         self._backups: TaskRunner | None = None
+        #: the message saying what opening found beside the project (see _show_notes)
+        self.notes_box: QMessageBox | None = None
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
@@ -240,7 +242,19 @@ class MainWindow(QMainWindow):
         self.workspace.coding.setFocus()
         self.poll.start()
         self._back_up_later(path)
+        if project.notes:
+            self._show_notes(project.notes)
         return True
+
+    def _show_notes(self, notes: list[str]) -> None:
+        """What opening found beside the project (a journal set aside, a sync client's
+        conflicted copies to merge...), in a message that does not stop the window."""
+        box = QMessageBox(QMessageBox.Icon.Information, "Found beside the project",
+                          "\n\n".join(notes), QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setObjectName("besideNotes")
+        box.open()
+        self.notes_box = box
 
     def _back_up_later(self, path: Path) -> None:
         """The project's backup on opening (when one is due), copied on a worker thread so
