@@ -59,6 +59,7 @@ BUSY_TIMEOUT_S = 30.0
 #: where the notes of an opening go (the command line prints them; the window shows
 #: :attr:`ProjectDB.notes`)
 notes_log = logging.getLogger("sense7_coder.notes")
+notes_log.addHandler(logging.NullHandler())  # elsewhere (the window's jobs) not printed
 _savepoints = itertools.count(1)
 T = TypeVar("T")
 #: ids of the connections inside :func:`snapshot` (a write there could not take the lock
