@@ -101,6 +101,36 @@ def test_the_window_s_opening_sets_a_journal_aside_and_says_so(demo_project: Pat
     assert dump(demo_project) == before
 
 
+def test_a_journal_beside_the_file_a_project_link_points_to_is_set_aside(
+        demo_project: Path, tmp_path: Path) -> None:
+    """SQLite looks for side files beside the file a link leads to: so does the check."""
+    real = tmp_path / "real" / demo_project.name
+    real.parent.mkdir()
+    shutil.move(demo_project, real)
+    demo_project.symlink_to(real)
+    beside = real.with_name(real.name + "-journal")
+    shutil.copyfile(hot_journal_of_another_database(_other(tmp_path)), beside)
+    before = dump(real)
+    proc = cli("info", demo_project)
+    assert proc.returncode == 0, proc.stderr
+    assert "set aside" in proc.stderr and not beside.exists()
+    assert dump(real) == before
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm"])
+def test_a_wal_or_shm_that_is_a_link_is_refused(demo_project: Path, tmp_path: Path,
+                                                suffix: str) -> None:
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"")
+    link = demo_project.with_name(demo_project.name + suffix)
+    link.symlink_to(target)
+    before = demo_project.read_bytes()
+    proc = cli("info", demo_project)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "is a link" in proc.stderr
+    assert demo_project.read_bytes() == before and target.read_bytes() == b""
+
+
 def test_a_journal_that_cannot_be_moved_aside_refuses_the_project_untouched(
         demo_project: Path, tmp_path: Path) -> None:
     if os.geteuid() == 0:

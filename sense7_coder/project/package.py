@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import tempfile
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +66,8 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
     with_ratings = not project.blind_coding
     if out.is_dir():
         raise ProjectError(f"{out}: is a folder; give a file name for the package")
+    if not out.parent.is_dir():
+        raise ProjectError(f"{out}: the folder {out.parent} does not exist")
     if os.path.lexists(out):
         raise ProjectError(f"{out}: a file of that name already exists; choose another name")
     # written under a temporary name in the same folder, made durable, then renamed: a
@@ -95,16 +97,9 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
 
 
 def _temporary_name(out: Path) -> Path:
-    """A new, empty file of a fresh name beside ``out`` (so that the rename stays on one
-    disk)."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
-    except FileNotFoundError:
-        raise ProjectError(f"{out}: the folder {out.parent} does not exist") from None
-    except OSError as e:
-        raise ProjectError(f"{out}: cannot write in {out.parent} ({e.strerror or e})") from None
-    os.close(fd)
-    return Path(name)
+    """A fresh hidden name beside ``out`` (so that the rename stays on one disk); the file
+    is created by SQLite, with the permissions any new file gets."""
+    return out.with_name(f".{out.name}.{secrets.token_hex(6)}.part")
 
 
 def _sync(path: Path) -> None:

@@ -25,6 +25,7 @@ import datetime as dt
 import os
 import stat
 import struct
+import time
 from pathlib import Path
 
 from ..domain.errors import ProjectError
@@ -63,20 +64,43 @@ def wal_mode(header: bytes) -> bool:
 def check_side_files(path: Path) -> list[str]:
     """Set aside a rollback journal that cannot belong to the project, refuse a -wal that
     does not fit it; the notes to show (one line each). Call before connecting."""
-    header = _read_head(path, 100)
+    real = path.resolve()  # SQLite finds the side files beside the file a link points to
+    _refuse_links(path, real)
+    header = _read_head(real, 100)
     if header is None or len(header) < 100 or header[:16] != SQLITE_HEADER:
         return []  # SQLite says what is wrong with the file itself
     notes = []
     if wal_mode(header):
-        note = _set_aside_journal(path)
+        note = _set_aside_journal(path, real)
         if note:
             notes.append(note)
-    _check_wal(path, header)
+    for attempt in range(3):
+        try:
+            _check_wal(path, real, header)
+            break
+        except ProjectError:
+            # another program writing meanwhile may have been read half-way (a frame, or
+            # a checkpoint between the file's header and the log): look again
+            if attempt == 2:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+            header = _read_head(real, 100) or header
     return notes
 
 
-def _set_aside_journal(path: Path) -> str | None:
-    journal = path.with_name(path.name + "-journal")
+def _refuse_links(path: Path, real: Path) -> None:
+    """A -wal or -shm that is a link would have SQLite read and write another file."""
+    for suffix in ("-wal", "-shm"):
+        side = real.with_name(real.name + suffix)
+        if side.is_symlink():
+            raise ProjectError(
+                f"{path}: {side.name} beside it is a link to another file; SQLite would take "
+                "that file's contents for the project's latest changes. Move the link away, "
+                "then try again; nothing was changed")
+
+
+def _set_aside_journal(path: Path, real: Path) -> str | None:
+    journal = real.with_name(real.name + "-journal")
     try:
         st = os.lstat(journal)
     except FileNotFoundError:
@@ -109,8 +133,8 @@ def _foreign(path: Path, wal: Path, why: str) -> ProjectError:
         "came from")
 
 
-def _check_wal(path: Path, header: bytes) -> None:
-    wal = path.with_name(path.name + "-wal")
+def _check_wal(path: Path, real: Path, header: bytes) -> None:
+    wal = real.with_name(real.name + "-wal")
     try:
         st = os.lstat(wal)
     except OSError:
@@ -137,7 +161,7 @@ def _check_wal(path: Path, header: bytes) -> None:
     # sizes the file had while no frame had changed its first page yet
     before = [size for size, n_first in sizes if n_first == 0]
     if (valid_for == counter and pages and any(size != pages for size in before)
-            and _read_head(path, page) not in first_pages):  # not checkpointed in part
+            and _read_head(real, page) not in first_pages):  # not checkpointed in part
         raise _foreign(path, wal, f"its first change leaves {before[0]} pages, the file "
                                   f"holds {pages}")
     for image in first_pages:
