@@ -150,14 +150,13 @@ def test_a_journal_that_cannot_be_moved_aside_refuses_the_project_untouched(
 
 # -- a -wal that was not written for this file ----------------------------------------------
 
-def test_a_wal_made_on_a_copy_is_refused_when_the_file_has_changed_since(
-        demo_project: Path, tmp_path: Path) -> None:
-    """The copy's log holds the copy's pages: played into the original, which went on and
-    grew meanwhile, they would quietly replace the original's own."""
-    copy = tmp_path / "copy" / demo_project.name
+def _beside_a_log_of_its_copy(original: Path, tmp_path: Path) -> Path:
+    """Copy ``original``; let the original grow, the copy change in place and keep the
+    change in its -wal; put that -wal beside the original. Returns the copy."""
+    copy = tmp_path / "copy" / original.name
     copy.parent.mkdir()
-    shutil.copyfile(demo_project, copy)
-    conn = sqlite3.connect(demo_project, isolation_level=None)  # the original goes on
+    shutil.copyfile(original, copy)
+    conn = sqlite3.connect(original, isolation_level=None)  # the original goes on
     conn.execute("INSERT INTO meta(key, value) VALUES ('grown', ?)", ["g" * 200_000])
     conn.close()
     leave = ("import os, sqlite3, sys\n"
@@ -167,7 +166,15 @@ def test_a_wal_made_on_a_copy_is_refused_when_the_file_has_changed_since(
     subprocess.run([sys.executable, "-c", leave, str(copy)], check=True, timeout=60)
     wal = copy.with_name(copy.name + "-wal")
     assert wal.stat().st_size > 0
-    shutil.copyfile(wal, demo_project.with_name(demo_project.name + "-wal"))
+    shutil.copyfile(wal, original.with_name(original.name + "-wal"))
+    return copy
+
+
+def test_a_wal_made_on_a_copy_is_refused_when_the_file_has_changed_since(
+        demo_project: Path, tmp_path: Path) -> None:
+    """The copy's log holds the copy's pages: played into the original, which went on and
+    grew meanwhile, they would quietly replace the original's own."""
+    copy = _beside_a_log_of_its_copy(demo_project, tmp_path)
     before = demo_project.read_bytes()
     proc = cli("info", demo_project)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
@@ -177,6 +184,19 @@ def test_a_wal_made_on_a_copy_is_refused_when_the_file_has_changed_since(
     # beside the file it was written for, the same log is the copy's latest change
     assert cli("info", copy).returncode == 0
     assert any("'copy'" in ln for ln in dump(copy))
+
+
+def test_a_merge_source_beside_a_log_of_its_copy_is_refused(demo_project: Path,
+                                                            tmp_path: Path) -> None:
+    source = tmp_path / "colleague" / "colleague.sense7"
+    source.parent.mkdir()
+    shutil.copyfile(demo_project, source)
+    _beside_a_log_of_its_copy(source, tmp_path)
+    before, source_before = dump(demo_project), source.read_bytes()
+    proc = cli("merge", demo_project, source)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "not written for this" in proc.stderr
+    assert dump(demo_project) == before and source.read_bytes() == source_before
 
 
 def test_a_wal_with_another_page_size_or_database_is_refused(demo_project: Path,

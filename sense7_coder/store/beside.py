@@ -61,8 +61,9 @@ def wal_mode(header: bytes) -> bool:
     return len(header) >= 20 and header[:16] == SQLITE_HEADER and header[18] == header[19] == 2
 
 
-def check_side_files(path: Path) -> list[str]:
-    """Set aside a rollback journal that cannot belong to the project, refuse a -wal that
+def check_side_files(path: Path, *, journal: bool = True) -> list[str]:
+    """Set aside a rollback journal that cannot belong to the project (unless not
+    ``journal``: a file only read, whose folder is not ours to change), refuse a -wal that
     does not fit it; the notes to show (one line each). Call before connecting."""
     real = path.resolve()  # SQLite finds the side files beside the file a link points to
     _refuse_links(path, real)
@@ -70,7 +71,7 @@ def check_side_files(path: Path) -> list[str]:
     if header is None or len(header) < 100 or header[:16] != SQLITE_HEADER:
         return []  # SQLite says what is wrong with the file itself
     notes = []
-    if wal_mode(header):
+    if journal and wal_mode(header):
         note = _set_aside_journal(path, real)
         if note:
             notes.append(note)
