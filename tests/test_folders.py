@@ -208,11 +208,19 @@ def test_onedrive_s_computer_name_copies_are_spotted_in_its_folder_only(
     assert folders.conflicted_copies(demo_project) == []
 
 
-def test_the_window_says_which_conflicted_copies_to_merge(gui: Any,
-                                                         demo_project: Path) -> None:
+def test_the_window_says_which_conflicted_copies_to_merge_and_offers_to(
+        gui: Any, demo_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sense7_coder.ui.analysis.menu import AnalysisMenu
+
     copy = demo_project.with_name("sense7-demo (Ana's conflicted copy 2024-05-01).sense7")
     shutil.copyfile(demo_project, copy)
+    asked: list[list[Path]] = []
+    monkeypatch.setattr(AnalysisMenu, "merge", lambda self, sources=(): asked.append(
+        list(sources)))
     window = gui.open(demo_project)
-    assert window.notes_box is not None and window.notes_box.isVisible()
-    assert copy.name in window.notes_box.text() and "merge" in window.notes_box.text()
-    window.notes_box.close()
+    box = window.notes_box
+    assert box is not None and box.isVisible()
+    assert copy.name in box.text() and "merge" in box.text()
+    merge = next(b for b in box.buttons() if b.text().startswith("Merge"))
+    merge.click()
+    assert asked == [[copy]]  # the merge dialog, the copies listed in it

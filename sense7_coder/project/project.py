@@ -19,6 +19,7 @@ from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
+from ..store.folders import conflicted_copies
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
@@ -61,6 +62,10 @@ class Project:
 
     def close(self) -> None:
         self.pdb.close()
+
+    def conflicted_copies(self) -> list[Path]:
+        """Files beside the project named as sync clients name a conflicted copy of it."""
+        return conflicted_copies(self.path)
 
     @property
     def notes(self) -> list[str]:

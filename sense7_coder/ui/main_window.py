@@ -243,14 +243,18 @@ class MainWindow(QMainWindow):
         self.poll.start()
         self._back_up_later(path)
         if project.notes:
-            self._show_notes(project.notes)
+            self._show_notes(project)
         return True
 
-    def _show_notes(self, notes: list[str]) -> None:
+    def _show_notes(self, project: Project) -> None:
         """What opening found beside the project (a journal set aside, a sync client's
         conflicted copies to merge...), in a message that does not stop the window."""
         box = QMessageBox(QMessageBox.Icon.Information, "Found beside the project",
-                          "\n\n".join(notes), QMessageBox.StandardButton.Ok, self)
+                          "\n\n".join(project.notes), QMessageBox.StandardButton.Ok, self)
+        copies = project.conflicted_copies()
+        if copies:
+            merge = box.addButton("Merge them…", QMessageBox.ButtonRole.AcceptRole)
+            merge.clicked.connect(lambda: self.analysis.merge(copies))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setObjectName("besideNotes")
         box.open()
