@@ -215,7 +215,7 @@ def test_the_window_says_which_conflicted_copies_to_merge_and_offers_to(
     copy = demo_project.with_name("sense7-demo (Ana's conflicted copy 2024-05-01).sense7")
     shutil.copyfile(demo_project, copy)
     asked: list[list[Path]] = []
-    monkeypatch.setattr(AnalysisMenu, "merge", lambda self, sources=(): asked.append(
+    monkeypatch.setattr(AnalysisMenu, "merge_files", lambda self, sources: asked.append(
         list(sources)))
     window = gui.open(demo_project)
     box = window.notes_box

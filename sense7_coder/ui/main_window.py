@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
         copies = project.conflicted_copies()
         if copies:
             merge = box.addButton("Merge them…", QMessageBox.ButtonRole.AcceptRole)
-            merge.clicked.connect(lambda: self.analysis.merge(copies))
+            merge.clicked.connect(lambda: self.analysis.merge_files(copies))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.setObjectName("besideNotes")
         box.open()

@@ -158,8 +158,11 @@ class AnalysisMenu(QObject):
             return
         ExportDialog(project, self.window).exec()
 
-    def merge(self, sources: Sequence[Path] = ()) -> None:
-        """The merge dialog (with ``sources`` listed already, say a sync client's conflicted
+    def merge(self) -> None:
+        self.merge_files(())
+
+    def merge_files(self, sources: Sequence[Path]) -> None:
+        """The merge dialog with ``sources`` listed already (say a sync client's conflicted
         copies of the project)."""
         project = self._project()
         if project is None:
