@@ -101,6 +101,28 @@ def test_the_window_s_opening_sets_a_journal_aside_and_says_so(demo_project: Pat
     assert dump(demo_project) == before
 
 
+def test_a_journal_that_appears_while_the_window_is_open_is_set_aside_by_its_jobs(
+        demo_project: Path, tmp_path: Path) -> None:
+    """A job of the window opens its own connection: the journal must not wait for the
+    window to close to be played back."""
+    from sense7_coder.project import Project
+
+    before = dump(demo_project)
+    window = Project.open(demo_project, backup=False)
+    try:
+        beside = demo_project.with_name(demo_project.name + "-journal")
+        shutil.copyfile(hot_journal_of_another_database(_other(tmp_path)), beside)
+        started = time.monotonic()
+        with Project.open(demo_project, backup=False) as job:
+            assert job.info()["conversations"] > 0
+            assert any("set aside" in note for note in job.notes)
+        assert time.monotonic() - started < 10
+        assert not beside.exists()
+    finally:
+        window.close()
+    assert dump(demo_project) == before
+
+
 def test_a_journal_beside_the_file_a_project_link_points_to_is_set_aside(
         demo_project: Path, tmp_path: Path) -> None:
     """SQLite looks for side files beside the file a link leads to: so does the check."""

@@ -89,6 +89,12 @@ def check_side_files(path: Path, *, journal: bool = True) -> list[str]:
     return notes
 
 
+def set_aside_journal(path: Path) -> str | None:
+    """Set aside a rollback journal beside a project this process has open (in WAL mode,
+    which it set; its header is not read then): the note, or None."""
+    return _set_aside_journal(path, path.resolve())
+
+
 def _refuse_links(path: Path, real: Path) -> None:
     """A -wal or -shm that is a link would have SQLite read and write another file."""
     for suffix in ("-wal", "-shm"):

@@ -44,7 +44,7 @@ from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from . import checked as checked_files
-from .beside import check_side_files
+from .beside import check_side_files, set_aside_journal
 from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
 from .locks import busy_detail
@@ -624,7 +624,11 @@ def _notes_before_opening(path: Path) -> list[str]:
     file before it can (unless this process has it open already: it was looked at then,
     and no handle may be opened on it now). The notes to show, one line each."""
     found = [refuse_unsafe_folder(path)]
-    if not is_open_here(path):
+    if is_open_here(path):
+        # open here, so in WAL mode: a journal that appeared since would still be played
+        # back by a new connection once the others close
+        found.append(set_aside_journal(path))
+    else:
         found += [*check_side_files(path), conflicted_note(path), linked_backups_note(path)]
     notes = [note for note in found if note]
     for note in notes:
