@@ -339,3 +339,28 @@ def test_a_package_killed_while_written_leaves_nothing_under_its_name(tmp_path: 
     assert proc.returncode == 0, proc.stderr
     assert set(tmp_path.iterdir()) - left == {out}  # nothing else left behind
     assert cli("info", out).returncode == 0
+
+
+def test_what_a_killed_package_left_is_cleaned_up_by_the_next(tmp_path: Path) -> None:
+    from analysis_support import conversation_lines, make_project
+
+    from sense7_coder.project.assignments import assign
+    from sense7_coder.project.package import make_package
+    from sense7_coder.store.db import STALE_PART_S
+
+    lines = conversation_lines([(f"k{i:02d}", "P1", "GPT4", 3, 4) for i in range(4)])
+    project = make_project(tmp_path, "study.sense7", lines)
+    assign(project, ["a"], seed=0)
+    out = tmp_path / "a.sense7"
+    stale = [tmp_path / f".a.sense7.0123456789ab.part{s}" for s in ("", "-wal", "-shm")]
+    live = tmp_path / ".a.sense7.ba9876543210.part"  # another window's, being written
+    other = tmp_path / ".b.sense7.0123456789ab.part"  # another package's name
+    old = time.time() - STALE_PART_S - 60
+    for f in [*stale, live, other]:
+        f.write_bytes(b"x")
+    for f in [*stale, other]:
+        os.utime(f, (old, old))
+    make_package(project, "a", out)
+    project.close()
+    assert not any(f.exists() for f in stale)
+    assert live.exists() and other.exists() and out.is_file()

@@ -16,7 +16,10 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import secrets
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
 from ..store import codes as store_codes
 from ..store import package as store_package
+from ..store.db import STALE_PART_S
 from .project import Project
 
 #: settings a package never takes over from the lead's project
@@ -72,6 +76,7 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
         raise ProjectError(f"{out}: a file of that name already exists; choose another name")
     # written under a temporary name in the same folder, made durable, then renamed: a
     # kill or a full disk leaves nothing (or a hidden .part) where the package should be
+    _clean_stale_parts(out)
     partial = _temporary_name(out)
     try:
         # a package is written once and closed before it gets its name: a synced folder
@@ -100,6 +105,20 @@ def _temporary_name(out: Path) -> Path:
     """A fresh hidden name beside ``out`` (so that the rename stays on one disk); the file
     is created by SQLite, with the permissions any new file gets."""
     return out.with_name(f".{out.name}.{secrets.token_hex(6)}.part")
+
+
+def _clean_stale_parts(out: Path) -> None:
+    """Delete what a killed package left under its temporary names (untouched for a while:
+    one being written by another window is left alone)."""
+    name = re.compile(rf"\.{re.escape(out.name)}\.[0-9a-f]{{12}}\.part(-wal|-shm|-journal)?")
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(out.parent):
+            if name.fullmatch(entry.name):
+                with contextlib.suppress(OSError):
+                    st = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_PART_S:
+                        os.unlink(entry.path)
 
 
 def _sync(path: Path) -> None:
