@@ -7,6 +7,7 @@ input or 1 for anything else; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -49,7 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _NoteLines(logging.Handler):
+    """Prints what opening a project found beside it (one line each) to stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"sense7-coder: note: {record.getMessage()}", file=sys.stderr)
+
+
+def _print_notes() -> None:
+    log = logging.getLogger("sense7_coder.notes")
+    if not any(isinstance(h, _NoteLines) for h in log.handlers):
+        log.addHandler(_NoteLines())
+        log.propagate = False
+        log.setLevel(logging.INFO)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _print_notes()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -13,7 +13,13 @@ coder's own (``random.Random(f"{seed}:{coder}")``), to spread order effects.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
+import re
+import secrets
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +27,7 @@ from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
 from ..store import codes as store_codes
 from ..store import package as store_package
+from ..store.db import STALE_PART_S
 from .project import Project
 
 #: settings a package never takes over from the lead's project (the lead passphrase's hash
@@ -62,7 +69,23 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
     if shuffle:
         random.Random(f"{seed}:{coder}").shuffle(ids)
     with_ratings = not project.blind_coding
-    package = Project.create(out, codebook=project.codebook)
+    if out.is_dir():
+        raise ProjectError(f"{out}: is a folder; give a file name for the package")
+    if not out.parent.is_dir():
+        raise ProjectError(f"{out}: the folder {out.parent} does not exist")
+    if os.path.lexists(out):
+        raise ProjectError(f"{out}: a file of that name already exists; choose another name")
+    # written under a temporary name in the same folder, made durable, then renamed: a
+    # kill or a full disk leaves nothing (or a hidden .part) where the package should be
+    _clean_stale_parts(out)
+    partial = _temporary_name(out)
+    try:
+        # a package is written once and closed before it gets its name: a synced folder
+        # (to hand it to the coder) is no danger to it
+        package = Project.create(partial, codebook=project.codebook, shared_folder=True)
+    except BaseException:
+        _remove_files(partial)
+        raise
     try:
         with package.pdb.acting("package", coder), package.pdb.atomic() as db:
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
@@ -71,10 +94,67 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
             if not with_ratings:  # a blind study: nothing blinding hides goes out
                 store_package.withhold_blinded(db, project.hidden_attributes)
+        package.close()  # the last connection: its -wal is folded into the file
+        _sync(partial)
+        _rename_new(partial, out)
     except BaseException:
         package.close()
-        for name in (out.name, out.name + "-wal", out.name + "-shm"):
-            out.with_name(name).unlink(missing_ok=True)
+        _remove_files(partial)
         raise
-    package.close()
     return PackageSummary(out, coder, len(ids), with_ratings)
+
+
+def _temporary_name(out: Path) -> Path:
+    """A fresh hidden name beside ``out`` (so that the rename stays on one disk); the file
+    is created by SQLite, with the permissions any new file gets."""
+    return out.with_name(f".{out.name}.{secrets.token_hex(6)}.part")
+
+
+def _clean_stale_parts(out: Path) -> None:
+    """Delete what a killed package left under its temporary names (untouched for a while:
+    one being written by another window is left alone)."""
+    name = re.compile(rf"\.{re.escape(out.name)}\.[0-9a-f]{{12}}\.part(-wal|-shm|-journal)?")
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(out.parent):
+            if name.fullmatch(entry.name):
+                with contextlib.suppress(OSError):
+                    st = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_PART_S:
+                        os.unlink(entry.path)
+
+
+def _sync(path: Path) -> None:
+    """Make the closed package file and its folder's entry reach the disk."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError, AttributeError):  # folders cannot be synced on Windows
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _rename_new(partial: Path, out: Path) -> None:
+    """Give the package its name, never over a file that appeared there meanwhile."""
+    try:
+        os.link(partial, out)
+    except FileExistsError:
+        raise ProjectError(f"{out}: a file of that name appeared meanwhile; choose another "
+                           "name") from None
+    except OSError:  # a file system without hard links
+        if out.exists():
+            raise ProjectError(f"{out}: a file of that name already exists; choose another "
+                               "name") from None
+        os.replace(partial, out)
+        return
+    partial.unlink()
+
+
+def _remove_files(path: Path) -> None:
+    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+        path.with_name(name).unlink(missing_ok=True)

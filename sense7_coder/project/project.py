@@ -22,6 +22,7 @@ from ..store import conversations as store_conv
 from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
+from ..store.folders import conflicted_copies
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
@@ -51,8 +52,11 @@ class Project:
 
     # -- lifecycle -------------------------------------------------------------------------
     @classmethod
-    def create(cls, path: str | Path, codebook: Codebook | None = None) -> Project:
-        pdb = create_project_db(path)
+    def create(cls, path: str | Path, codebook: Codebook | None = None, *,
+               shared_folder: bool = False) -> Project:
+        """A new project file (``shared_folder``: also in a network or synced folder, for a
+        file written once and closed, such as a coder package)."""
+        pdb = create_project_db(path, shared_folder=shared_folder)
         project = cls(pdb)
         if codebook is not None:
             with pdb.atomic() as db:
@@ -69,6 +73,16 @@ class Project:
 
     def close(self) -> None:
         self.pdb.close()
+
+    def conflicted_copies(self) -> list[Path]:
+        """Files beside the project named as sync clients name a conflicted copy of it."""
+        return conflicted_copies(self.path)
+
+    @property
+    def notes(self) -> list[str]:
+        """What opening the file found and did beside it (a journal set aside, conflicted
+        copies to merge...), one line each."""
+        return list(self.pdb.notes)
 
     @staticmethod
     def back_up(path: str | Path) -> Path | None:

@@ -29,6 +29,7 @@ import contextlib
 import datetime as dt
 import functools
 import itertools
+import logging
 import os
 import re
 import shutil
@@ -43,6 +44,8 @@ from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from . import checked as checked_files
+from .beside import check_side_files, set_aside_journal
+from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
 from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
@@ -54,6 +57,10 @@ BACKUPS_KEPT = 5
 #: how long a writer waits for another one to finish before giving up
 BUSY_TIMEOUT_S = 30.0
 
+#: where the notes of an opening go (the command line prints them; the window shows
+#: :attr:`ProjectDB.notes`)
+notes_log = logging.getLogger("sense7_coder.notes")
+notes_log.addHandler(logging.NullHandler())  # elsewhere (the window's jobs) not printed
 _savepoints = itertools.count(1)
 T = TypeVar("T")
 #: ids of the connections inside :func:`snapshot` (a write there could not take the lock
@@ -138,6 +145,8 @@ class ProjectDB:
         #: who writes and why, recorded with every change in the history (see history.py)
         self.actor: str | None = None
         self.source = "edit"
+        #: what opening the file found and did beside it (one line each, for the user)
+        self.notes: list[str] = []
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -458,9 +467,9 @@ def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: boo
     return version
 
 
-
-def create_project_db(path: str | Path) -> ProjectDB:
-    """Create a new, empty project file at the latest schema. Refuses to overwrite."""
+def create_project_db(path: str | Path, *, shared_folder: bool = False) -> ProjectDB:
+    """Create a new, empty project file at the latest schema. Refuses to overwrite, and
+    (unless ``shared_folder``) to write in a folder where SQLite is unsafe."""
     path = Path(path)
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder; give a file name for the new project")
@@ -468,6 +477,10 @@ def create_project_db(path: str | Path) -> ProjectDB:
         raise ProjectError(f"{path}: a file of that name already exists; choose another name")
     if not path.parent.exists():
         raise ProjectError(f"{path}: the folder {path.parent} does not exist")
+    note = None if shared_folder else refuse_unsafe_folder(path)
+    if note:
+        notes_log.warning(note)
+    _set_aside_stale(path)
     existed = path.exists()
     try:
         conn = connect(path, "rwc")
@@ -494,6 +507,21 @@ def create_project_db(path: str | Path) -> ProjectDB:
             _remove_project_files(path)
         raise
     return pdb
+
+
+def _set_aside_stale(path: Path) -> None:
+    """Rename a -wal, -shm or -journal left beside the name of a new project (by a file
+    of that name deleted or moved by hand): SQLite would read them into the new file."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = path.with_name(path.name + suffix)
+        if os.path.lexists(side):
+            stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+            try:
+                os.rename(side, side.with_name(f"{side.name}.stale-{stamp}"))
+            except OSError as e:
+                raise ProjectError(f"{path}: {side.name} is left beside the new project's "
+                                   f"name and cannot be moved away ({e.strerror or e}); "
+                                   "move it, or choose another name") from None
 
 
 def _remove_project_files(path: Path) -> None:
@@ -559,6 +587,7 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
     refuse_odd_file(path)
+    notes = _notes_before_opening(path)
     # the pages are checked unless this process holds the file open already (it was
     # checked then, and only SQLite has written to it since) or the file has not changed
     # at all since a check passed (see checked.py)
@@ -590,12 +619,30 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
             raise _friendly(path, e) from None
         raise ProjectError(damaged_message(path, str(e))) from None
     pdb = ProjectDB(path, Database(conn, execute_plugins=False))
+    pdb.notes.extend(notes)
     upgrade = migrate and version < SCHEMA_VERSION
     if backup or upgrade:  # an upgrade always starts from a fresh backup
         backup_project(pdb)
     if upgrade:
         _migrate(pdb)
     return pdb
+
+
+def _notes_before_opening(path: Path) -> list[str]:
+    """Refuse a folder where SQLite is unsafe; look at what SQLite would read beside the
+    file before it can (unless this process has it open already: it was looked at then,
+    and no handle may be opened on it now). The notes to show, one line each."""
+    found = [refuse_unsafe_folder(path)]
+    if is_open_here(path):
+        # open here, so in WAL mode: a journal that appeared since would still be played
+        # back by a new connection once the others close
+        found.append(set_aside_journal(path))
+    else:
+        found += [*check_side_files(path), conflicted_note(path), linked_backups_note(path)]
+    notes = [note for note in found if note]
+    for note in notes:
+        notes_log.warning(note)
+    return notes
 
 
 def _migrate(pdb: ProjectDB) -> None:
@@ -626,13 +673,44 @@ def own_backups(path: Path) -> list[Path]:
     """The backups sense7-coder made of ``path`` (by their names), oldest first.
 
     Other files in the folder (a copy put there by hand) are never counted, rotated out
-    or deleted.
+    or deleted; nor is anything reached through a backups folder that is a link.
     """
     folder = backups_dir(path)
-    if not folder.is_dir():
+    if folder.is_symlink() or not folder.is_dir():
         return []
     name = re.compile(rf"{re.escape(path.stem)}-\d{{8}}-\d{{6}}-\d{{6}}(-before-restore)?\.sqlite")
     return sorted(p for p in folder.glob("*.sqlite") if name.fullmatch(p.name))
+
+
+def linked_backups_note(path: Path) -> str | None:
+    """A line for a backups folder that is a link (to a folder elsewhere, whose files
+    rotation would delete): it is not followed, and no backup is made."""
+    folder = backups_dir(path)
+    if not folder.is_symlink():
+        return None
+    return (f"{path}: {folder.name} beside it is a link to another place, which "
+            "sense7-coder does not follow: no backup was made; make it a plain folder to "
+            "have backups again")
+
+
+#: a half-written backup (``.NAME.part``) untouched this long was left by a killed backup
+STALE_PART_S = 600.0
+
+
+def _clean_stale_parts(path: Path, folder: Path) -> None:
+    """Delete half-written backups of ``path`` that a killed backup left in ``folder``
+    (only sense7-coder's own names; one still being written is left alone)."""
+    name = re.compile(rf"\.{re.escape(path.stem)}-\d{{8}}-\d{{6}}-\d{{6}}\.sqlite\.part"
+                      r"(-journal)?")
+    now = dt.datetime.now().timestamp()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if not name.fullmatch(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_PART_S:
+                    os.unlink(entry.path)
 
 
 def backup_project(pdb: ProjectDB) -> Path | None:
@@ -680,9 +758,12 @@ def _changed_at(path: Path) -> float:
 
 
 def _backup(path: Path, source: sqlite3.Connection) -> Path | None:
+    folder = backups_dir(path)
+    if folder.is_symlink():
+        return None  # never followed (see linked_backups_note)
+    _clean_stale_parts(path, folder)
     if not backup_due(path):
         return None
-    folder = backups_dir(path)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     target = folder / f"{path.stem}-{stamp}.sqlite"
     partial = folder / f".{target.name}.part"

@@ -18,10 +18,12 @@ from typing import Any
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
+from .beside import check_side_files
 from .db import (
     connect,
     decode_error,
     first_not_text,
+    is_open_here,
     not_sqlite,
     refuse_odd_file,
     strict_text,
@@ -75,7 +77,8 @@ def open_source(path: str | Path) -> sqlite3.Connection:
 
     The same checks as opening a project (our schema and nothing else, application id,
     version), and SQLite's full ``integrity_check``, which also finds indexes that disagree
-    with their tables. No plain file handle is opened on the file.
+    with their tables; a -wal beside it that was not written for it is refused (see
+    :mod:`.beside`; read only when this process has no connection to the file).
     """
     path = Path(path)
     if not path.exists():
@@ -83,6 +86,8 @@ def open_source(path: str | Path) -> sqlite3.Connection:
     if path.is_dir():
         raise ProjectError(f"{path}: is a folder, not a project file")
     refuse_odd_file(path)
+    if not is_open_here(path):
+        check_side_files(path, journal=False)  # an interrupted change is refused below
     conn = _connect_read_only(path)
     try:
         # every row is checked as the API checks it (project/merge.py), with its own words

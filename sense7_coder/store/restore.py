@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain.errors import ProjectError
+from .beside import check_side_files
 from .db import backups_dir, connect, is_open_here, verify_project, verify_read_only
 from .locks import others_holding
 
@@ -34,6 +35,7 @@ class Backup:
 def list_backups(project: Path) -> list[Backup]:
     """The project's backups, newest first."""
     folder = backups_dir(project)
+    _refuse_link(project, folder)
     if not folder.is_dir():
         return []
     out = []
@@ -44,6 +46,14 @@ def list_backups(project: Path) -> list[Backup]:
             continue
         out.append(Backup(p, dt.datetime.fromtimestamp(st.st_mtime), st.st_size))
     return sorted(out, key=lambda b: (b.modified, b.path.name), reverse=True)
+
+
+def _refuse_link(project: Path, folder: Path) -> None:
+    if folder.is_symlink():
+        raise ProjectError(
+            f"{project}: {folder.name} beside it is a link to another place, which "
+            "sense7-coder does not follow (nor lists, nor writes to); make it a plain folder "
+            "first; nothing was changed")
 
 
 def _remove(path: Path) -> None:
@@ -74,6 +84,7 @@ def _fold_in_wal(project: Path) -> bool:
     try:
         # checked read-only first: a read-write connection to a damaged file, or to one
         # beside another project's -wal, would fold that -wal in when it closes
+        check_side_files(project)
         if verify_read_only(project) is None:
             return False
         conn = connect(project, "rw")
@@ -103,6 +114,7 @@ def restore_backup(project: Path, backup: Path) -> Path | None:
         raise ProjectError(f"{backup}: no such backup")
     if is_open_here(project):
         raise ProjectError(f"{project}: close the project before restoring it")
+    _refuse_link(project, backups_dir(project))
     others = others_holding(project)
     if others:
         who = ", ".join(h.describe() for h in others)

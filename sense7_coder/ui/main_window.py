@@ -53,6 +53,8 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.workspace: Workspace | None = None
         self._backups: TaskRunner | None = None
+        #: the message saying what opening found beside the project (see _show_notes)
+        self.notes_box: QMessageBox | None = None
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
@@ -240,7 +242,23 @@ class MainWindow(QMainWindow):
         self.workspace.coding.setFocus()
         self.poll.start()
         self._back_up_later(path)
+        if project.notes:
+            self._show_notes(project)
         return True
+
+    def _show_notes(self, project: Project) -> None:
+        """What opening found beside the project (a journal set aside, a sync client's
+        conflicted copies to merge...), in a message that does not stop the window."""
+        box = QMessageBox(QMessageBox.Icon.Information, "Found beside the project",
+                          "\n\n".join(project.notes), QMessageBox.StandardButton.Ok, self)
+        copies = project.conflicted_copies()
+        if copies:
+            merge = box.addButton("Merge them…", QMessageBox.ButtonRole.AcceptRole)
+            merge.clicked.connect(lambda: self.analysis.merge_files(copies))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setObjectName("besideNotes")
+        box.open()
+        self.notes_box = box
 
     def _back_up_later(self, path: Path) -> None:
         """The project's backup on opening (when one is due), copied on a worker thread so

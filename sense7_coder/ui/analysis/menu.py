@@ -6,6 +6,8 @@ main window; both close when their project closes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtCore import QObject, QTimer
@@ -157,11 +159,18 @@ class AnalysisMenu(QObject):
         ExportDialog(project, self.window).exec()
 
     def merge(self) -> None:
+        self.merge_files(())
+
+    def merge_files(self, sources: Sequence[Path]) -> None:
+        """The merge dialog with ``sources`` listed already (say a sync client's conflicted
+        copies of the project)."""
         project = self._project()
         if project is None:
             return
         from .merge_dialog import MergeDialog
 
         dialog = MergeDialog(project, self.window)
+        if sources:
+            dialog.set_sources(list(sources))
         if dialog.exec() == QDialog.DialogCode.Accepted or dialog.merged:
             self.window.check_elsewhere()  # the merge wrote through its own connection
