@@ -21,8 +21,8 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
-from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
 from ..store.folders import conflicted_copies
+from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
