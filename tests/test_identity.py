@@ -260,3 +260,23 @@ def test_a_package_holds_nothing_blinding_hides_and_codes_only_as_its_coder(
     assert p.db.execute("SELECT model FROM conversations WHERE conversation_id = 'c1'"
                         ).fetchone() != (None,)
     p.close()
+
+
+def test_a_background_connection_acts_as_its_window_does(tmp_path: Path) -> None:
+    p = _study(tmp_path)
+    p.set_lead_passphrase(SECRET)
+    worker = Project.open(p.path, backup=False)
+    with pytest.raises(ProjectError, match="coders code blind"):
+        project_agreement(worker, AgreementOptions(codes=["overall"]))
+    worker.act_as(p)  # the lead's window: the lead, passphrase given
+    assert worker.coder == "lee" and worker.is_lead()
+    assert project_agreement(worker, AgreementOptions(codes=["overall"])).records
+    p.set_coder("ana")
+    worker.act_as(p)  # a coder's window: a coder
+    with pytest.raises(ProjectError, match="'ana' codes blind"):
+        project_agreement(worker, AgreementOptions(codes=["overall"]))
+    other = make_project(tmp_path, "other.sense7")
+    with pytest.raises(ProjectError, match="is not"):
+        other.act_as(p)
+    for project in (worker, other, p):
+        project.close()
