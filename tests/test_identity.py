@@ -108,6 +108,8 @@ def test_the_lead_passphrase_is_a_slow_salted_hash_asked_for_lead_identities(
         again.set_coder("lee", passphrase=SECRET)
         assert again.is_lead()
         again.set_coder("lee")  # the same identity again asks nothing
+        with pytest.raises(ProjectError, match="only lead and a lead passphrase is set"):
+            again.set_role("lee", "coder")  # nobody could lead the study again
         again.set_lead_passphrase(None)
     # a hash edited by hand (a cheaper cost) matches nothing
     con = sqlite3.connect(p.path)
