@@ -23,7 +23,7 @@ from sense7_coder.project.export import export_frame
 from sense7_coder.project.identity import PassphraseNeeded
 from sense7_coder.project.merge import merge
 from sense7_coder.project.package import make_package
-from sense7_coder.project.predictions import evaluate_all
+from sense7_coder.project.predictions import evaluate_all, predictor_counts
 from sense7_coder.project.reconcile import coders_vs_consensus, disagreements, unit_values
 from sense7_coder.project.team_tables import history_table, retrieve
 
@@ -193,7 +193,9 @@ def test_command_line_acts_as_a_coder_on_a_blind_project(tmp_path: Path, capsys:
     p.close()
     path, out = str(p.path), str(tmp_path / "long.csv")
     for argv in (["agreement", path], ["export", path, out, "--kind", "long"],
-                 ["consensus", path], ["export", path, out, "--kind", "long", "--as", "ana"]):
+                 ["consensus", path], ["export", path, out, "--kind", "long", "--as", "ana"],
+                 ["classify", path, "--evaluate", "--model", "baseline"],
+                 ["analyze", path, "--out", str(tmp_path / "an")]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "blind" in err, err
@@ -207,6 +209,7 @@ def test_command_line_acts_as_a_coder_on_a_blind_project(tmp_path: Path, capsys:
     assert "accepted the majority on 0 units" in capsys.readouterr().out
     with Project.open(p.path, backup=False) as again:  # --as named nobody new
         assert {c["name"] for c in again.coders()} == {"lee", "ana", "bob"}
+        assert not predictor_counts(again)  # refused before the baseline ran
 
 
 # -- packages ---------------------------------------------------------------------------------------
