@@ -23,7 +23,7 @@ from sense7_coder.project.export import export_frame
 from sense7_coder.project.identity import PassphraseNeeded
 from sense7_coder.project.merge import merge
 from sense7_coder.project.package import make_package
-from sense7_coder.project.predictions import evaluate_all
+from sense7_coder.project.predictions import evaluate_all, predictor_counts
 from sense7_coder.project.reconcile import coders_vs_consensus, disagreements, unit_values
 from sense7_coder.project.team_tables import history_table, retrieve
 
@@ -108,6 +108,8 @@ def test_the_lead_passphrase_is_a_slow_salted_hash_asked_for_lead_identities(
         again.set_coder("lee", passphrase=SECRET)
         assert again.is_lead()
         again.set_coder("lee")  # the same identity again asks nothing
+        with pytest.raises(ProjectError, match="only lead and a lead passphrase is set"):
+            again.set_role("lee", "coder")  # nobody could lead the study again
         again.set_lead_passphrase(None)
     # a hash edited by hand (a cheaper cost) matches nothing
     con = sqlite3.connect(p.path)
@@ -191,7 +193,9 @@ def test_command_line_acts_as_a_coder_on_a_blind_project(tmp_path: Path, capsys:
     p.close()
     path, out = str(p.path), str(tmp_path / "long.csv")
     for argv in (["agreement", path], ["export", path, out, "--kind", "long"],
-                 ["consensus", path], ["export", path, out, "--kind", "long", "--as", "ana"]):
+                 ["consensus", path], ["export", path, out, "--kind", "long", "--as", "ana"],
+                 ["classify", path, "--evaluate", "--model", "baseline"],
+                 ["analyze", path, "--out", str(tmp_path / "an")]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "blind" in err, err
@@ -205,6 +209,7 @@ def test_command_line_acts_as_a_coder_on_a_blind_project(tmp_path: Path, capsys:
     assert "accepted the majority on 0 units" in capsys.readouterr().out
     with Project.open(p.path, backup=False) as again:  # --as named nobody new
         assert {c["name"] for c in again.coders()} == {"lee", "ana", "bob"}
+        assert not predictor_counts(again)  # refused before the baseline ran
 
 
 # -- packages ---------------------------------------------------------------------------------------
@@ -260,3 +265,23 @@ def test_a_package_holds_nothing_blinding_hides_and_codes_only_as_its_coder(
     assert p.db.execute("SELECT model FROM conversations WHERE conversation_id = 'c1'"
                         ).fetchone() != (None,)
     p.close()
+
+
+def test_a_background_connection_acts_as_its_window_does(tmp_path: Path) -> None:
+    p = _study(tmp_path)
+    p.set_lead_passphrase(SECRET)
+    worker = Project.open(p.path, backup=False)
+    with pytest.raises(ProjectError, match="coders code blind"):
+        project_agreement(worker, AgreementOptions(codes=["overall"]))
+    worker.act_as(p)  # the lead's window: the lead, passphrase given
+    assert worker.coder == "lee" and worker.is_lead()
+    assert project_agreement(worker, AgreementOptions(codes=["overall"])).records
+    p.set_coder("ana")
+    worker.act_as(p)  # a coder's window: a coder
+    with pytest.raises(ProjectError, match="'ana' codes blind"):
+        project_agreement(worker, AgreementOptions(codes=["overall"]))
+    other = make_project(tmp_path, "other.sense7")
+    with pytest.raises(ProjectError, match="is not"):
+        other.act_as(p)
+    for project in (worker, other, p):
+        project.close()

@@ -151,6 +151,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
     evaluated: list[str] = []
     with open_as(args, backup=args.model != "none" or bool(args.predictions)
                       ) as project:
+        if args.evaluate:  # refused before any predictor runs, not after
+            project.require_unblinded("evaluate predictors against the users' ratings")
         if args.predictions:
             s = pred.import_predictions(project, args.predictions, args.predictor)
             print(f"{s.source}: stored {s.rows} {s.level}-level scores of '{s.predictor}' "

@@ -237,8 +237,11 @@ class Project:
             raise ProjectError(
                 f"this is the coder package of '{package}'; only the lead's project can {what}"
             )
-        if self.is_lead() or not any(c["role"] == "adjudicator" for c in self.coders()):
+        if self.is_lead():
             return
+        if not any(c["role"] == "adjudicator" for c in self.coders()) and (
+                self._lead_ok or not self.lead_passphrase_set):
+            return  # a study being set up: whoever is at the file names its lead
         if self._coder is None:
             if not (self.blind_coding or self.lead_passphrase_set):
                 return
@@ -348,6 +351,10 @@ class Project:
         if current == role:
             return
         self.require_lead(f"make '{name}' {_article(role)} {role}")
+        leads = [c["name"] for c in self.coders() if c["role"] == "adjudicator"]
+        if leads == [name] and self.lead_passphrase_set:
+            raise ProjectError(f"'{name}' is the only lead and a lead passphrase is set: "
+                               "name another lead first, or remove the passphrase")
         with self.pdb.atomic() as db:
             store_codings.set_coder_role(db, name, role)
         if name == self._coder:

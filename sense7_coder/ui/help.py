@@ -28,7 +28,7 @@ SHORTCUTS = """
 ### Moving
 | Key | Does |
 |---|---|
-| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn (codes left empty: the first press names them, the second marks it done; with blind coding it then shows the users' ratings and others' values, and the next press goes on) |
+| Ctrl+Enter or D | mark the turn done and go to your next unfinished turn (codes left empty: the first press names them, the second marks it done; with blind coding a coder then sees the users' ratings and others' values, and the next press goes on; a lead goes straight on) |
 | Ctrl+H | the history of this turn |
 | Ctrl+Shift+F | retrieve every unit coded with a code or value |
 | Ctrl+Shift+Enter | mark the turn not done |
