@@ -461,3 +461,18 @@ def test_the_workspace_keeps_the_blind_value_and_shows_the_latest(
     assert not ws.choose("overall", 2)  # locked: refused, with the reason in the window
     assert len(warnings) == 1 and "locked" in warnings[0]
     assert ws.coding.value_of("overall") == 5
+
+
+def test_the_lead_turns_the_lock_off_in_the_team_window(qtbot: object, locked: Project
+                                                         ) -> None:
+    from sense7_coder.ui.team_dialog import TeamDialog
+
+    locked.set_coder("lead")
+    dialog = TeamDialog(locked)
+    qtbot.addWidget(dialog)  # type: ignore[attr-defined]
+    assert dialog.lock_revealed.isChecked()
+    dialog.lock_revealed.setChecked(False)
+    assert not locked.lock_after_reveal
+    locked.set_coder("alice")
+    locked.set_value(Unit("c1", 2), "overall", 1)  # kept beside the blind value now
+    assert stored(locked, "alice", "c1", 2) == 5
