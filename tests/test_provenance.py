@@ -434,3 +434,45 @@ def test_a_change_after_the_reveal_comes_along_in_a_merge(tmp_path: Path) -> Non
     conn.commit()
     conn.close()
     assert main(["merge", str(tmp_path / "lead.sense7"), str(tmp_path / "dana.sense7")]) == 2
+
+
+def test_the_workspace_keeps_the_blind_value_and_shows_the_latest(
+        gui: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warnings.append(a[2]))
+    project = blind_study(tmp_path, lock=False)
+    path = project.path
+    project.close()
+    w = gui.open(path, coder="alice")  # type: ignore[attr-defined]
+    ws = w.workspace
+    assert ws.go_to("c1", 2)
+    assert ws.coding.value_of("overall") == 5
+    assert ws.choose("overall", 1)  # after the reveal: kept beside the blind value
+    assert ws.coding.value_of("overall") == 1
+    assert gui.stored(path, "alice", "c1", 2, "overall") == 5  # type: ignore[attr-defined]
+    assert ws.clear("overall")  # takes the change back: the blind value shows again
+    assert ws.coding.value_of("overall") == 5
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lead")
+        p.lock_after_reveal = True
+    assert ws.go_to("c1", 2)
+    assert not ws.choose("overall", 2)  # locked: refused, with the reason in the window
+    assert len(warnings) == 1 and "locked" in warnings[0]
+    assert ws.coding.value_of("overall") == 5
+
+
+def test_the_lead_turns_the_lock_off_in_the_team_window(qtbot: object, locked: Project
+                                                         ) -> None:
+    from sense7_coder.ui.team_dialog import TeamDialog
+
+    locked.set_coder("lead")
+    dialog = TeamDialog(locked)
+    qtbot.addWidget(dialog)  # type: ignore[attr-defined]
+    assert dialog.lock_revealed.isChecked()
+    dialog.lock_revealed.setChecked(False)
+    assert not locked.lock_after_reveal
+    locked.set_coder("alice")
+    locked.set_value(Unit("c1", 2), "overall", 1)  # kept beside the blind value now
+    assert stored(locked, "alice", "c1", 2) == 5

@@ -169,7 +169,8 @@ def test_a_merge_source_with_an_interrupted_change_is_refused_not_half_read(
         "c.execute('PRAGMA cache_size = 1')\n"
         "c.execute('BEGIN')\n"
         "c.execute(\"INSERT INTO coders (name, role) VALUES ('mallory', 'coder')\")\n"
-        "c.execute(\"INSERT INTO codings SELECT 'mallory', conversation_id, position, sentence,"
+        "c.execute(\"INSERT INTO codings(coder, conversation_id, position, sentence, code, value,"
+        " updated_at) SELECT 'mallory', conversation_id, position, sentence,"
         " code, value, updated_at FROM codings WHERE coder = 'alice'\")\n"
         "os._exit(0)\n")
     subprocess.run([sys.executable, "-c", crash, str(source)], check=True, timeout=60)

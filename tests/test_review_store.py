@@ -66,10 +66,12 @@ def _schema3_project(path: Path) -> None:
         store_conv.insert_conversations(db, [_conv("c1"), _conv("c2")])
         store_codes.upsert_code(db, code_from_dict(NUMBERED), 1)
         store_codings.ensure_coder(db, "alice", "adjudicator")
-        store_codings.put_coding(db, "alice", Unit("c1", 2), "strategy", "007")
-        store_codings.put_coding(db, "alice", Unit("c2", 2), "strategy", "2")
-        store_codings.put_consensus(db, Unit("c1", 2), "strategy",
-                                    {"value": "1", "adjudicator": "alice", "rationale": ""})
+        # as that release wrote them (its tables have none of today's columns)
+        conn.executemany("INSERT INTO codings(coder, conversation_id, position, sentence, code, "
+                         "value) VALUES ('alice', ?, 2, 0, 'strategy', ?)",
+                         [("c1", "007"), ("c2", "2")])
+        conn.execute("INSERT INTO consensus(conversation_id, position, sentence, code, value, "
+                     "adjudicator, rationale) VALUES ('c1', 2, 0, 'strategy', '1', 'alice', '')")
     # what the old schema did to them
     assert conn.execute("SELECT value FROM codings ORDER BY conversation_id").fetchall() == [
         (7,), (2,)]

@@ -121,9 +121,14 @@ class TeamDialog(QDialog):
                                      "code has a value", self)
         self.require_all.setChecked(project.require_all_codes)
         self.require_all.toggled.connect(lambda _on: self._save_blinding())
+        self.lock_revealed = QCheckBox("Lock a turn's values once they are revealed (off: a "
+                                       "later change is kept beside the blind value)", self)
+        self.lock_revealed.setChecked(project.lock_after_reveal)
+        self.lock_revealed.toggled.connect(lambda _on: self._save_blinding())
         blind_box = QVBoxLayout()
         blind_box.addLayout(blind_row)
         blind_box.addWidget(self.require_all)
+        blind_box.addWidget(self.lock_revealed)
         self.blind_group = QGroupBox("Blind coders (the users' ratings and other coders' "
                                      "values are always hidden until done)", self)
         self.blind_group.setLayout(blind_box)
@@ -157,6 +162,8 @@ class TeamDialog(QDialog):
             self.project.hidden_attributes = [n for n, b in self.hide_boxes.items()
                                               if b.isChecked()]
             self.project.require_all_codes = self.require_all.isChecked()
+            if self.project.lock_after_reveal != self.lock_revealed.isChecked():
+                self.project.lock_after_reveal = self.lock_revealed.isChecked()
         except Sense7Error as e:
             self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
             return

@@ -145,7 +145,13 @@ class CodingActions:
         unit = self.unit_for(code)
         if self._write(self.project.clear_value, unit, code_key) is None:
             return False
-        self.state.get("codings", {}).pop((unit.position, unit.sentence, code_key), None)
+        key = (unit.position, unit.sentence, code_key)
+        # clearing a change made after the reveal shows the blind value again
+        mine = self.project.turn_state(unit.conversation_id)["codings"]
+        if key not in mine:
+            self.state.get("codings", {}).pop(key, None)
+        else:
+            self.state.setdefault("codings", {})[key] = mine[key]
         self.refresh_panel()
         return True
 
