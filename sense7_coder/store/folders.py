@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import os
 import re
 import shlex
@@ -71,10 +72,19 @@ SYNC_MARKERS = ((".dropbox", "Dropbox"), (".stfolder", "Syncthing"),
                 (".owncloudsync.log", "ownCloud"))
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library (on Linux the process's own symbols: finding it by name would run
+    ``ldconfig``)."""
+    if sys.platform.startswith("linux"):
+        return ctypes.CDLL(None, use_errno=True)
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+
 def _linux_statfs_type(path: Path) -> int | None:
     """``statfs(2)``'s f_type (``os.statvfs`` lacks it), or None where it cannot be called."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc = _libc()
         buf = ctypes.create_string_buffer(256)  # struct statfs: f_type comes first
         if libc.statfs(os.fsencode(path), buf) != 0:
             return None
@@ -139,7 +149,7 @@ class _MacStatfs(ctypes.Structure):
 
 def _mac_type(path: Path) -> str | None:  # pragma: no cover - macOS only
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc = _libc()
         fn = getattr(libc, "statfs$INODE64", None) or libc.statfs
         buf = _MacStatfs()
         if fn(os.fsencode(path), ctypes.byref(buf)) != 0:
