@@ -147,8 +147,8 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
                         found = cells_of[column] = []
                     found.append((n, text))
                 labels.append(number - 2)
-    except (ParseError, ValueError, KeyError, IndexError, TypeError, EOFError, zlib.error,
-            zipfile.BadZipFile) as e:
+    except (ParseError, ValueError, KeyError, IndexError, TypeError, AttributeError, EOFError,
+            zlib.error, zipfile.BadZipFile) as e:
         raise InputError(str(path), f"the sheet cannot be read (malformed XML?): "
                          f"{_first_line(e)}", location=where) from None
     ordered = sorted(cells_of)

@@ -164,8 +164,7 @@ def build_conversations(
     boundaries = np.flatnonzero(np.diff(sorted_codes)) + 1
     group_starts = np.concatenate(([0], boundaries))
     sizes = np.diff(np.concatenate((group_starts, [n])))
-    positions = (np.arange(n) - np.repeat(group_starts, sizes) + 1).tolist()
-    order_list = order.tolist()
+    positions = np.arange(1, n + 1) - np.repeat(group_starts, sizes)
     no_value: list[Any] = [None] * n
     offsets = offsets if offsets is not None else no_value
     comments = comments if comments is not None else no_value
@@ -173,14 +172,17 @@ def build_conversations(
     with gc_paused():
         rating_rows = _sparse_dicts(rating_keys, rating_lists, n)
         attr_rows = _sparse_dicts(attr_names, attr_lists, n)
+        del rating_lists, attr_lists
         for start in range(0, n, CHECK_EVERY):
             if ticker is not None:
                 ticker.rows(start, n)
+            stop = start + CHECK_EVERY
             turns.extend(
-                Turn(position=positions[k], role=roles[i], text=texts[i], speaker=speakers[i],
+                Turn(position=k, role=roles[i], text=texts[i], speaker=speakers[i],
                      time_offset=offsets[i], ratings=rating_rows[i], comment=comments[i],
                      attributes=attr_rows[i])
-                for k, i in enumerate(order_list[start:start + CHECK_EVERY], start)
+                for k, i in zip(positions[start:stop].tolist(), order[start:stop].tolist(),
+                                strict=True)
             )
     conversations = [Conversation(conversation_id=u) for u in uniques]
     for code, start, size in zip(sorted_codes[group_starts].tolist(), group_starts.tolist(),
@@ -189,12 +191,32 @@ def build_conversations(
     return BuiltTurns(conversations, pd.Series(codes, index=frame.index), skipped)
 
 
+class _NoValues(dict[str, Any]):
+    """The empty ratings (or attributes) that turns without any share: one object for a
+    million turns instead of a million empty dicts. Changing it is refused; a reader that
+    adds values gives the turn a dict of its own."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("shared empty values: give the turn a dict of its own to change it")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = setdefault = pop = popitem = clear = _refuse
+
+
+#: the empty mapping shared by the turns that hold no value of a kind
+NO_VALUES: dict[str, Any] = _NoValues()
+
+
 def _sparse_dicts(names: list[str], columns: list[list[Any]], n: int) -> list[dict[str, Any]]:
-    """One dict per row holding the columns whose value is not ABSENT."""
-    rows: list[dict[str, Any]] = [{} for _ in range(n)]
+    """One dict per row holding the columns whose value is not ABSENT (rows without any
+    share :data:`NO_VALUES`)."""
+    rows: list[dict[str, Any]] = [NO_VALUES] * n
     for name, values in zip(names, columns, strict=True):
         for i in [i for i, v in enumerate(values) if v is not ABSENT]:
-            rows[i][name] = values[i]
+            row = rows[i]
+            if row is NO_VALUES:
+                row = rows[i] = {}
+            row[name] = values[i]
     return rows
 
 
