@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.codebook import Code, Codebook, stored_levels
+from ..domain.codebook import APPLIES_TO, KINDS, UNITS, Code, Codebook, stored_levels
+from ..domain.errors import CodebookError
 
 _COLUMNS = (
     "key", "ord", "label", "kind", "unit", "applies_to", "levels", "allow_na", "description",
@@ -32,18 +33,42 @@ def load_codes(db: Database) -> list[Code]:
     codes = []
     for r in rows:
         d = dict(zip(_COLUMNS, r, strict=True))
+        _check_stored(d)
         codes.append(
             Code(
                 key=d["key"], label=d["label"], kind=d["kind"], unit=d["unit"],
                 applies_to=d["applies_to"],
                 levels=stored_levels(d["levels"], f"code '{d['key']}'"),
                 allow_na=bool(d["allow_na"]), description=d["description"],
-                include=d["include"], exclude=d["exclude"], examples=json.loads(d["examples"]),
+                include=d["include"], exclude=d["exclude"], examples=_examples(d),
                 shortcut=d["shortcut"], color=d["color"], group=d["grp"],
                 user_rating=d["user_rating"], retired=bool(d["retired"]),
             )
         )
     return codes
+
+
+def _check_stored(d: dict[str, Any]) -> None:
+    """Refuse a code another program stored with a kind, unit or role sense7-coder does
+    not know (CodebookError, naming the code)."""
+    for column, allowed in (("kind", KINDS), ("unit", UNITS), ("applies_to", APPLIES_TO)):
+        if d[column] not in allowed:
+            shown = repr(d[column])[:40]
+            raise CodebookError(f"code {d['key']!r}: its {column} is {shown}, not one of "
+                                f"{', '.join(allowed)}; the project file was changed "
+                                "outside sense7-coder")
+
+
+def _examples(d: dict[str, Any]) -> list[str]:
+    """A code's stored examples (a JSON list of texts); CodebookError for anything else."""
+    try:
+        examples = json.loads(d["examples"])
+    except (TypeError, ValueError, RecursionError):
+        examples = None
+    if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+        raise CodebookError(f"code {d['key']!r}: the stored examples are not a JSON list of "
+                            "texts; the project file was changed outside sense7-coder")
+    return examples
 
 
 def upsert_code(db: Database, code: Code, ord_: int | None = None) -> None:

@@ -49,7 +49,7 @@ from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
 from .locks import busy_detail
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
-from .shapes import changed_message, misfit, values_checked
+from .shapes import changed_message, codebook_misfit, misfit, values_checked
 from .trust import check_schema
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -464,6 +464,8 @@ def _verify_project(conn: sqlite3.Connection, path: Path, full: bool, pages: boo
     # text): checked with the pages, so a file unchanged since is not read again
     if shapes and (problem := misfit(conn)):
         raise ProjectError(changed_message(path, problem))
+    if shapes and (problem := codebook_misfit(conn)):
+        raise ProjectError(f"{path}: {problem}")  # as reading the codebook says it
     return version
 
 

@@ -22,8 +22,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from sqlite_utils import Database
+
 from ..domain.codebook import MAX_CODES
-from ..domain.errors import ProjectError
+from ..domain.errors import CodebookError, ProjectError
+from .codes import load_codes
 
 #: the largest turn, sentence, run or count a project holds (what the importers accept)
 MAX_NUMBER = 10**9
@@ -186,17 +189,28 @@ def _indexed_misfit(conn: sqlite3.Connection, table: str, column: str) -> str | 
     return None
 
 
-def misfit(conn: sqlite3.Connection, *, whole: bool = False) -> str | None:
-    """What the first value its column cannot hold is (table, row, column, the value), or
-    more codes than a codebook may have; None for a file that holds none. ``whole``
-    checks the big tables whole too (after a read failed on one of their values).
-
-    ``conn`` reads a file whose schema was checked already (:mod:`.trust`)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+def codebook_misfit(conn: sqlite3.Connection) -> str | None:
+    """What is wrong with the codebook as every command reads it (more codes than a
+    codebook may have, levels, examples, kinds); None when nothing is. Read after
+    :func:`misfit` found every column of ``codes`` of the right kind."""
     n_codes = conn.execute("SELECT count(*) FROM codes").fetchone()[0]
     if n_codes > MAX_CODES:
         return (f"the codebook holds {n_codes:,} codes; a codebook has at most "
-                f"{MAX_CODES:,} codes")
+                f"{MAX_CODES:,} codes (the project file was changed outside sense7-coder)")
+    try:
+        load_codes(Database(conn, execute_plugins=False))
+    except CodebookError as e:
+        return str(e)
+    return None
+
+
+def misfit(conn: sqlite3.Connection, *, whole: bool = False) -> str | None:
+    """What the first value its column cannot hold is (table, row, column, the value);
+    None for a file that holds none. ``whole`` checks the big tables whole too (after a
+    read failed on one of their values).
+
+    ``conn`` reads a file whose schema was checked already (:mod:`.trust`)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     for table, shapes in _TABLES.items():
         if table in tables and (problem := _first_misfit(conn, table, shapes)):
             return problem
