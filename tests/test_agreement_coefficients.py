@@ -146,10 +146,14 @@ def test_new_coefficients_have_intervals_with_their_counts() -> None:
     records = code_agreement(frame_of(data), code="c", kind="ordinal", scale=[1, 2, 3, 4, 5],
                              bootstrap=300, seed=2)
     for r in records:
-        if r.measure in ("gwet_ac1", "gwet_ac2", "brennan_prediger", "icc"):
+        if r.measure in ("gwet_ac1", "gwet_ac2", "brennan_prediger"):
             assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
             assert (r.ci_method, r.draws) == ("percentile", 300)
             assert "300 draws, seed 2" in r.note
+        if r.measure == "icc":  # McGraw & Wong's F-based interval, no draws
+            assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
+            assert (r.ci_method, r.draws) == ("F", 0)
+            assert "F-based (McGraw & Wong 1996)" in r.note
     icc2 = next(r for r in records if r.form == "ICC2")
     assert icc2.n_units == 50 and "10 units with a missing rating dropped" in icc2.note
     ac1 = next(r for r in records if r.measure == "gwet_ac1")
@@ -194,7 +198,7 @@ def test_bca_for_kappa_and_against_a_reference() -> None:
         for r in records + vs:
             if r.value is not None and r.measure != "percent_agreement" and r.measure != \
                     "fleiss_kappa":
-                assert r.ci_method == ci, r
+                assert r.ci_method == ("F" if r.measure == "icc" else ci), r
                 assert r.ci_low <= r.value <= r.ci_high, r
         kappa = next(r for r in records if r.measure == "cohen_kappa" and r.weights == "linear")
         if ci == "percentile":
