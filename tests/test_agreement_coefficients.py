@@ -305,7 +305,7 @@ def test_min_units_band_in_json_and_csv(sf_project: Path,
                          "--bootstrap", "0", "--no-consensus", "--min-units", "5")
     frame = pd.read_csv(__import__("io").StringIO(out))
     row = frame[frame["measure"] == "krippendorff_alpha"].iloc[0]
-    assert row["band"] in ("good", "tentative", "low") and row["min_units"] == 5
+    assert row["band"] in ("good (point)", "tentative (point)", "low (point)") and row["min_units"] == 5
 
 
 def test_applicability_alpha_sees_disagreement_on_not_applicable(

@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Fleiss' kappa among the coders; with --include-users every coder against the "
         "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
         "against the coders and users. Binary codes: a turn a coder marked done without "
-        "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667.",
+        "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667, "
+        "claimed only when the whole 95%% interval lies in the band.",
     )
     p.add_argument("project", type=Path)
     _add_filters(p)
@@ -241,7 +242,9 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
 
 def agreement_lines(report: AgreementReport) -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
-    from ..domain.agreement.records import raters_text
+    import textwrap
+
+    from ..domain.agreement.records import BAND_RULE, raters_text
 
     rows = []
     footnotes = []
@@ -274,8 +277,9 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     if footnotes:
         lines += ["", "undefined figures:"]
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
-    lines += ["", "alpha bands: good >= .800, tentative >= .667 (Krippendorff); kappa weights "
-              "over each code's declared scale"]
+    lines += ["", *textwrap.wrap("alpha bands: good >= .800, tentative >= .667 (Krippendorff), "
+                                 f"read from the interval: {BAND_RULE}", 96),
+              "kappa weights over each code's declared scale"]
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]

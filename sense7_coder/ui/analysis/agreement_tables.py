@@ -8,7 +8,16 @@ import pandas as pd
 from PySide6.QtGui import QColor
 
 from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwise_matrix
-from ...domain.agreement.records import raters_text
+from ...domain.agreement.records import (
+    BAND_RULE,
+    BANDS,
+    GOOD,
+    LOW,
+    POINT_ONLY,
+    TENTATIVE,
+    TOO_FEW,
+    raters_text,
+)
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
@@ -33,8 +42,8 @@ def _band_tip(band: str) -> str:
         return "alpha is undefined"
     if band == "too few units":
         return "fewer units than the project's minimum: too few to read a band"
-    return ("Krippendorff's bands: ≥ .800 good enough to rely on; .667–.800 only tentative "
-            "conclusions; below .667 low")
+    return ("Krippendorff's bands (≥ .800 good enough to rely on; .667–.800 only tentative "
+            f"conclusions; below .667 low), read from the interval: {BAND_RULE}")
 
 
 def _q(value: float | None) -> str:
@@ -173,7 +182,7 @@ def band_summary(rows: list[CodeRow]) -> str:
     counts: dict[str, int] = {}
     for r in rows:
         counts[band_of(r.alpha)] = counts.get(band_of(r.alpha), 0) + 1
-    order = ("good", "tentative", "low", "too few units", "undefined")
+    order = (*BANDS, *(b + POINT_ONLY for b in (GOOD, TENTATIVE, LOW)), TOO_FEW, "undefined")
     return ", ".join(f"{counts[b]} {b}" for b in order if counts.get(b))
 
 
