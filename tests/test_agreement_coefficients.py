@@ -266,21 +266,31 @@ def test_level_override_never_makes_a_nominal_code_ordinal() -> None:
                            bootstrap=0)
 
 
-def test_project_keeps_nominal_codes_nominal_under_a_level_override(
+def test_a_level_a_named_code_cannot_take_is_refused_and_others_say_so(
     sf_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """As the API refuses it: a nominal code named with --codes is never read at another
+    level (it used to exit 0 and report nominal); over every code, the codes that cannot
+    take the override keep their own level and a note on stderr names them."""
     from sense7_coder.project import Project
 
     with Project.open(sf_project) as project:
         code(project, "judge1", {("c1", 2, "strategy"): "advice", ("c1", 4, "strategy"): "question"})
         code(project, "judge2", {("c1", 2, "strategy"): "advice", ("c1", 4, "strategy"): "advice"})
-    status, out, err = run(capsys, "agreement", sf_project, "--codes", "strategy,sf",
-                           "--level", "interval", "--format", "json", "--bootstrap", "0")
+    for level in ("ordinal", "interval"):
+        status, out, err = run(capsys, "agreement", sf_project, "--codes", "strategy,sf",
+                               "--level", level, "--format", "json", "--bootstrap", "0")
+        assert (status, out) == (2, "")
+        assert len(err.strip().splitlines()) == 1
+        assert f"code 'strategy': a nominal code has no order; {level} alpha needs" in err
+    status, out, err = run(capsys, "agreement", sf_project, "--level", "interval",
+                           "--format", "json", "--bootstrap", "0", "--no-consensus")
     assert status == 0, err
     alphas = {r["code"]: r["level"] for r in json.loads(out)
-              if r["measure"] == "krippendorff_alpha" and "consensus" not in r["coders"]
-              and r["level"] != "applicability"}
-    assert alphas == {"strategy": "nominal", "sf": "interval"}
+              if r["measure"] == "krippendorff_alpha" and r["level"] != "applicability"}
+    assert alphas["strategy"] == "nominal" and alphas["sf"] == "interval"
+    assert "--level interval applies to the codes that can take it" in err
+    assert "strategy" in err.split("; ", 1)[1]
     status, out, err = run(capsys, "agreement", sf_project, "--codes", "sf", "--level", "ratio",
                            "--bootstrap", "0")
     assert status == 0, err  # 1..10 has no level at or below zero

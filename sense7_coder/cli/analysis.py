@@ -290,12 +290,19 @@ def agreement_lines(report: AgreementReport) -> list[str]:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     from ..domain.export import neutralise
-    from ..project.agreement import methods_paragraph, project_agreement
+    from ..project.agreement import level_refusals, methods_paragraph, project_agreement
 
     options = _options(args)
     if args.diagnostics and options.measures != "all":
         raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
     with _open(args.project) as project:
+        if options.level and not options.codes:  # every code: say which keep their own
+            kept = [c.key for c in project.codebook.active
+                    if level_refusals([c], options.level)]
+            if kept:
+                print(f"note: --level {options.level} applies to the codes that can take it; "
+                      f"{', '.join(kept)} keep their own level (name a code with --codes to "
+                      "have it checked)", file=sys.stderr)
         report = project_agreement(project, options, progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)

@@ -39,7 +39,9 @@ from ..domain.agreement import (
     CodeFrameSpec,
     agreement_report,
     applicability_record,
+    resolve_level,
 )
+from ..domain.agreement.alpha import value_domain
 from ..domain.agreement.bootstrap import CI_METHODS
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.report import MEASURES
@@ -116,6 +118,21 @@ def _unknown(kind: str, asked: Sequence[str], known: Sequence[str]) -> ProjectEr
                         f"(known: {listed})")
 
 
+def level_refusals(codes: Sequence[Code], level: str | None) -> list[str]:
+    """Why ``level`` cannot be the level of measurement of each of ``codes`` that cannot
+    take it, in the engine's own words (empty when every one can)."""
+    if level is None:
+        return []
+    out = []
+    for code in codes:
+        try:
+            value_domain(list(code.values), resolve_level(code.kind, level, code.key),
+                         code.key)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
 def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
@@ -140,6 +157,10 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         codes = [book.code(k) for k in dict.fromkeys(options.codes)]
     else:
         codes = list(book.active)
+    refused = level_refusals(codes, options.level) if options.codes else []
+    if refused:  # a code asked for by name is never silently read at another level
+        raise ProjectError(refused[0] + (f" (and {len(refused) - 1} more)"
+                                         if len(refused) > 1 else ""))
     coder_names = [c["name"] for c in project.coders()]
     if any(c not in coder_names for c in options.coders):
         raise _unknown("coder", options.coders, coder_names)
