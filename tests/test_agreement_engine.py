@@ -465,3 +465,17 @@ def test_pairable_counts_are_the_value_counts_of_units_with_two_values() -> None
     paired = ratings.pairable_counts()
     assert paired.tolist() == counts[counts.sum(axis=1) >= 2].tolist()
     assert 0 < len(paired) < 500
+
+
+def test_weighted_kappa_says_it_weighs_positions_where_ac2_weighs_values() -> None:
+    """On an unequally spaced scale the two conventions give different figures: each
+    weighted figure says which it uses."""
+    scale = [0, 1, 2, 5, 10]
+    a = [0, 1, 2, 5, 10, 5, 2, 1, 0, 10, 5, 2]
+    b = [1, 1, 2, 10, 5, 5, 1, 2, 0, 10, 2, 2]
+    records = code_agreement(frame_of({"ann": a, "bob": b}), code="c", kind="ordinal",
+                             scale=scale, bootstrap=0)
+    kappa = pick(records, "cohen_kappa", "linear")
+    ac2 = next(r for r in records if r.measure == "gwet_ac2" and r.weights == "linear")
+    assert "weights on the levels' positions (equal steps), not their values" in kappa.note
+    assert "linear weights over the level values of declared scale" in ac2.note

@@ -279,7 +279,8 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
     lines += ["", *textwrap.wrap("alpha bands: good >= .800, tentative >= .667 (Krippendorff), "
                                  f"read from the interval: {BAND_RULE}", 96),
-              "kappa weights over each code's declared scale"]
+              "kappa weights over each code's declared scale, on the levels' positions (equal "
+              "steps); AC2, alpha and ICC use the level values"]
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]

@@ -60,7 +60,8 @@ def chance_records(
         note = (f"units with two or more ratings ({n_units}); category shares over all "
                 f"{int(counts.shape[0])} rated units (Gwet 2014)")
         if weights:
-            note += f"; {weights} weights over declared scale {scale_text(ratings.scale)}"
+            note += (f"; {weights} weights over the level values of declared scale "
+                     f"{scale_text(ratings.scale)}")
         terms = chance.unit_terms(patterns, w)
         value = None
         if n_units:

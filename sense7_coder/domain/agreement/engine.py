@@ -11,7 +11,13 @@ import pandas as pd
 from .alpha import alpha_from_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
 from .coefficients import chance_records, icc_records
-from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
+from .kappa import (
+    KAPPA_WEIGHT_BASIS,
+    contingency,
+    fleiss_kappa,
+    kappa_from_table,
+    percent_agreement,
+)
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
@@ -92,7 +98,8 @@ def kappa_records(
     for w in weights:
         note = "units both raters rated"
         if w != "none":
-            note += f"; {w} weights over declared scale {scale_text(ratings.scale)}"
+            note += f"; {w} weights over declared scale {scale_text(ratings.scale)}; " \
+                    f"{KAPPA_WEIGHT_BASIS}"
         value = values[w]
         if value is None:
             why = "no unit rated by both" if n == 0 else (

@@ -16,6 +16,10 @@ import numpy as np
 from scipy import stats
 
 WEIGHTS = ("none", "linear", "quadratic")
+#: what weighted kappa's weights are built on, said with every weighted kappa: on an
+#: unequally spaced scale (0, 1, 2, 5, 10) positions and values give different figures
+KAPPA_WEIGHT_BASIS = ("weights on the levels' positions (equal steps), not their values; "
+                      "AC2, alpha and ICC use the level values")
 
 
 def disagreement_weights(k: int, weights: str) -> np.ndarray:

@@ -131,7 +131,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
     ]
     extra = []
     if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
-        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights"
+        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights over the "
+                                     "level values"
                                      if GWET_AC2 in measures else "")
                      + " and the Brennan-Prediger coefficient for any number of raters with "
                        "missing ratings as Gwet (2014) defines them (Brennan & Prediger, 1981)")
