@@ -77,6 +77,11 @@ def test_shrout_fleiss_table_4_through_the_command_line(
                          "--no-consensus")
     line = next(li for li in out.splitlines() if "ICC3k" in li)
     assert "0.909" in line  # the table names the form
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "50",
+                         "--no-consensus")
+    line = next(li for li in out.splitlines() if "ICC2 " in li)
+    assert "[0.019, 0.761] F" in line  # McGraw & Wong's interval, named as such
+    assert "ICC intervals marked F: McGraw & Wong's F-based intervals" in out
 
 
 def test_icc_drops_units_with_a_missing_rating_and_says_how_many() -> None:

@@ -262,6 +262,8 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
         if ci and r.ci_method == "bca":
             ci += " BCa"
+        elif ci and r.ci_method == "F":
+            ci += " F"
         if ci and r.undefined_draws:
             ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)
@@ -284,6 +286,10 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]
+    if any(r.ci_method == "F" for r in report.records):
+        lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC2/ICC2k coders "
+                  "a random sample, ICC3/ICC3k coders fixed, ICC1/ICC1k one-way); every other "
+                  "interval is a bootstrap over units holding the coders fixed"]
     return lines
 
 
