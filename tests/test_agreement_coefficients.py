@@ -543,3 +543,20 @@ def test_drift_counts_others_from_unit_totals_as_it_did_pair_by_pair() -> None:
             assert b.agreement == pytest.approx(same / pairs)
             assert b.mean_difference == pytest.approx(
                 float((own - others.mean(axis=1)).mean()))
+
+
+def test_kappa_weights_option_on_the_command_line(
+    sf_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "agreement", sf_project, "--codes", "sf", "--format", "json",
+                           "--bootstrap", "0", "--no-consensus", "--kappa-weights", "values")
+    assert status == 0, err
+    linear = [r for r in json.loads(out) if r["measure"] == "cohen_kappa"
+              and r["weights"] == "linear"]
+    assert linear and all("weights on the level values, as AC2" in r["note"] for r in linear)
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "0",
+                         "--no-consensus", "--kappa-weights", "values")
+    assert "kappa weights over each code's declared scale, on the level values" in out
+    with pytest.raises(SystemExit) as refused:
+        main(["agreement", str(sf_project), "--kappa-weights", "ranks"])
+    assert refused.value.code == 2

@@ -107,6 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
+    p.add_argument("--kappa-weights", choices=("positions", "values"), default="positions",
+                   help="weighted kappa's weights on the levels' positions (equal steps; the "
+                   "default) or on their values (numeric levels), as AC2, alpha and ICC")
     p.add_argument("--measures", choices=("all", "alpha"), default="all",
                    help="alpha: Krippendorff's alpha alone (the coders', applicability and "
                    "against users/consensus), much faster on big projects; no diagnostics")
@@ -205,6 +208,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
         measures=getattr(args, "measures", "all"),
+        kappa_weights=getattr(args, "kappa_weights", "positions"),
     )
 
 
@@ -240,7 +244,16 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return lines
 
 
-def agreement_lines(report: AgreementReport) -> list[str]:
+#: the table's footer on kappa's weights, per ``--kappa-weights``
+KAPPA_FOOTER = {
+    "positions": "on the levels' positions (equal steps); AC2, alpha and ICC use the level "
+                 "values",
+    "values": "on the level values (positions where the levels are not numbers), as AC2, "
+              "alpha and ICC",
+}
+
+
+def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
     import textwrap
 
@@ -281,8 +294,7 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
     lines += ["", *textwrap.wrap("alpha bands: good >= .800, tentative >= .667 (Krippendorff), "
                                  f"read from the interval: {BAND_RULE}", 96),
-              "kappa weights over each code's declared scale, on the levels' positions (equal "
-              "steps); AC2, alpha and ICC use the level values"]
+              f"kappa weights over each code's declared scale, {KAPPA_FOOTER[kappa_weights]}"]
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]
@@ -324,7 +336,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
     else:
-        print("\n".join(agreement_lines(report)))
+        print("\n".join(agreement_lines(report, options.kappa_weights)))
     return 0
 
 

@@ -43,6 +43,7 @@ from ..domain.agreement import (
 )
 from ..domain.agreement.alpha import value_domain
 from ..domain.agreement.bootstrap import CI_METHODS
+from ..domain.agreement.kappa import KAPPA_BASES
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
@@ -79,7 +80,9 @@ class AgreementOptions:
     (None: the project's setting, default 10). ``measures`` is 'all' (every figure
     and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
     each code's applicability alpha and each rater's against the users and the
-    consensus; no diagnostics), the same alpha values either way.
+    consensus; no diagnostics), the same alpha values either way. ``kappa_weights``
+    builds weighted kappa's weights on the levels' 'positions' (equal steps) or their
+    'values' (numeric levels; as AC2, alpha and ICC).
     """
 
     codes: Sequence[str] = ()
@@ -99,6 +102,7 @@ class AgreementOptions:
     #: codes that correspond to the users' overall rating
     predictors: Sequence[str] = ()
     measures: str = "all"
+    kappa_weights: str = "positions"
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -137,6 +141,9 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
         raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
+    if options.kappa_weights not in KAPPA_BASES:
+        raise ProjectError(f"kappa weights must be on one of {', '.join(KAPPA_BASES)}, got "
+                           f"{options.kappa_weights!r}")
     if options.measures not in MEASURES:
         raise ProjectError(f"measures must be one of {', '.join(MEASURES)}, got "
                            f"{options.measures!r}")
@@ -624,6 +631,7 @@ def project_agreement(
         report = agreement_report(
             specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
             cancel=cancel, ci=options.ci, min_units=min_units, measures=options.measures,
+            kappa_basis=options.kappa_weights,
         )
         extra = []
         for code in codes:

@@ -52,15 +52,20 @@ def chance_records(
         plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
     # units with the same counts contribute the same terms: work on the distinct rows
     patterns, freq = unique_rows(counts)
+    # AC2 weighs the level values; an ordinal scale of words has only its positions
+    numeric = all(isinstance(v, int | float | np.integer | np.floating)
+                  and not isinstance(v, bool) for v in ratings.scale)
+    weighed = list(ratings.scale) if numeric else list(range(1, ratings.k + 1))
+    basis = "the level values" if numeric else "the positions (the levels are not numbers)"
     records = []
     for measure, weights, method in plan:
         if steps is not None:
             steps.check()
-        w = chance.weight_matrix(ratings.scale if weights else ratings.k, weights or "none")
+        w = chance.weight_matrix(weighed if weights else ratings.k, weights or "none")
         note = (f"units with two or more ratings ({n_units}); category shares over all "
                 f"{int(counts.shape[0])} rated units (Gwet 2014)")
         if weights:
-            note += (f"; {weights} weights over the level values of declared scale "
+            note += (f"; {weights} weights over {basis} of declared scale "
                      f"{scale_text(ratings.scale)}")
         terms = chance.unit_terms(patterns, w)
         value = None
