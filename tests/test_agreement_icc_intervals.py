@@ -114,3 +114,21 @@ def test_an_icc_outside_minus_one_to_one_is_undefined_with_the_reason() -> None:
     # the single forms within [-1, 1] are still reported
     assert records["ICC1"].value == pytest.approx(-12 / 13)
     assert records["ICC3"].value == pytest.approx(-18 / 19)
+
+
+def test_an_interval_never_reaches_below_minus_one_and_a_missing_one_says_why() -> None:
+    """Two units: the F-based lower end of ICC3k is -24.9, which no ICC can be; it is cut
+    to -1 and the note says so. Exact agreement within units leaves no interval (the F
+    ratio is infinite) and the note says that too."""
+    records = iccs([[1, 2], [3, 5]])
+    r = records["ICC3k"]
+    assert r.value == pytest.approx(0.96) and r.ci_low == -1.0
+    assert "its lower end, -24.912, cut to -1" in r.note
+    assert records["ICC3"].ci_low == pytest.approx(-0.925682496, abs=1e-8)  # kept as is
+    shifted = iccs([[1, 2], [5, 6], [3, 4]])  # the second rater one higher throughout
+    assert shifted["ICC3"].value == 1.0 and shifted["ICC3"].ci_low is None
+    assert "no interval: the raters agree exactly within units" in shifted["ICC3"].note
+    # absolute agreement still has its interval: the raters' offset is its only error
+    low, high = shifted["ICC2"].ci_low, shifted["ICC2"].ci_high
+    assert low is not None and high is not None
+    assert low <= shifted["ICC2"].value <= high

@@ -151,9 +151,15 @@ def icc_records(
                                  n_units * len(coders), note=text, form=form)
         ends = intervals[form]
         if value is not None and ends is not None:
-            record.ci_low, record.ci_high = ends
+            low, high = ends
+            record.ci_low, record.ci_high = max(low, -1.0), high
             record.ci_method = ICC_CI_METHOD
             record.note = (f"{text}; 95% CI: F-based (McGraw & Wong 1996), "
                            f"{icc.INTERVAL_MODEL[form]}")
+            if low < -1:
+                record.note += f" (its lower end, {low:.3f}, cut to -1, where an ICC ends)"
+        elif value is not None and bootstrap > 0:
+            record.note = (f"{text}; no interval: the raters agree exactly within units "
+                           "(no residual variation), so the F ratio is infinite")
         records.append(record)
     return records

@@ -159,7 +159,7 @@ def _icc2_interval(msr: float, msc: float, mse: float, n: int, k: int,
     from scipy.stats import f
 
     below = msr + (k - 1) * mse + k * (msc - mse) / n
-    if mse <= 0 or msr <= 0 or below <= 0:
+    if mse < 0 or msr <= 0 or below <= 0:
         return None
     rho = (msr - mse) / below
     if not -1 < rho < 1:
