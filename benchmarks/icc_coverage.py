@@ -11,6 +11,12 @@ For each form and n the script prints the coverage of McGraw & Wong's F-based in
 holds the raters fixed). A well-calibrated 95% interval covers 93-97% of the time here
 (2,000 studies: a standard error of about half a point).
 
+Measured (2,000 studies, 3 raters, sd units/raters/error 1/.6/.8): F-based 93.8-94.4% for
+every form at 30 units, 95.0-95.7% at 100 except ICC2/ICC2k at 89.9% (Satterthwaite's
+approximation is liberal when few raters differ widely and units are many; with a
+raters' sd of .3 it covers 96.1%, with none 94.5%); the unit bootstrap covers ICC2 82.7%
+at 30 units and 70.3% at 100.
+
     python benchmarks/icc_coverage.py --studies 2000 --units 30 100
 """
 
@@ -71,6 +77,7 @@ def coverage(studies: int, n: int, k: int, seed: int, draws: int) -> dict[str, t
 
 
 def main() -> None:
+    global SD_RATERS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=2000)
     parser.add_argument("--units", type=int, nargs="+", default=[30, 100])
@@ -78,7 +85,10 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=200,
                         help="draws of the unit bootstrap compared (0: leave it out)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sd-raters", type=float, default=SD_RATERS,
+                        help="spread of the raters' own offsets (units' sd is 1)")
     args = parser.parse_args()
+    SD_RATERS = args.sd_raters
     print(f"{args.studies} studies per cell, {args.raters} raters; "
           f"sd units/raters/error = {SD_UNITS}/{SD_RATERS}/{SD_ERROR}")
     print(f"{'form':6} {'units':>5} {'F-based':>8} {'unit bootstrap':>15}")
@@ -87,7 +97,8 @@ def main() -> None:
         result = coverage(args.studies, n, args.raters, args.seed, args.bootstrap)
         for form in icc.FORMS:
             f_cov, b_cov = result[form]
-            print(f"{form:6} {n:5d} {100 * f_cov:7.1f}% {100 * b_cov:14.1f}%")
+            boot = "-" if b_cov != b_cov else f"{100 * b_cov:.1f}%"
+            print(f"{form:6} {n:5d} {100 * f_cov:7.1f}% {boot:>15}")
         print(f"({time.perf_counter() - start:.1f} s)")
 
 
