@@ -177,8 +177,9 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
                   else "percentile")
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
         names = sorted({NAMES.get(r.measure, r.measure) for r in booted})
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
         out.append(
-            f"95% confidence intervals of {', '.join(names)} are {method} bootstrap intervals "
+            f"95% confidence intervals of {listed} are {method} bootstrap intervals "
             f"over units, holding the coders fixed ({ctx.bootstrap} draws, {seed}); "
             f"{_undefined_draws_text(booted)}.")
     if any(r.measure == ICC and r.ci_method for r in rows):
