@@ -77,6 +77,11 @@ def test_shrout_fleiss_table_4_through_the_command_line(
                          "--no-consensus")
     line = next(li for li in out.splitlines() if "ICC3k" in li)
     assert "0.909" in line  # the table names the form
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "50",
+                         "--no-consensus")
+    line = next(li for li in out.splitlines() if "ICC2 " in li)
+    assert "[0.019, 0.761] F" in line  # McGraw & Wong's interval, named as such
+    assert "ICC intervals marked F: McGraw & Wong's F-based intervals" in out
 
 
 def test_icc_drops_units_with_a_missing_rating_and_says_how_many() -> None:
@@ -146,10 +151,14 @@ def test_new_coefficients_have_intervals_with_their_counts() -> None:
     records = code_agreement(frame_of(data), code="c", kind="ordinal", scale=[1, 2, 3, 4, 5],
                              bootstrap=300, seed=2)
     for r in records:
-        if r.measure in ("gwet_ac1", "gwet_ac2", "brennan_prediger", "icc"):
+        if r.measure in ("gwet_ac1", "gwet_ac2", "brennan_prediger"):
             assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
             assert (r.ci_method, r.draws) == ("percentile", 300)
             assert "300 draws, seed 2" in r.note
+        if r.measure == "icc":  # McGraw & Wong's F-based interval, no draws
+            assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
+            assert (r.ci_method, r.draws) == ("F", 0)
+            assert "F-based (McGraw & Wong 1996)" in r.note
     icc2 = next(r for r in records if r.form == "ICC2")
     assert icc2.n_units == 50 and "10 units with a missing rating dropped" in icc2.note
     ac1 = next(r for r in records if r.measure == "gwet_ac1")
@@ -194,7 +203,7 @@ def test_bca_for_kappa_and_against_a_reference() -> None:
         for r in records + vs:
             if r.value is not None and r.measure != "percent_agreement" and r.measure != \
                     "fleiss_kappa":
-                assert r.ci_method == ci, r
+                assert r.ci_method == ("F" if r.measure == "icc" else ci), r
                 assert r.ci_low <= r.value <= r.ci_high, r
         kappa = next(r for r in records if r.measure == "cohen_kappa" and r.weights == "linear")
         if ci == "percentile":
@@ -262,21 +271,31 @@ def test_level_override_never_makes_a_nominal_code_ordinal() -> None:
                            bootstrap=0)
 
 
-def test_project_keeps_nominal_codes_nominal_under_a_level_override(
+def test_a_level_a_named_code_cannot_take_is_refused_and_others_say_so(
     sf_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """As the API refuses it: a nominal code named with --codes is never read at another
+    level (it used to exit 0 and report nominal); over every code, the codes that cannot
+    take the override keep their own level and a note on stderr names them."""
     from sense7_coder.project import Project
 
     with Project.open(sf_project) as project:
         code(project, "judge1", {("c1", 2, "strategy"): "advice", ("c1", 4, "strategy"): "question"})
         code(project, "judge2", {("c1", 2, "strategy"): "advice", ("c1", 4, "strategy"): "advice"})
-    status, out, err = run(capsys, "agreement", sf_project, "--codes", "strategy,sf",
-                           "--level", "interval", "--format", "json", "--bootstrap", "0")
+    for level in ("ordinal", "interval"):
+        status, out, err = run(capsys, "agreement", sf_project, "--codes", "strategy,sf",
+                               "--level", level, "--format", "json", "--bootstrap", "0")
+        assert (status, out) == (2, "")
+        assert len(err.strip().splitlines()) == 1
+        assert f"code 'strategy': a nominal code has no order; {level} alpha needs" in err
+    status, out, err = run(capsys, "agreement", sf_project, "--level", "interval",
+                           "--format", "json", "--bootstrap", "0", "--no-consensus")
     assert status == 0, err
     alphas = {r["code"]: r["level"] for r in json.loads(out)
-              if r["measure"] == "krippendorff_alpha" and "consensus" not in r["coders"]
-              and r["level"] != "applicability"}
-    assert alphas == {"strategy": "nominal", "sf": "interval"}
+              if r["measure"] == "krippendorff_alpha" and r["level"] != "applicability"}
+    assert alphas["strategy"] == "nominal" and alphas["sf"] == "interval"
+    assert "--level interval applies to the codes that can take it" in err
+    assert "strategy" in err.split("; ", 1)[1]
     status, out, err = run(capsys, "agreement", sf_project, "--codes", "sf", "--level", "ratio",
                            "--bootstrap", "0")
     assert status == 0, err  # 1..10 has no level at or below zero
@@ -301,7 +320,7 @@ def test_min_units_band_in_json_and_csv(sf_project: Path,
                          "--bootstrap", "0", "--no-consensus", "--min-units", "5")
     frame = pd.read_csv(__import__("io").StringIO(out))
     row = frame[frame["measure"] == "krippendorff_alpha"].iloc[0]
-    assert row["band"] in ("good", "tentative", "low") and row["min_units"] == 5
+    assert row["band"] in ("good (point)", "tentative (point)", "low (point)") and row["min_units"] == 5
 
 
 def test_applicability_alpha_sees_disagreement_on_not_applicable(
@@ -524,3 +543,20 @@ def test_drift_counts_others_from_unit_totals_as_it_did_pair_by_pair() -> None:
             assert b.agreement == pytest.approx(same / pairs)
             assert b.mean_difference == pytest.approx(
                 float((own - others.mean(axis=1)).mean()))
+
+
+def test_kappa_weights_option_on_the_command_line(
+    sf_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "agreement", sf_project, "--codes", "sf", "--format", "json",
+                           "--bootstrap", "0", "--no-consensus", "--kappa-weights", "values")
+    assert status == 0, err
+    linear = [r for r in json.loads(out) if r["measure"] == "cohen_kappa"
+              and r["weights"] == "linear"]
+    assert linear and all("weights on the level values, as AC2" in r["note"] for r in linear)
+    status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "0",
+                         "--no-consensus", "--kappa-weights", "values")
+    assert "kappa weights over each code's declared scale, on the level values" in out
+    with pytest.raises(SystemExit) as refused:
+        main(["agreement", str(sf_project), "--kappa-weights", "ranks"])
+    assert refused.value.code == 2

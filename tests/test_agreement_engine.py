@@ -465,3 +465,52 @@ def test_pairable_counts_are_the_value_counts_of_units_with_two_values() -> None
     paired = ratings.pairable_counts()
     assert paired.tolist() == counts[counts.sum(axis=1) >= 2].tolist()
     assert 0 < len(paired) < 500
+
+
+def test_weighted_kappa_says_it_weighs_positions_where_ac2_weighs_values() -> None:
+    """On an unequally spaced scale the two conventions give different figures: each
+    weighted figure says which it uses."""
+    scale = [0, 1, 2, 5, 10]
+    a = [0, 1, 2, 5, 10, 5, 2, 1, 0, 10, 5, 2]
+    b = [1, 1, 2, 10, 5, 5, 1, 2, 0, 10, 2, 2]
+    records = code_agreement(frame_of({"ann": a, "bob": b}), code="c", kind="ordinal",
+                             scale=scale, bootstrap=0)
+    kappa = pick(records, "cohen_kappa", "linear")
+    ac2 = next(r for r in records if r.measure == "gwet_ac2" and r.weights == "linear")
+    assert "weights on the levels' positions (equal steps), not their values" in kappa.note
+    assert "linear weights over the level values of declared scale" in ac2.note
+
+
+def test_kappa_weights_on_level_values_when_asked() -> None:
+    """--kappa-weights values: the weights follow the level values, as AC2's do; the
+    default stays on positions (scikit-learn's convention with the declared labels)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    scale = [0, 1, 2, 5, 10]
+    a = [0, 1, 2, 5, 10, 5, 2, 1, 0, 10, 5, 2]
+    b = [1, 1, 2, 10, 5, 5, 1, 2, 0, 10, 2, 2]
+    frame = frame_of({"ann": a, "bob": b})
+    by_position = code_agreement(frame, code="c", kind="ordinal", scale=scale, bootstrap=0)
+    by_value = code_agreement(frame, code="c", kind="ordinal", scale=scale, bootstrap=60,
+                              kappa_basis="values")
+    x, y = np.array(a, float), np.array(b, float)
+    for w, power in (("linear", 1), ("quadratic", 2)):
+        assert pick(by_position, "cohen_kappa", w).value == pytest.approx(
+            cohen_kappa_score(a, b, labels=scale, weights=w), abs=1e-12)
+        # by hand: disagreement |x - y|^p / span^p, chance from the margins
+        observed = np.mean(np.abs(x - y) ** power)
+        chance = np.mean(np.abs(x[:, None] - y[None, :]) ** power)
+        mine = pick(by_value, "cohen_kappa", w)
+        assert mine.value == pytest.approx(1 - observed / chance, abs=1e-12)
+        assert mine.value != pytest.approx(pick(by_position, "cohen_kappa", w).value, abs=1e-3)
+        assert "weights on the level values, as AC2, alpha and ICC" in mine.note
+        assert mine.ci_low is not None and mine.ci_low <= mine.value <= mine.ci_high
+    text = code_agreement(frame_of({"ann": ["lo", "hi"], "bob": ["hi", "hi"]}), code="t",
+                          kind="ordinal", scale=["lo", "mid", "hi"], bootstrap=0,
+                          kappa_basis="values")
+    assert "positions: the levels are not numbers" in pick(text, "cohen_kappa", "linear").note
+    # an ordinal scale of words has only positions for AC2 too (it used to fail on 'lo')
+    ac2 = next(r for r in text if r.measure == "gwet_ac2" and r.weights == "linear")
+    assert "over the positions (the levels are not numbers)" in ac2.note
+    with pytest.raises(ValueError, match="kappa weights must be on one of positions, values"):
+        code_agreement(frame, code="c", kind="ordinal", scale=scale, kappa_basis="ranks")

@@ -116,7 +116,7 @@ def test_agreement_shows_every_sense7_code_with_alpha_interval_and_band(
     m = panel.results.code_model
     assert column(m, "Code") == SENSE7_LABELS
     with Project.open(demo_project, backup=False) as other:
-        expected = project_agreement(other, AgreementOptions(bootstrap=0))
+        expected = project_agreement(other, AgreementOptions(bootstrap=40))
     for row, code in enumerate(resolve_codebook("sense7").codes):
         alpha = next(r for r in expected.for_code(code.key)
                      if r.measure == ALPHA and "users" not in r.coders
@@ -132,7 +132,10 @@ def test_agreement_shows_every_sense7_code_with_alpha_interval_and_band(
     assert "Fleiss' kappa needs a fixed number" in cell(m, 0, "Fleiss' κ",
                                                         Qt.ItemDataRole.ToolTipRole)
     assert [it.label for it in panel.results.plot.items] == SENSE7_LABELS
-    assert "good" in panel.results.band_label.text()
+    # the demo's intervals span .667: no band is claimed, and the window says the rule
+    assert "inconclusive" in panel.results.band_label.text()
+    assert "only when the whole 95% interval lies in it" in cell(
+        m, 0, "Band", Qt.ItemDataRole.ToolTipRole)
 
 
 def test_an_undefined_alpha_is_a_dash_with_its_reason(qtbot: Any, models: Models,

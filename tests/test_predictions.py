@@ -72,6 +72,45 @@ def test_baseline_groups_by_conversation_without_participants(tmp_path: Path):
         assert figures["n"] == 90  # three rated assistant turns in each of 30 conversations
 
 
+def test_one_conversation_without_a_participant_does_not_ungroup_the_others(
+        tmp_path: Path):
+    """It used to switch the whole project to grouping by conversation: 158 of 160 test
+    conversations then shared a participant with training. Now that one conversation is a
+    group of its own, the others keep their participant, and the grouping is printed with
+    the result and stored with every score."""
+    lines = write_study(tmp_path / "a.jsonl", 80, participants=16, seed=3).read_text(
+        ).splitlines()
+    lines[0] = lines[0].replace('"participant_id": ', '"_pid": ')
+    (tmp_path / "b.jsonl").write_text("\n".join(lines) + "\n")
+    with Project.create(tmp_path / "p.sense7") as p:
+        import_files(p, [tmp_path / "b.jsonl"])
+        turns = rated_turns(p)
+        owner = {t.conversation_id: t.participant_id for t in turns}
+        assert sum(1 for v in owner.values() if not v) == 1
+        result = run_baseline(p, runs=2)
+
+        def participants(groups: frozenset[str]) -> set[str]:
+            out = set()
+            for g in groups:  # a group is a participant, or one conversation
+                kind, _, ident = g.partition(":")
+                pid = ident if kind == "participant" else owner.get(ident if ident else g)
+                if pid:
+                    out.add(pid)
+            return out
+
+        assert len(result.folds) == 10
+        for _run, trained, tested in result.folds:
+            assert trained and tested
+            assert not (participants(trained) & participants(tested))
+        assert result.group_by == ("participant (1 conversation without a participant, "
+                                   "each its own group)")
+        lone = next(c for c, v in owner.items() if not v)
+        assert any(f"conversation:{lone}" in tested for _r, _t, tested in result.folds)
+        reasons = {r[0] for r in p.db.execute(
+            "SELECT DISTINCT reasoning FROM predictions WHERE predictor = 'baseline'")}
+        assert reasons == {"out-of-fold score; cross-validation grouped by " + result.group_by}
+
+
 def test_targets_follow_the_protocol_on_the_demo(demo_project: Path):
     with Project.open(demo_project, backup=False) as p:
         turns = rated_turns(p)

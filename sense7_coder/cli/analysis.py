@@ -100,7 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Fleiss' kappa among the coders; with --include-users every coder against the "
         "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
         "against the coders and users. Binary codes: a turn a coder marked done without "
-        "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667.",
+        "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667, "
+        "claimed only when the whole 95%% interval lies in the band.",
     )
     p.add_argument("project", type=Path)
     _add_filters(p)
@@ -110,6 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
+    p.add_argument("--kappa-weights", choices=("positions", "values"), default="positions",
+                   help="weighted kappa's weights on the levels' positions (equal steps; the "
+                   "default) or on their values (numeric levels), as AC2, alpha and ICC")
     p.add_argument("--measures", choices=("all", "alpha"), default="all",
                    help="alpha: Krippendorff's alpha alone (the coders', applicability and "
                    "against users/consensus), much faster on big projects; no diagnostics")
@@ -220,6 +224,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         predictors=getattr(args, "predictor", []),
         measures=getattr(args, "measures", "all"),
         values=getattr(args, "values", "blind"),
+        kappa_weights=getattr(args, "kappa_weights", "positions"),
     )
 
 
@@ -255,9 +260,20 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return lines
 
 
-def agreement_lines(report: AgreementReport) -> list[str]:
+#: the table's footer on kappa's weights, per ``--kappa-weights``
+KAPPA_FOOTER = {
+    "positions": "on the levels' positions (equal steps); AC2, alpha and ICC use the level "
+                 "values",
+    "values": "on the level values (positions where the levels are not numbers), as AC2, "
+              "alpha and ICC",
+}
+
+
+def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
-    from ..domain.agreement.records import raters_text
+    import textwrap
+
+    from ..domain.agreement.records import BAND_RULE, raters_text
     from ..project.agreement import BY_CONSTRUCTION_NOTE, values_text
 
     rows = []
@@ -276,6 +292,8 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
         if ci and r.ci_method == "bca":
             ci += " BCa"
+        elif ci and r.ci_method == "F":
+            ci += " F"
         if ci and r.undefined_draws:
             ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)
@@ -291,8 +309,9 @@ def agreement_lines(report: AgreementReport) -> list[str]:
     if footnotes:
         lines += ["", "undefined figures:"]
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
-    lines += ["", "alpha bands: good >= .800, tentative >= .667 (Krippendorff); kappa weights "
-              "over each code's declared scale"]
+    lines += ["", *textwrap.wrap("alpha bands: good >= .800, tentative >= .667 (Krippendorff), "
+                                 f"read from the interval: {BAND_RULE}", 96),
+              f"kappa weights over each code's declared scale, {KAPPA_FOOTER[kappa_weights]}"]
     few = next((r.min_units for r in report.records), None)
     if few is not None:
         lines += [f"'too few units': the figure rests on fewer than {few} units"]
@@ -300,6 +319,10 @@ def agreement_lines(report: AgreementReport) -> list[str]:
         lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
     if report.values:
         lines += [values_text(report)]
+    if any(r.ci_method == "F" for r in report.records):
+        lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC2/ICC2k coders "
+                  "a random sample, ICC3/ICC3k coders fixed, ICC1/ICC1k one-way); every other "
+                  "interval is a bootstrap over units holding the coders fixed"]
     return lines
 
 
@@ -307,12 +330,19 @@ def agreement_lines(report: AgreementReport) -> list[str]:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     from ..domain.export import neutralise
-    from ..project.agreement import methods_paragraph, project_agreement
+    from ..project.agreement import level_refusals, methods_paragraph, project_agreement
 
     options = _options(args)
     if args.diagnostics and options.measures != "all":
         raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
     with _open(args, args.project) as project:
+        if options.level and not options.codes:  # every code: say which keep their own
+            kept = [c.key for c in project.codebook.active
+                    if level_refusals([c], options.level)]
+            if kept:
+                print(f"note: --level {options.level} applies to the codes that can take it; "
+                      f"{', '.join(kept)} keep their own level (name a code with --codes to "
+                      "have it checked)", file=sys.stderr)
         report = project_agreement(project, options, progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)
@@ -327,7 +357,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
     else:
-        print("\n".join(agreement_lines(report)))
+        print("\n".join(agreement_lines(report, options.kappa_weights)))
     return 0
 
 

@@ -3,9 +3,9 @@
 Features: TF-IDF of the assistant turn's words and word pairs, and a separate TF-IDF of its
 context (the two messages before it); model: ridge regression on the turn's target. Every
 score it reports is **out of fold**: grouped K-fold cross-validation (5 folds, fewer when
-there are fewer groups) by participant, or by conversation when a conversation has no
-participant, so no participant (or conversation) is ever in both the training and the test
-part of a fold. Each run reshuffles which groups share a fold (seed = run number).
+there are fewer groups) by participant; a conversation without a participant is a group
+of its own while the others keep their participant's, so no participant (or such a
+conversation) is ever in both the training and the test part of a fold. Each run reshuffles which groups share a fold (seed = run number).
 
 A conversation's score is the mean of its assistant turns' predicted scores, which matches
 the paper's target (the mean over turns of each turn's mean of the seven dimensions).
@@ -100,8 +100,8 @@ def cross_validated(
     n_groups = len(set(groups[trainable]))
     if n_groups < 2:
         raise Sense7Error(
-            f"the baseline needs rated turns of at least two {group_by}s to cross-validate "
-            f"(found {n_groups})"
+            f"the baseline needs rated turns of at least two groups to cross-validate "
+            f"(grouped by {group_by}; found {n_groups})"
         )
     n_splits = min(N_SPLITS, len(set(groups)), n_groups)
     total = runs * n_splits

@@ -276,6 +276,7 @@ BAND_INK = {"good": "#3f8f4f", "tentative": "#c99a2e", "low": "#b5483f",
 ALPHA_TITLE = "Krippendorff's α per code, with 95% bootstrap interval"
 
 
+
 @dataclass
 class AlphaItem:
     """One row of the alpha plot."""
@@ -329,6 +330,8 @@ def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.66
         ax.text(0.5, 0.5, "Run the agreement to see alpha per code", ha="center",
                 va="center", color="#6b6b6b", transform=ax.transAxes)
         return fig
+    from .agreement.records import band_hue
+
     lo, hi = alpha_range(items)
     for band, a, b in (("low", lo, tentative), ("tentative", tentative, good),
                        ("good", good, hi)):
@@ -340,7 +343,7 @@ def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.66
                 fontsize=7.5, color="#555555")
     right = blended_transform_factory(ax.transAxes, ax.transData)
     for i, it in enumerate(items):
-        ink = BAND_INK.get(it.band, BAND_INK["undefined"])
+        ink = BAND_INK.get(band_hue(it.band), BAND_INK["undefined"])
         if it.value is None or not math.isfinite(it.value):
             text = "undefined" + (f" — {_short(it.note)}" if it.note else "")
             ax.text(lo + 0.01 * (hi - lo), i, text, va="center", fontsize=8, color="#6b6b6b")

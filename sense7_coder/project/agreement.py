@@ -39,8 +39,11 @@ from ..domain.agreement import (
     CodeFrameSpec,
     agreement_report,
     applicability_record,
+    resolve_level,
 )
+from ..domain.agreement.alpha import value_domain
 from ..domain.agreement.bootstrap import CI_METHODS
+from ..domain.agreement.kappa import KAPPA_BASES
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
@@ -79,7 +82,9 @@ class AgreementOptions:
     (None: the project's setting, default 10). ``measures`` is 'all' (every figure
     and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
     each code's applicability alpha and each rater's against the users and the
-    consensus; no diagnostics), the same alpha values either way.
+    consensus; no diagnostics), the same alpha values either way. ``kappa_weights``
+    builds weighted kappa's weights on the levels' 'positions' (equal steps) or their
+    'values' (numeric levels; as AC2, alpha and ICC).
     """
 
     codes: Sequence[str] = ()
@@ -102,6 +107,7 @@ class AgreementOptions:
     #: 'blind': each coder's value as set before the turn was revealed to them (a change
     #: made after the reveal is left out); 'final': with those changes
     values: str = "blind"
+    kappa_weights: str = "positions"
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -121,10 +127,28 @@ def _unknown(kind: str, asked: Sequence[str], known: Sequence[str]) -> ProjectEr
                         f"(known: {listed})")
 
 
+def level_refusals(codes: Sequence[Code], level: str | None) -> list[str]:
+    """Why ``level`` cannot be the level of measurement of each of ``codes`` that cannot
+    take it, in the engine's own words (empty when every one can)."""
+    if level is None:
+        return []
+    out = []
+    for code in codes:
+        try:
+            value_domain(list(code.values), resolve_level(code.kind, level, code.key),
+                         code.key)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
 def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
         raise ProjectError(f"level must be one of {', '.join(LEVELS)}, got {options.level!r}")
+    if options.kappa_weights not in KAPPA_BASES:
+        raise ProjectError(f"kappa weights must be on one of {', '.join(KAPPA_BASES)}, got "
+                           f"{options.kappa_weights!r}")
     if options.measures not in MEASURES:
         raise ProjectError(f"measures must be one of {', '.join(MEASURES)}, got "
                            f"{options.measures!r}")
@@ -147,6 +171,10 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         codes = [book.code(k) for k in dict.fromkeys(options.codes)]
     else:
         codes = list(book.active)
+    refused = level_refusals(codes, options.level) if options.codes else []
+    if refused:  # a code asked for by name is never silently read at another level
+        raise ProjectError(refused[0] + (f" (and {len(refused) - 1} more)"
+                                         if len(refused) > 1 else ""))
     coder_names = [c["name"] for c in project.coders()]
     if any(c not in coder_names for c in options.coders):
         raise _unknown("coder", options.coders, coder_names)
@@ -663,6 +691,7 @@ def project_agreement(
         report = agreement_report(
             specs, bootstrap=options.bootstrap, seed=options.seed, progress=progress,
             cancel=cancel, ci=options.ci, min_units=min_units, measures=options.measures,
+            kappa_basis=options.kappa_weights,
         )
         extra = []
         for code in codes:

@@ -10,7 +10,7 @@ turns of each turn's mean of the seven dimensions; at turn level the user's over
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,6 +165,24 @@ def evaluate_all(project: Project, level: str = "conversation",
 # -- the baseline ----------------------------------------------------------------------------------
 
 
+def cv_group(participant_id: str | None, conversation_id: str) -> str:
+    """A turn's cross-validation group: its participant, or -- for a conversation without
+    one -- the conversation alone (named apart, so no participant id can meet it)."""
+    return f"participant:{participant_id}" if participant_id else \
+        f"conversation:{conversation_id}"
+
+
+def grouping(turns: Sequence[Any]) -> str:
+    """The grouping of :func:`cv_group` over ``turns`` in words (printed and stored)."""
+    lacking = {t.conversation_id for t in turns if not t.participant_id}
+    if not lacking:
+        return "participant"
+    if len(lacking) == len({t.conversation_id for t in turns}):
+        return "conversation"
+    return (f"participant ({len(lacking)} conversation{'s' * (len(lacking) != 1)} without "
+            "a participant, each its own group)")
+
+
 def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1,
                  conversations: ConversationFilter | None = None,
                  progress: Progress | None = None, cancel: Cancel | None = None,
@@ -178,23 +196,23 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
     if runs < 1:
         raise ProjectError("runs must be 1 or more")
     turns = rated_turns(project, conversations)
-    with_participants = all(t.participant_id for t in turns)
-    group_by = "participant" if with_participants else "conversation"
+    group_by = grouping(turns)
     samples = []
     for t in turns:
         target = (turn_dimension_mean(t.ratings) if level == "conversation"
                   else t.ratings.get("overall"))
-        group = t.participant_id if with_participants else t.conversation_id
-        samples.append(Sample((t.conversation_id, t.position), t.conversation_id, str(group),
+        samples.append(Sample((t.conversation_id, t.position), t.conversation_id,
+                              cv_group(t.participant_id, t.conversation_id),
                               t.text, t.context, None if target is None else float(target)))
     result = cross_validated(samples, runs=runs, group_by=group_by, progress=progress,
                              cancel=cancel)
+    how = f"out-of-fold score; cross-validation grouped by {group_by}"
     rows: list[store_pred.PredictionRow] = []
     for run in sorted(result.turn_scores):
         if level == "conversation":
-            rows += [(c, None, run, s, "") for c, s in result.conversation_scores[run].items()]
+            rows += [(c, None, run, s, how) for c, s in result.conversation_scores[run].items()]
         else:
-            rows += [(key[0], key[1], run, s, "")  # type: ignore[index]
+            rows += [(key[0], key[1], run, s, how)  # type: ignore[index]
                      for key, s in result.turn_scores[run].items()]
     with project.pdb.atomic() as db:
         store_pred.replace_predictions(db, name, level, rows)

@@ -1,10 +1,10 @@
 """Records for the coefficients beyond alpha and kappa: Gwet's AC1/AC2, Brennan-Prediger
-(:func:`chance_records`) and the intraclass correlation (:func:`icc_records`), each with a
-bootstrap interval over units.
+(:func:`chance_records`), with a bootstrap interval over units, and the intraclass
+correlation (:func:`icc_records`), with McGraw & Wong's F-based intervals.
 
-Both work through per-unit terms (see :mod:`.chance` and :mod:`.icc`): units with the same
-ratings are grouped, one multinomial draw over the groups stands for a resample of the
-units, and every draw's coefficient is computed at once from weighted sums.
+The chance-corrected coefficients work through per-unit terms (see :mod:`.chance`): units
+with the same ratings are grouped, one multinomial draw over the groups stands for a
+resample of the units, and every draw's coefficient is computed at once from weighted sums.
 """
 
 from __future__ import annotations
@@ -52,15 +52,21 @@ def chance_records(
         plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
     # units with the same counts contribute the same terms: work on the distinct rows
     patterns, freq = unique_rows(counts)
+    # AC2 weighs the level values; an ordinal scale of words has only its positions
+    numeric = all(isinstance(v, int | float | np.integer | np.floating)
+                  and not isinstance(v, bool) for v in ratings.scale)
+    weighed = list(ratings.scale) if numeric else list(range(1, ratings.k + 1))
+    basis = "the level values" if numeric else "the positions (the levels are not numbers)"
     records = []
     for measure, weights, method in plan:
         if steps is not None:
             steps.check()
-        w = chance.weight_matrix(ratings.scale if weights else ratings.k, weights or "none")
+        w = chance.weight_matrix(weighed if weights else ratings.k, weights or "none")
         note = (f"units with two or more ratings ({n_units}); category shares over all "
                 f"{int(counts.shape[0])} rated units (Gwet 2014)")
         if weights:
-            note += f"; {weights} weights over declared scale {scale_text(ratings.scale)}"
+            note += (f"; {weights} weights over {basis} of declared scale "
+                     f"{scale_text(ratings.scale)}")
         terms = chance.unit_terms(patterns, w)
         value = None
         if n_units:
@@ -83,13 +89,42 @@ def chance_records(
     return records
 
 
+#: how the ICC intervals are named in a record's ``ci_method``
+ICC_CI_METHOD = "F"
+
+
+def _icc_undefined_reason(value: float | None, x: np.ndarray, n_coders: int) -> str | None:
+    """Why an ICC form cannot be reported (None: it can)."""
+    n_units = x.shape[0]
+    if n_coders < 2:
+        return "fewer than two raters"
+    if n_units < 2:
+        return "fewer than two complete units"
+    if value is None:
+        if np.ptp(x.mean(axis=1)) < 1e-9:
+            return "no variation between units"
+        return ("its denominator is not positive (the raters vary less than the residual), "
+                "so it cannot be read as an ICC")
+    if not -1 <= value <= 1:
+        return (f"the ANOVA estimate is {value:.3f}, outside [-1, 1], which no correlation can "
+                "be: the units differ less than the raters disagree within them (too few "
+                "units or too little spread between them to estimate an ICC)")
+    return None
+
+
 def icc_records(
     ratings: Ratings, *, bootstrap: int, seed: int | None, ci: str = "percentile",
     steps: Steps | None = None,
 ) -> list[AgreementRecord]:
     """The six ICC forms over the declared level values (numeric scales only) of the
     units every rater in ``ratings`` rated; units with a missing rating are dropped and
-    counted in the note."""
+    counted in the note.
+
+    Intervals (when ``bootstrap`` > 0 asks for intervals) are McGraw & Wong's F-based
+    95% intervals (:func:`.icc.f_intervals`), not a bootstrap: resampling units holds the
+    raters fixed, which ICC1 and ICC2 do not assume. ``seed`` and ``ci`` do not apply.
+    An estimate outside [-1, 1] is reported as undefined with the reason."""
+    del seed, ci  # the F-based intervals need neither
     coders = list(ratings.coders)
     pos = ratings.positions
     rated_any = (pos >= 0).any(axis=0)
@@ -101,31 +136,30 @@ def icc_records(
     note = (f"ICC over the {n_units} units all {len(coders)} coders rated, level values "
             f"{scale_text(ratings.scale)}; {dropped} units with a missing rating dropped")
     estimates = icc.icc(x) if n_units else dict.fromkeys(icc.FORMS)
+    if steps is not None:
+        steps.check()
+    intervals = icc.f_intervals(x) if bootstrap > 0 and n_units else dict.fromkeys(icc.FORMS)
     records = []
-    draws_values = None
-    if bootstrap > 0 and n_units and any(v is not None for v in estimates.values()):
-        patterns, freq = unique_rows(x)
-        terms = icc.unit_terms(patterns)
-        if steps is not None:
-            steps.check()
-        weights = multinomial_draws(freq, draws=bootstrap, seed=seed)
-        draws_values = icc.from_sums(weights @ terms)
-        jack = icc.from_sums(freq @ terms - terms) if ci == "bca" else None
-    for j, form in enumerate(icc.FORMS):
+    for form in icc.FORMS:
         value = estimates[form]
         text = note
-        if value is None:
-            why = ("fewer than two raters" if len(coders) < 2 else
-                   "fewer than two complete units" if n_units < 2 else
-                   "no variation between units" if np.ptp(x.mean(axis=1)) < 1e-9 else
-                   "its denominator is not positive (the raters vary less than the "
-                   "residual), so it cannot be read as an ICC")
+        why = _icc_undefined_reason(value, x, len(coders))
+        if why is not None:
+            value = None
             text = f"undefined: {why}; {note}"
         record = AgreementRecord(ratings.code, ICC, None, None, coders, value, n_units,
                                  n_units * len(coders), note=text, form=form)
-        if value is not None and draws_values is not None:
-            jk = (jack[:, j], freq.astype(float)) if jack is not None else None
-            record.set_interval(summarise(draws_values[:, j], value, method=ci, jackknife=jk),
-                                seed)
+        ends = intervals[form]
+        if value is not None and ends is not None:
+            low, high = ends
+            record.ci_low, record.ci_high = max(low, -1.0), high
+            record.ci_method = ICC_CI_METHOD
+            record.note = (f"{text}; 95% CI: F-based (McGraw & Wong 1996), "
+                           f"{icc.INTERVAL_MODEL[form]}")
+            if low < -1:
+                record.note += f" (its lower end, {low:.3f}, cut to -1, where an ICC ends)"
+        elif value is not None and bootstrap > 0:
+            record.note = (f"{text}; no interval: the raters agree exactly within units "
+                           "(no residual variation), so the F ratio is infinite")
         records.append(record)
     return records

@@ -11,7 +11,14 @@ import pandas as pd
 from .alpha import alpha_from_counts, resolve_level, value_domain
 from .bootstrap import bootstrap_alpha
 from .coefficients import chance_records, icc_records
-from .kappa import contingency, fleiss_kappa, kappa_from_table, percent_agreement
+from .kappa import (
+    KAPPA_BASES,
+    KAPPA_WEIGHT_BASIS,
+    contingency,
+    fleiss_kappa,
+    kappa_from_table,
+    percent_agreement,
+)
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
@@ -72,27 +79,46 @@ def alpha_record(
     return record
 
 
+def kappa_levels(ratings: Ratings, basis: str) -> tuple[np.ndarray | None, str]:
+    """The values kappa's weights are built on (None: positions) and the basis in words."""
+    if basis not in KAPPA_BASES:
+        raise ValueError(f"kappa weights must be on one of {', '.join(KAPPA_BASES)}, "
+                         f"got {basis!r}")
+    if basis == "positions":
+        return None, KAPPA_WEIGHT_BASIS["positions"]
+    try:
+        return (value_domain(ratings.scale, "interval", ratings.code).astype(float),
+                KAPPA_WEIGHT_BASIS["values"])
+    except ValueError:
+        return None, "weights on the levels' positions: the levels are not numbers"
+
+
 def kappa_records(
     ratings: Ratings, a: str, b: str, weights: Sequence[str], *, bootstrap: int = 0,
     seed: int | None = 0, steps: Steps | None = None, ci: str = "percentile",
+    kappa_basis: str = "positions",
 ) -> list[AgreementRecord]:
     """Cohen's kappa of raters ``a`` and ``b`` over the units both rated, per weighting,
     each defined one with a bootstrap 95% interval over those units (``bootstrap``
-    draws, ``seed``; 0 draws = no interval). ``steps`` is asked for cancellation only."""
+    draws, ``seed``; 0 draws = no interval). ``steps`` is asked for cancellation only.
+    ``kappa_basis``: weights on the levels' 'positions' or (numeric levels) 'values'."""
     x, y = ratings.pair(a, b)
     n = len(x)
     table = contingency(x, y, ratings.k)
-    values = {w: kappa_from_table(table, w) for w in weights}
+    levels, basis_text = kappa_levels(ratings, kappa_basis)
+    values = {w: kappa_from_table(table, w, levels) for w in weights}
     defined = [w for w in weights if values[w] is not None]
     intervals = (
-        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps, method=ci)
+        pair_intervals(table, defined, draws=bootstrap, seed=seed, steps=steps, method=ci,
+                       values=levels)
         if bootstrap > 0 and defined else {}
     )
     records = []
     for w in weights:
         note = "units both raters rated"
         if w != "none":
-            note += f"; {w} weights over declared scale {scale_text(ratings.scale)}"
+            note += f"; {w} weights over declared scale {scale_text(ratings.scale)}; " \
+                    f"{basis_text}"
         value = values[w]
         if value is None:
             why = "no unit rated by both" if n == 0 else (
@@ -143,11 +169,12 @@ def fleiss_record(ratings: Ratings, rows: np.ndarray) -> AgreementRecord:
 
 def coder_records(
     ratings: Ratings, *, kind: str, level: str, bootstrap: int, seed: int | None, steps: Steps,
-    ci: str = "percentile",
+    ci: str = "percentile", kappa_basis: str = "positions",
 ) -> list[AgreementRecord]:
     """All figures among the raters in ``ratings``; advances ``steps`` by steps_for_code.
 
-    ``ci``: 'percentile' or 'bca', for every interval."""
+    ``ci``: 'percentile' or 'bca', for every interval; ``kappa_basis`` see
+    :func:`kappa_records`."""
     steps.check()
     rows = ratings.pairable_counts()
     records = [
@@ -161,7 +188,7 @@ def coder_records(
                                  weights="none"))
     for a, b in [] if crowd else combinations(ratings.coders, 2):
         records.extend(kappa_records(ratings, a, b, kappa_weights(kind), bootstrap=bootstrap,
-                                     seed=seed, steps=steps, ci=ci))
+                                     seed=seed, steps=steps, ci=ci, kappa_basis=kappa_basis))
     records.append(fleiss_record(ratings, rows))
     records.extend(chance_records(ratings, kind=kind, bootstrap=bootstrap, seed=seed, ci=ci,
                                   steps=steps))
@@ -185,6 +212,7 @@ def code_agreement(
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
     ci: str = "percentile",
+    kappa_basis: str = "positions",
 ) -> list[AgreementRecord]:
     """Agreement among all raters of one code.
 
@@ -205,7 +233,9 @@ def code_agreement(
     * for ordinal codes with numeric levels (unless ``level`` is nominal), the six ICC
       forms over the units every rater rated.
 
-    ``ci`` is the interval method ('percentile' or 'bca') of every interval.
+    ``ci`` is the interval method ('percentile' or 'bca') of every interval;
+    ``kappa_basis`` builds weighted kappa's weights on the levels' 'positions' (equal
+    steps) or their 'values' (as AC2, alpha and ICC), and each kappa's note says which.
 
     Units and coders may be any hashable ids. For millions of rows, integer unit ids
     and a Categorical coder column are several times faster to read than text (see
@@ -220,7 +250,8 @@ def code_agreement(
     ratings = prepare_ratings(frame, code=code, scale=scale)
     steps = Steps(steps_for_code(bootstrap), progress, cancel)
     records = coder_records(
-        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps, ci=ci
+        ratings, kind=kind, level=level, bootstrap=bootstrap, seed=seed, steps=steps, ci=ci,
+        kappa_basis=kappa_basis,
     )
     steps.finish()
     return records

@@ -5,7 +5,9 @@ Everything works on scale *positions* (0..k-1 in the declared scale), so the cat
 set is the declared one, not only the categories a pair happened to use. For weighted
 kappa this matters: linear and quadratic weights over the declared 1..5 scale differ
 from weights over the observed categories (what R's irr and scikit-learn do by
-default) whenever a level goes unused.
+default) whenever a level goes unused. The weights are built on the positions (equal
+steps) by default, or on the level values (``values``), as Gwet's AC2, alpha and ICC
+are; the two differ on an unequally spaced scale such as 0, 1, 2, 5, 10.
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ import numpy as np
 from scipy import stats
 
 WEIGHTS = ("none", "linear", "quadratic")
+#: what weighted kappa's weights can be built on: the levels' positions or their values
+KAPPA_BASES = ("positions", "values")
+#: the basis in words, said with every weighted kappa
+KAPPA_WEIGHT_BASIS = {
+    "positions": ("weights on the levels' positions (equal steps), not their values; AC2, "
+                  "alpha and ICC use the level values"),
+    "values": "weights on the level values, as AC2, alpha and ICC",
+}
 
-
-def disagreement_weights(k: int, weights: str) -> np.ndarray:
-    """k x k disagreement weights on scale positions i, j.
+def disagreement_weights(k: int, weights: str, values: np.ndarray | None = None) -> np.ndarray:
+    """k x k disagreement weights on scale positions i, j (or on the levels' ``values``
+    x_i, x_j when given, with x_max - x_min in place of k - 1).
 
     none: 0 on the diagonal, 1 elsewhere; linear: |i - j| / (k - 1);
     quadratic: (i - j)^2 / (k - 1)^2.
@@ -27,11 +37,16 @@ def disagreement_weights(k: int, weights: str) -> np.ndarray:
     i, j = np.indices((k, k))
     if weights == "none":
         return (i != j).astype(float)
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    if values is None:
+        d, span = (i - j).astype(float), float(k - 1)
+    else:
+        x = np.asarray(values, dtype=float)
+        d, span = x[:, None] - x[None, :], float(x.max() - x.min())
     if weights == "linear":
-        return np.abs(i - j) / (k - 1)
-    if weights == "quadratic":
-        return ((i - j) / (k - 1)) ** 2
-    raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+        return np.abs(d) / span
+    return (d / span) ** 2
 
 
 def contingency(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
@@ -39,7 +54,8 @@ def contingency(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     return np.bincount(a.astype(np.int64) * k + b, minlength=k * k).reshape(k, k)
 
 
-def kappa_from_table(table: np.ndarray, weights: str = "none") -> float | None:
+def kappa_from_table(table: np.ndarray, weights: str = "none",
+                     values: np.ndarray | None = None) -> float | None:
     """Cohen's kappa (weighted with disagreement weights w) of a k x k contingency table.
 
     kappa_w = 1 - sum(w * observed) / sum(w * expected), where expected is the product of
@@ -50,7 +66,7 @@ def kappa_from_table(table: np.ndarray, weights: str = "none") -> float | None:
     if n == 0:
         return None
     expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
-    w = disagreement_weights(table.shape[0], weights)
+    w = disagreement_weights(table.shape[0], weights, values)
     chance = float((w * expected).sum())
     if chance <= 0:
         return None

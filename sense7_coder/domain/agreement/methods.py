@@ -10,12 +10,13 @@ and version, with references.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .records import (
     ALPHA,
     APPLICABILITY,
+    BAND_RULE,
     BRENNAN_PREDIGER,
     GWET_AC1,
     GWET_AC2,
@@ -168,7 +169,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         parts.append(esc(ctx.values))
     extra = []
     if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
-        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights"
+        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights over the "
+                                     "level values"
                                      if GWET_AC2 in measures else "")
                      + " and the Brennan-Prediger coefficient for any number of raters with "
                        f"missing ratings as Gwet (2014) defines them (Brennan {amp} Prediger, "
@@ -190,25 +192,60 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
             f"applicable versus not applicable over every coding of the codes that allow it.")
     if ctx.by_construction:
         parts.append(esc(ctx.by_construction))
-    if ctx.bootstrap > 0:
+    parts += _interval_sentences(rows, ctx, alpha, esc, pct)
+    parts.append(_band_sentence(ctx, alpha, latex, esc))
+    return " ".join(parts)
+
+
+def _undefined_draws_text(rows: Sequence[AgreementRecord],
+                          esc: Callable[[str], str]) -> str:
+    """Which figures lost draws to being undefined, as the table's figures are named."""
+    lost = [r for r in rows if r.draws and r.undefined_draws]
+    if not lost:
+        return "no draw left a coefficient undefined"
+    listed = ", ".join(f"{esc(r.code)} {esc(_what(r))}: {r.undefined_draws} of {r.draws}"
+                       for r in lost)
+    return f"draws in which a coefficient was undefined were left out ({listed})"
+
+
+def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
+                        alpha: str, esc: Callable[[str], str], pct: str) -> list[str]:
+    """How each coefficient's interval was made, and what q is."""
+    if ctx.bootstrap <= 0:
+        return ["No confidence intervals were computed."]
+    out = []
+    booted = [r for r in rows if r.draws]
+    if booted:
         method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
                   else "percentile")
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
-        parts.append(
-            f"95{pct} confidence intervals are {method} bootstrap intervals over units "
-            f"({ctx.bootstrap} draws, {seed}); draws in which a coefficient was undefined "
-            f"were left out and are counted in the output. Following Hayes and Krippendorff "
-            f"(2007), q is the share of draws in which {alpha} fell below .667 and .800.")
-    else:
-        parts.append("No confidence intervals were computed.")
-    parts.append(
-        f"Following Krippendorff's conventions, {alpha} $\\geq$ .800 was read as good and "
-        f".667 to .800 as tentative; figures from fewer than {ctx.min_units} units are "
-        "marked as too few units." if latex else
-        f"Following Krippendorff's conventions, alpha >= .800 was read as good and .667 to "
-        f".800 as tentative; figures from fewer than {ctx.min_units} units are marked as too "
-        "few units.")
-    return " ".join(parts)
+        names = sorted({NAMES.get(r.measure, r.measure) for r in booted})
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        out.append(
+            f"95{pct} confidence intervals of {esc(listed)} are {method} bootstrap intervals "
+            f"over units, holding the coders fixed ({ctx.bootstrap} draws, {seed}); "
+            f"{_undefined_draws_text(booted, esc)}.")
+    if any(r.measure == ICC and r.ci_method for r in rows):
+        out.append(
+            f"95{pct} confidence intervals of the ICCs are McGraw and Wong's (1996) F-based "
+            "intervals, each under its form's model: ICC1 and ICC1k one-way random, ICC2 and "
+            "ICC2k with the coders a random sample, ICC3 and ICC3k with the coders fixed.")
+    if any(r.measure == ALPHA and r.q_below_667 is not None for r in rows):
+        out.append(
+            f"q is the share of the unit-bootstrap draws in which {alpha} fell below .667 "
+            f"and .800, read as the probability Hayes and Krippendorff (2007) propose of "
+            f"falling short of these minimums (their own procedure resamples pairs of "
+            f"values; ours resamples units).")
+    return out
+
+
+def _band_sentence(ctx: MethodsContext, alpha: str, latex: bool,
+                   esc: Callable[[str], str]) -> str:
+    """How a band was read (the rule every front end states)."""
+    geq = "$\\geq$" if latex else ">="
+    return (f"Following Krippendorff's conventions, {alpha} {geq} .800 was read as good and "
+            f".667 to .800 as tentative, and {esc(BAND_RULE)}; figures from fewer than "
+            f"{ctx.min_units} units are marked as too few units.")
 
 
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
@@ -236,7 +273,8 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
     lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
              "\\begin{table}[ht]", "\\centering", "\\small",
              "\\begin{tabular}{ll" + "r" * (len(header) - 3) + "l}", "\\hline",
-             " & ".join(_latex_escape(h) for h in header) + " \\\\", "\\hline"]
+             " & ".join(_latex_escape(h).replace("<", "$<$") for h in header) + " \\\\",
+             "\\hline"]
     lines += [" & ".join(_latex_escape(c) for c in row) + " \\\\" for row in table]
     lines += ["\\hline", "\\end{tabular}",
               f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "

@@ -48,14 +48,15 @@ def resampled_tables(
         yield rng.multinomial(n, shares, size=size).reshape(size, k, k)
 
 
-def kappas_of_tables(tables: np.ndarray, weights: str = "none") -> np.ndarray:
+def kappas_of_tables(tables: np.ndarray, weights: str = "none",
+                     values: np.ndarray | None = None) -> np.ndarray:
     """Cohen's kappa of every table in a (d, k, k) stack; NaN where undefined.
 
     The same statistic as :func:`.kappa.kappa_from_table`, table by table.
     """
     t = tables.astype(np.float64)
     n = t.sum(axis=(1, 2))
-    w = disagreement_weights(t.shape[1], weights)
+    w = disagreement_weights(t.shape[1], weights, values)
     rows, cols = t.sum(axis=2), t.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         chance = np.einsum("di,ij,dj->d", rows, w, cols) / n
@@ -107,36 +108,40 @@ def pair_intervals(
     seed: int | None,
     steps: Steps | None = None,
     method: str = "percentile",
+    values: np.ndarray | None = None,
 ) -> dict[str, Interval]:
     """Bootstrap intervals of a pair's kappas (one per name in ``weights``) and, with
     ``spearman``, of its rho (key ``'spearman'``), from one set of resampled tables.
 
+    ``values``: the levels' values to build the kappa weights on (None: positions).
     ``table`` is the pair's k x k contingency table over the units both rated; it must
     hold at least one unit. ``method`` 'bca' takes the jackknife over units from the
     table: leaving out one unit of a cell gives the same figure for every unit of it.
     """
     keys = [*weights, *(["spearman"] if spearman else [])]
-    values = {key: np.empty(draws) for key in keys}
+    draws_of = {key: np.empty(draws) for key in keys}
     done = 0
     for chunk in resampled_tables(table, draws=draws, seed=seed, steps=steps):
         size = chunk.shape[0]
         for w in weights:
-            values[w][done:done + size] = kappas_of_tables(chunk, w)
+            draws_of[w][done:done + size] = kappas_of_tables(chunk, w, values)
         if spearman:
-            values["spearman"][done:done + size] = spearmans_of_tables(chunk)
+            draws_of["spearman"][done:done + size] = spearmans_of_tables(chunk)
         done += size
     if method != "bca":
-        return {key: percentile_interval(v) for key, v in values.items()}
+        return {key: percentile_interval(v) for key, v in draws_of.items()}
     cells = np.argwhere(table > 0)
     left_out = np.repeat(table[None, :, :], len(cells), axis=0)
     left_out[np.arange(len(cells)), cells[:, 0], cells[:, 1]] -= 1
     freq = table[cells[:, 0], cells[:, 1]].astype(float)
 
     def of(stack: np.ndarray, key: str) -> np.ndarray:
-        return spearmans_of_tables(stack) if key == "spearman" else kappas_of_tables(stack, key)
+        if key == "spearman":
+            return spearmans_of_tables(stack)
+        return kappas_of_tables(stack, key, values)
 
     out = {}
-    for key, v in values.items():
+    for key, v in draws_of.items():
         estimate = float(of(table[None, :, :], key)[0])
         out[key] = summarise(v, estimate if np.isfinite(estimate) else None, method="bca",
                              jackknife=(of(left_out, key), freq))

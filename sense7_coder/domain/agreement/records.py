@@ -36,6 +36,47 @@ MIN_UNITS = 10
 TOO_FEW = "too few units"
 #: the band of a figure against a consensus made of the same coders' majority
 BY_CONSTRUCTION = "by construction"
+#: an alpha's bands, read from its 95% interval (:func:`band_of_interval`)
+GOOD = "good"
+TENTATIVE = "tentative"
+AT_LEAST_TENTATIVE = "at least tentative"
+LOW = "low"
+INCONCLUSIVE = "inconclusive"
+BANDS = (GOOD, AT_LEAST_TENTATIVE, TENTATIVE, INCONCLUSIVE, LOW)
+#: appended to a band read from the point estimate alone (no interval was computed)
+POINT_ONLY = " (point)"
+#: the rule, in the words the command line, the window and the methods paragraph use
+BAND_RULE = (
+    "a band is claimed only when the whole 95% interval lies in it: good when the interval's "
+    "lower end is at least .800, tentative when it lies within .667 to .800, low when its "
+    "upper end is below .667, at least tentative when it starts at .667 or above and reaches "
+    "past .800, and inconclusive when it spans .667; without an interval the point estimate "
+    "is read and the band is marked (point)"
+)
+
+
+def band_of_interval(low: float, high: float) -> str:
+    """The band a 95% interval [low, high] of alpha supports (see :data:`BAND_RULE`)."""
+    if low >= ALPHA_GOOD:
+        return GOOD
+    if low >= ALPHA_TENTATIVE:
+        return TENTATIVE if high < ALPHA_GOOD else AT_LEAST_TENTATIVE
+    if high < ALPHA_TENTATIVE:
+        return LOW
+    return INCONCLUSIVE
+
+
+def band_hue(band: str) -> str:
+    """The band whose colour a band is shown in: an interval reaching past .800 as
+    tentative, one spanning .667 as undefined, a band read from the point as its own."""
+    band = band.removesuffix(POINT_ONLY)
+    return {AT_LEAST_TENTATIVE: TENTATIVE, INCONCLUSIVE: "undefined"}.get(band, band)
+
+
+def band_of_point(value: float) -> str:
+    """Krippendorff's reading of a point estimate alone (no interval)."""
+    band = GOOD if value >= ALPHA_GOOD else TENTATIVE if value >= ALPHA_TENTATIVE else LOW
+    return band + POINT_ONLY
 
 
 @dataclass
@@ -92,8 +133,11 @@ class AgreementRecord:
         self.note = f"{self.note}; {description}" if self.note else description
 
     def band(self) -> str:
-        """Krippendorff's reading of an alpha: 'good', 'tentative', 'low' or 'undefined';
-        'too few units' for any defined figure from fewer than ``min_units`` units.
+        """Krippendorff's reading of an alpha, from its 95% interval (see
+        :data:`BAND_RULE`): 'good', 'tentative', 'at least tentative', 'low' or
+        'inconclusive'; without an interval the point's band marked ' (point)';
+        'undefined' without a value; 'too few units' for any defined figure from fewer
+        than ``min_units`` units.
 
         Only alpha has the conventional bands; other measures answer 'undefined' when
         they have no value and '' otherwise.
@@ -106,11 +150,9 @@ class AgreementRecord:
             return TOO_FEW
         if self.measure != ALPHA:
             return ""
-        if self.value >= ALPHA_GOOD:
-            return "good"
-        if self.value >= ALPHA_TENTATIVE:
-            return "tentative"
-        return "low"
+        if self.ci_low is None or self.ci_high is None:
+            return band_of_point(self.value)
+        return band_of_interval(self.ci_low, self.ci_high)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (JSON-ready): every field plus ``band``."""

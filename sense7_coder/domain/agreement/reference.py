@@ -58,6 +58,7 @@ def reference_records(
     steps: Steps,
     ci: str = "percentile",
     alpha_only: bool = False,
+    kappa_basis: str = "positions",
 ) -> list[AgreementRecord]:
     """Alpha, kappa and (ordinal codes) Spearman, with intervals, of each of ``others``
     against ``reference`` (``alpha_only``: alpha alone); advances ``steps`` by
@@ -87,7 +88,7 @@ def reference_records(
             steps.advance()
             continue
         records.extend(kappa_records(both, other, reference, weights, bootstrap=bootstrap,
-                                     seed=seed, steps=steps, ci=ci))
+                                     seed=seed, steps=steps, ci=ci, kappa_basis=kappa_basis))
         if kind == "ordinal":
             records.append(spearman_record(both, other, reference, bootstrap=bootstrap,
                                            seed=seed, steps=steps, ci=ci))

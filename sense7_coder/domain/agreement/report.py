@@ -10,6 +10,7 @@ import pandas as pd
 
 from .alpha import resolve_level, value_domain
 from .engine import alpha_record, coder_records, steps_for_code
+from .kappa import KAPPA_BASES
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
 from .records import COHEN, MAX_PAIR_CODERS, AgreementRecord
@@ -108,6 +109,7 @@ def agreement_report(
     ci: str = "percentile",
     min_units: int | None = None,
     measures: str = "all",
+    kappa_basis: str = "positions",
 ) -> AgreementReport:
     """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
 
@@ -120,9 +122,14 @@ def agreement_report(
     default of 10) the number of units below which a figure reads "too few units".
     ``progress(done, total)`` runs over the whole job. ``measures`` 'alpha' computes
     Krippendorff's alpha alone (see :data:`MEASURES`), the same values as 'all' gives.
+    ``kappa_basis`` builds weighted kappa's weights on the levels' 'positions' or
+    'values' (see :func:`.engine.kappa_records`).
     """
     if measures not in MEASURES:
         raise ValueError(f"measures must be one of {', '.join(MEASURES)}, got {measures!r}")
+    if kappa_basis not in KAPPA_BASES:
+        raise ValueError(f"kappa weights must be on one of {', '.join(KAPPA_BASES)}, got "
+                         f"{kappa_basis!r}")
     alpha_only = measures == "alpha"
     prepared = []
     total = 0
@@ -149,13 +156,14 @@ def agreement_report(
         else:
             report.records.extend(
                 coder_records(coders, kind=spec.kind, level=level, bootstrap=bootstrap,
-                              seed=seed, steps=steps, ci=ci)
+                              seed=seed, steps=steps, ci=ci, kappa_basis=kappa_basis)
             )
         for ref, others in plan:
             draws = _reference_draws(others, bootstrap)
             records = reference_records(ratings, reference=ref, others=others, kind=spec.kind,
                                         level=level, bootstrap=draws, seed=seed, steps=steps,
-                                        ci=ci, alpha_only=alpha_only)
+                                        ci=ci, alpha_only=alpha_only,
+                                        kappa_basis=kappa_basis)
             if draws < bootstrap:
                 for record in records:
                     record.note = (f"{record.note}; no interval: {len(others):,} raters each "

@@ -73,7 +73,9 @@ class AgreementPanel(QWidget):
         for level in LEVELS:
             self.level.addItem(level, level)
         self.level.setToolTip("Level of measurement for alpha; interval and ratio apply to "
-                              "numeric codes only (nominal codes stay nominal)")
+                              "numeric codes only. Over every code, the codes that cannot take "
+                              "it keep their own level; a code ticked on its own that cannot "
+                              "take it is refused")
         self.bootstrap = QSpinBox(self)
         self.bootstrap.setRange(0, 20000)
         self.bootstrap.setSingleStep(200)

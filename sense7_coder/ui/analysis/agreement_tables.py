@@ -8,7 +8,16 @@ import pandas as pd
 from PySide6.QtGui import QColor
 
 from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwise_matrix
-from ...domain.agreement.records import raters_text
+from ...domain.agreement.records import (
+    BAND_RULE,
+    BANDS,
+    GOOD,
+    LOW,
+    POINT_ONLY,
+    TENTATIVE,
+    TOO_FEW,
+    raters_text,
+)
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
@@ -36,8 +45,8 @@ def _band_tip(band: str) -> str:
     if band == "by construction":
         return ("the consensus is these coders' own majority: agreement with it is high by "
                 "construction (1 with two coders), not a measure of agreement")
-    return ("Krippendorff's bands: ≥ .800 good enough to rely on; .667–.800 only tentative "
-            "conclusions; below .667 low")
+    return ("Krippendorff's bands (≥ .800 good enough to rely on; .667–.800 only tentative "
+            f"conclusions; below .667 low), read from the interval: {BAND_RULE}")
 
 
 def _q(value: float | None) -> str:
@@ -55,8 +64,10 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
                else None, align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
                align=ALIGN_CENTER),
-        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct."}.get(
-            r.record.ci_method, ""), header_tip="interval method: percentile or BCa"),
+        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct.", "F": "F"}.get(
+            r.record.ci_method, ""),
+            header_tip="interval method: percentile or BCa bootstrap over units (coders "
+                       "fixed); F: McGraw & Wong's F-based interval (ICC)"),
         Column("Undef.", lambda r: (
             f"{100 * r.record.undefined_draws / r.record.draws:.1f} %"
             if r.record.draws else ""), align=ALIGN_RIGHT,
@@ -176,7 +187,7 @@ def band_summary(rows: list[CodeRow]) -> str:
     counts: dict[str, int] = {}
     for r in rows:
         counts[band_of(r.alpha)] = counts.get(band_of(r.alpha), 0) + 1
-    order = ("good", "tentative", "low", "too few units", "undefined")
+    order = (*BANDS, *(b + POINT_ONLY for b in (GOOD, TENTATIVE, LOW)), TOO_FEW, "undefined")
     return ", ".join(f"{counts[b]} {b}" for b in order if counts.get(b))
 
 

@@ -31,9 +31,14 @@ from ...domain.agreement import (
 UNDEFINED = "—"
 REFERENCES = (USERS_RATER, CONSENSUS_RATER)
 BAND_TEXT = {
-    "good": "good (≥ .800)",
-    "tentative": "tentative (≥ .667)",
-    "low": "low (< .667)",
+    "good": "good (interval ≥ .800)",
+    "tentative": "tentative (interval in .667–.800)",
+    "at least tentative": "at least tentative (interval ≥ .667)",
+    "inconclusive": "inconclusive (interval spans .667)",
+    "low": "low (interval < .667)",
+    "good (point)": "good (point ≥ .800, no interval)",
+    "tentative (point)": "tentative (point ≥ .667, no interval)",
+    "low (point)": "low (point < .667, no interval)",
     "undefined": "undefined",
     TOO_FEW: "too few units",
     "": "",
@@ -64,7 +69,7 @@ def ci_text(record: AgreementRecord | None) -> str:
 
 
 def band_of(record: AgreementRecord | None) -> str:
-    """'good', 'tentative', 'low' or 'undefined' for an alpha (a missing one is undefined)."""
+    """The band of an alpha (:meth:`AgreementRecord.band`; a missing one is undefined)."""
     return "undefined" if record is None else record.band() or "undefined"
 
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView, QWidget
 
+from ...domain.agreement.records import band_hue
 from ..workspace.transcript import mix
 
 R = TypeVar("R")
@@ -41,17 +42,17 @@ def _palette() -> QPalette:
 
 def band_colour(band: str, strength: float = 0.22) -> QColor | None:
     """A faint background for an alpha band (None for no band)."""
-    hue = BAND_HUES.get(band)
+    hue = BAND_HUES.get(band_hue(band))
     if hue is None:
         return None
     base = _palette().color(QPalette.ColorRole.Base)
-    return mix(base, hue, strength if band != "undefined" else strength * 0.6)
+    return mix(base, hue, strength if band_hue(band) != "undefined" else strength * 0.6)
 
 
 def band_ink(band: str) -> QColor:
     """A strong colour of the band (plot marks, legend), readable on the base colour."""
     text = _palette().color(QPalette.ColorRole.Text)
-    hue = BAND_HUES.get(band, BAND_HUES["undefined"])
+    hue = BAND_HUES.get(band_hue(band), BAND_HUES["undefined"])
     return mix(hue, text, 0.15)
 
 
