@@ -84,7 +84,7 @@ def test_methods_paragraph_names_each_interval_and_states_the_band_rule() -> Non
     assert "counted in the output" not in text
     assert "no draw left a coefficient undefined" in text
     latex = text[text.index("\\subsection*"):]
-    assert "q($<$.667)" in latex and "<" not in latex.replace("$<$", "")
+    assert "q(\\textless{}.667)" in latex and "<" not in latex
 
 
 def test_methods_paragraph_shows_the_undefined_draws_it_mentions() -> None:
