@@ -159,6 +159,14 @@ def consensus_with_provenance(table: pd.DataFrame, consensus: pd.DataFrame) -> p
     return table[[*CONSENSUS_COLUMNS, *PROVENANCE]]
 
 
+def _joined(frame: pd.DataFrame, columns: Sequence[str]) -> pd.Series:
+    """The text of ``columns`` of each row, joined (a key of the row)."""
+    out = frame[columns[0]].map(_shown)
+    for column in columns[1:]:
+        out = out + "\x1f" + frame[column].map(_shown)
+    return out
+
+
 def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
@@ -173,38 +181,35 @@ def final_table(long: pd.DataFrame, consensus: pd.DataFrame, codebook: Codebook
     value: after-reveal rows replace the blind ones) and the ``consensus`` export with
     provenance: one row per unit and code (see the module notes)."""
     unit = ["conversation_id", "turn", "sentence", "code"]
-    rows: list[dict[str, object]] = []
-    decided = consensus.astype(object)
-    for r in decided.to_dict("records"):
-        rows.append({**{k: r[k] for k in (*UNIT_META, "code", "value", "level_label",
-                                           "source", "blind", "after_reveal", "set_at",
-                                           "origin", "user_rating")},
-                     "decided_by": r["adjudicator"], "values": ""})
-    taken = {tuple(_shown(r[k]) for k in unit) for r in rows}
+    decided = consensus.astype(object).rename(columns={"adjudicator": "decided_by"})
+    decided["values"] = ""
+    parts = [decided.reindex(columns=list(FINAL_COLUMNS))]
     coded = long.astype(object)
     if len(coded):
-        latest = coded.assign(_key=[
-            "\x1f".join(map(_shown, k)) for k in zip(coded["coder"], *(coded[c] for c in unit),
-                                                   strict=True)])
-        latest = latest.sort_values("after_reveal", kind="stable").drop_duplicates(
+        # each coder's latest value of a unit: the change after the reveal over the blind one
+        coded["_unit"] = _joined(coded, unit)
+        coded["_key"] = coded["_unit"] + "\x1f" + coded["coder"].astype(str)
+        latest = coded.sort_values("after_reveal", kind="stable").drop_duplicates(
             "_key", keep="last")
-        for key, group in latest.groupby(unit, sort=False, dropna=False):
-            if tuple(_shown(k) for k in key) in taken:
-                continue
-            first = group.iloc[0].to_dict()
-            row: dict[str, object] = {k: first[k] for k in (*UNIT_META, "code", "user_rating")}
-            if len(group) == 1:
-                row.update({k: first[k] for k in ("value", "level_label", "source", "blind",
-                                                   "after_reveal", "set_at", "origin")})
-                row.update(decided_by=first["coder"], values="")
-            else:
-                row.update(value=None, level_label=None, source=UNRESOLVED, blind=None,
-                           after_reveal=None, set_at=None, origin=None, decided_by=None,
-                           values="; ".join(f"{c}={_shown(v)}" for c, v in sorted(
-                               zip(group["coder"], group["value"], strict=True),
-                               key=lambda p: str(p[0]))))
-            rows.append(row)
-    table = pd.DataFrame(rows, columns=list(FINAL_COLUMNS), dtype=object)
+        latest = latest[~latest["_unit"].isin(set(_joined(decided, unit)))]
+        n = latest.groupby("_unit", sort=False)["_unit"].transform("size")
+        single = latest[n == 1].rename(columns={"coder": "decided_by"})
+        single = single.assign(values="").reindex(columns=list(FINAL_COLUMNS))
+        several = latest[n > 1].sort_values("coder", kind="stable", key=lambda c: c.astype(str))
+        listed: dict[str, list[str]] = {}
+        for key, pair in zip(several["_unit"].tolist(),
+                             (several["coder"].astype(str) + "="
+                              + several["value"].map(_shown)).tolist(), strict=True):
+            listed.setdefault(key, []).append(pair)
+        open_units = several.drop_duplicates("_unit")
+        open_units = open_units.assign(values=["; ".join(listed[k]) for k in open_units["_unit"]])
+        open_units["source"] = UNRESOLVED
+        for column in ("value", "level_label", "decided_by", "blind", "after_reveal",
+                       "set_at", "origin"):
+            open_units[column] = None
+        parts += [single, open_units.reindex(columns=list(FINAL_COLUMNS))]
+    table = pd.concat([p.astype(object) for p in parts if len(p)] or [parts[0]],
+                      ignore_index=True)
     for column in ("blind", "after_reveal"):  # 0/1, empty for an unresolved row
         table[column] = pd.array([None if _missing(v) else int(v) for v in table[column]],
                                  dtype="Int64")
