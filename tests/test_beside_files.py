@@ -208,6 +208,30 @@ def test_a_wal_made_on_a_copy_is_refused_when_the_file_has_changed_since(
     assert any("'copy'" in ln for ln in dump(copy))
 
 
+def test_a_wal_made_on_a_copy_of_the_same_size_is_told_by_the_index_beside_the_file(
+        demo_project: Path, tmp_path: Path) -> None:
+    """Both changed in place, neither grew: the -shm the original was left with indexes a
+    log of other salts. Played back, the copy's pages would quietly replace the
+    original's."""
+    copy = tmp_path / "copy" / demo_project.name
+    copy.parent.mkdir()
+    shutil.copyfile(demo_project, copy)
+    leave = ("import os, sqlite3, sys\n"
+             "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+             "c.execute('UPDATE turns SET speaker = ? WHERE rowid = 1', [sys.argv[2]])\n"
+             "os._exit(0)\n")
+    for path, who in ((demo_project, "original"), (copy, "copy")):  # left open, as by a kill
+        subprocess.run([sys.executable, "-c", leave, str(path), who], check=True, timeout=60)
+    assert demo_project.with_name(demo_project.name + "-shm").exists()
+    shutil.copyfile(copy.with_name(copy.name + "-wal"),
+                    demo_project.with_name(demo_project.name + "-wal"))
+    before = demo_project.read_bytes()
+    proc = cli("info", demo_project)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "salts" in proc.stderr
+    assert demo_project.read_bytes() == before
+
+
 def test_a_merge_source_beside_a_log_of_its_copy_is_refused(demo_project: Path,
                                                             tmp_path: Path) -> None:
     source = tmp_path / "colleague" / "colleague.sense7"

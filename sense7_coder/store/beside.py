@@ -14,9 +14,12 @@ drops SQLite's locks), and never when this process has the file open already.
   beside a file in WAL mode is renamed to ``NAME-journal.set-aside-<time>`` (kept, never
   deleted) and a note says so.
 * A ``-wal`` is read frame by frame (as SQLite reads it: frames carrying the log's salts,
-  up to the last commit) and must fit the file: the same page size; a change counter of
-  the file's first page that follows from the file's own, or, when no frame holds that
-  page, the file's size in pages unchanged. Otherwise the file is refused, untouched.
+  up to the last commit) and must fit the file: the same page size; the salts of the
+  log the ``-shm`` beside the file indexes (when there is one: the file was left open or
+  is open elsewhere); the file's size in pages as long as no frame changed its first
+  page; a first page of the same application. Otherwise the file is refused, untouched.
+  A log from a copy put beside a file closed cleanly, when neither changed its size,
+  cannot be told from the file's own.
 """
 
 from __future__ import annotations
@@ -165,6 +168,10 @@ def _check_wal(path: Path, real: Path, header: bytes) -> None:
     first_pages, sizes = _committed_frames(wal, page, salt1, salt2)
     if not sizes:
         return  # nothing committed: SQLite applies nothing of it
+    index = _index_salts(real)
+    if index is not None and index != head[16:24]:
+        raise _foreign(path, wal, f"its salts differ from those of {real.name}-shm, the "
+                                  "index of the log this file was last written with")
     # sizes the file had while no frame had changed its first page yet
     before = [size for size, n_first in sizes if n_first == 0]
     if (valid_for == counter and pages and any(size != pages for size in before)
@@ -174,6 +181,15 @@ def _check_wal(path: Path, real: Path, header: bytes) -> None:
     for image in first_pages:
         if image[:16] != SQLITE_HEADER or image[68:72] != header[68:72]:
             raise _foreign(path, wal, "its first page is another database's")
+
+
+def _index_salts(real: Path) -> bytes | None:
+    """The salts of the log that the -shm beside the file indexes (both copies of its
+    header agreeing and initialised), or None."""
+    shm = _read_head(real.with_name(real.name + "-shm"), 96)
+    if shm is None or len(shm) < 96 or shm[:48] != shm[48:96] or not shm[12]:
+        return None
+    return shm[32:40]
 
 
 def _committed_frames(wal: Path, page: int, salt1: int, salt2: int

@@ -6,10 +6,13 @@ the file's schema must be exactly the one our migrations create (:mod:`.trust`),
 application id, schema version and integrity are checked before any write; a damaged or
 foreign file is refused with a clear message.
 
-Sharing: nothing here opens a plain file handle on a project file or its ``-wal``/``-shm``
-(closing any descriptor of a file drops every POSIX lock this process holds on it, after
-which another process may delete the write-ahead log this process still writes into).
-Whether a file is an SQLite database at all is left to SQLite to say.
+Sharing: no plain file handle is opened on a project file or its ``-wal``/``-shm`` while
+this process holds a connection to it (closing any descriptor of a file drops every POSIX
+lock this process holds on it, after which another process may delete the write-ahead log
+this process still writes into). Before the first connection, :mod:`.beside` reads the
+headers of the file and of what lies beside it, so that SQLite never plays back a journal
+or a log that is not the project's. Whether a file is an SQLite database at all is left to
+SQLite to say.
 
 Transactions: connections run in autocommit mode (``isolation_level=None``); every write
 goes through :meth:`ProjectDB.atomic`, which starts ``BEGIN IMMEDIATE`` -- the write lock
