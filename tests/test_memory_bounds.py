@@ -327,3 +327,26 @@ def test_shared_empty_values_cannot_be_changed_in_place(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         turns[0].ratings["overall"] = 3
     assert turns[2].ratings == {}
+
+
+def test_workbook_sheet_of_12004_columns_reads_the_mapped_columns(tmp_path: Path) -> None:
+    """A Messages sheet 12,000 columns wider than its fields (Excel allows 16,384) was
+    refused; now its fields are read and the other columns ignored with a note."""
+    book = openpyxl.Workbook(write_only=True)
+    tasks = book.create_sheet("Tasks")
+    tasks.append(["TaskId", "PID"])
+    tasks.append(["t1", "P1"])
+    messages = book.create_sheet("Messages")
+    messages.append(["TaskId", "Role", "Content", *EXTRA, "MessageId"])
+    messages.append(["t1", "assistant", "hello", *(["x"] * len(EXTRA)), 2])
+    messages.append(["t1", "user", "hi", *([None] * len(EXTRA)), 1])
+    path = tmp_path / "wide.xlsx"
+    book.save(path)
+    batch = read_files([path], ImportOptions())[0]
+    turns = batch.conversations[0].turns
+    assert [(t.role, t.text, t.attributes) for t in turns] == [
+        ("user", "hi", {"MessageId": 1}), ("assistant", "hello", {"MessageId": 2})]
+    assert batch.warnings[-1] == (
+        "sheet Messages has 12,004 columns, more than the 2,000 read whole: only the 4 it "
+        "needs were read (TaskId, Role, Content, MessageId); the other 12,000 were ignored "
+        "(extra0, extra1, extra2, extra3, extra4, ...)")

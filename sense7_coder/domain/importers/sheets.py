@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import InputError
 from .common import MAX_CELL_CHARS, MAX_COLUMNS
-from .tables import Table, norm
+from .tables import ColumnChoice, Table, norm
 from .workbook import check_workbook
 
 #: the most rows read from one sheet (Excel's own limit)
@@ -106,9 +106,15 @@ def _sparse_rows(book: Any, sheet: str) -> Iterator[tuple[int, list[tuple[int, A
                 yield number, kept
 
 
-def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) -> Table:
-    """One sheet as an all-text table (empty rows left out; labels = sheet row - 2)."""
+def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False,
+               choose: ColumnChoice | None = None) -> Table:
+    """One sheet as an all-text table (empty rows left out; labels = sheet row - 2).
+
+    A header of more than :data:`MAX_COLUMNS` columns is refused unless the reader says
+    which columns it needs (``choose``, given the header as a table without rows): then
+    only those are read, and the others are listed in ``Table.ignored``."""
     where = f"sheet {sheet}"
+    ignored: list[str] = []
     rows = _sparse_rows(book, sheet)
     try:
         first = next(rows, None)
@@ -118,10 +124,18 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
         names: dict[int, str] = {}
         for column, value in header_cells:
             names[column] = cell_text(value).strip()
-        if len(names) > MAX_COLUMNS:
-            raise InputError(str(path), f"the header has {len(names):,} columns; at most "
-                             f"{MAX_COLUMNS:,} columns are read", location=f"{where}, row "
-                             f"{header_row}")
+        if len(names) > MAX_COLUMNS and not header_only:
+            if choose is None:
+                raise InputError(str(path), f"the header has {len(names):,} columns; at most "
+                                 f"{MAX_COLUMNS:,} columns are read",
+                                 location=f"{where}, row {header_row}")
+            order = sorted(names)
+            named = dict(zip(order, _unique([names[c] or f"Unnamed: {c - 1}" for c in order]),
+                             strict=True))
+            keep = set(choose(Table(str(path), pd.DataFrame(columns=list(named.values())),
+                                    sheet=sheet)))
+            ignored = [name for c, name in named.items() if name not in keep]
+            names = {c: names[c] for c, name in named.items() if name in keep}
         cells_of: dict[int, list[tuple[int, str]]] = {c: [] for c in names}
         labels: list[int] = []
         if not header_only:
@@ -131,6 +145,8 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
                                      "rows", location=where)
                 n = len(labels)
                 for column, value in cells:
+                    if ignored and column not in names:
+                        continue
                     text = cell_text(value)
                     if len(text) > MAX_CELL_CHARS:
                         raise InputError(str(path), f"the cell holds {len(text):,} characters; "
@@ -161,7 +177,7 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
         data[header] = values
     frame = pd.DataFrame(data, index=pd.Index(labels, dtype="int64"), columns=headers,
                          dtype=str)
-    return Table(str(path), frame, sheet=sheet)
+    return Table(str(path), frame, sheet=sheet, ignored=ignored)
 
 
 def _unique(headers: Sequence[str]) -> list[str]:

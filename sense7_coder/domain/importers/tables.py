@@ -55,7 +55,8 @@ class Table:
         if not self.ignored:
             return []
         shown = ", ".join(self.ignored[:5]) + (", ..." if len(self.ignored) > 5 else "")
-        return [f"the file has {len(self.ignored) + len(self.columns):,} columns, more "
+        what = f"sheet {self.sheet}" if self.sheet is not None else "the file"
+        return [f"{what} has {len(self.ignored) + len(self.columns):,} columns, more "
                 f"than the {MAX_COLUMNS:,} read whole: only the {len(self.columns)} it "
                 f"needs were read ({', '.join(self.columns)}); the other "
                 f"{len(self.ignored):,} were ignored ({shown})"]
