@@ -91,6 +91,22 @@ class RecordError(Exception):
         self.field = field
 
 
+class _NoValues(dict[str, Any]):
+    """The empty ratings (or attributes) that turns without any share: one object for a
+    million turns instead of a million empty dicts. Changing it is refused; a reader that
+    adds values gives the turn a dict of its own."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("shared empty values: give the turn a dict of its own to change it")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = setdefault = pop = popitem = clear = _refuse
+
+
+#: the empty mapping shared by the turns that hold no value of a kind
+NO_VALUES: dict[str, Any] = _NoValues()
+
+
 # -- command-line specs -------------------------------------------------------------------------
 
 

@@ -43,6 +43,7 @@ from .common import (
     ABSENT,
     CHECK_EVERY,
     MAX_JSON_DEPTH,
+    NO_VALUES,
     ImportOptions,
     RecordError,
     RoleResolver,
@@ -342,9 +343,10 @@ class MessageReader:
             text=raw_text if isinstance(raw_text, str) else _text(raw_text, where),
             speaker=speaker,
             time_offset=offset,
-            ratings=_ratings(msg[plan.ratings], where) if plan.ratings is not None else {},
+            ratings=(_ratings(msg[plan.ratings], where) or NO_VALUES) if plan.ratings is not None
+            else NO_VALUES,
             comment=str(comment) if comment not in (None, "") else None,
-            attributes={k: msg[k] for k in plan.others} if plan.others else {},
+            attributes={k: msg[k] for k in plan.others} if plan.others else NO_VALUES,
         )
 
 

@@ -41,7 +41,7 @@ from .common import (
     rating_candidates,
 )
 from .sheets import find_sheet, open_book, read_sheet, sheet_names
-from .tables import Table, find_column, norm, read_csv_table, read_header
+from .tables import ColumnChoice, Table, find_column, norm, read_csv_table, read_header
 from .turns import MessageColumns, build_conversations
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
@@ -69,12 +69,14 @@ def is_tasks_header(columns: Sequence[str], options: ImportOptions) -> bool:
 # -- reading the two tables -----------------------------------------------------------------------
 
 
-def read_workbook(path: Path) -> tuple[Table, Table]:
+def read_workbook(path: Path, options: ImportOptions) -> tuple[Table, Table]:
     """The Tasks and Messages sheets of a workbook, as all-text tables (read cell by cell,
     bounded by the cells that hold data: see :mod:`.sheets`)."""
+    choices: tuple[ColumnChoice, ColumnChoice] = (
+        lambda t: _task_fields(t, options), lambda t: _message_fields(t, options).values())
     with open_book(path) as book:
         tables: list[Table] = []
-        for wanted in SHEETS:
+        for wanted, choose in zip(SHEETS, choices, strict=True):
             sheet = find_sheet(book, wanted)
             if sheet is None:
                 raise InputError(
@@ -84,7 +86,7 @@ def read_workbook(path: Path) -> tuple[Table, Table]:
                     "'Tasks' and 'Messages'",
                     location=f"sheet {wanted}",
                 )
-            table = read_sheet(path, book, sheet)
+            table = read_sheet(path, book, sheet, choose=choose)
             if table.frame.empty:
                 raise InputError(str(path), "the sheet has no rows", location=f"sheet {sheet}")
             tables.append(table)
@@ -112,8 +114,11 @@ def split_csv_tables(paths: Sequence[Path], options: ImportOptions) -> tuple[Pat
 
 def read_sense7_workbook(path: Path, options: ImportOptions,
                          ticker: Ticker | None = None) -> ImportBatch:
-    tasks, messages = read_workbook(path)
-    return join_tables(tasks, messages, str(path), path.name, options, ticker)
+    tasks, messages = read_workbook(path, options)
+    batch = join_tables(tasks, messages, str(path), path.name, options, ticker)
+    for table in (tasks, messages):
+        batch.warnings += table.ignored_note()
+    return batch
 
 
 def read_sense7_csv(paths: Sequence[Path], options: ImportOptions,

@@ -30,11 +30,14 @@ import pandas as pd
 
 from ..errors import InputError
 from .common import MAX_CELL_CHARS, MAX_COLUMNS
-from .tables import Table, norm
+from .tables import ColumnChoice, Table, norm
 from .workbook import check_workbook
 
 #: the most rows read from one sheet (Excel's own limit)
 MAX_SHEET_ROWS = 1_048_576
+#: the most cells (rows x columns, empty ones included) a sheet's table may have before
+#: only the columns the reader needs are built
+MAX_TABLE_CELLS = 20_000_000
 
 
 def cell_text(value: Any) -> str:
@@ -106,9 +109,17 @@ def _sparse_rows(book: Any, sheet: str) -> Iterator[tuple[int, list[tuple[int, A
                 yield number, kept
 
 
-def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) -> Table:
-    """One sheet as an all-text table (empty rows left out; labels = sheet row - 2)."""
+def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False,
+               choose: ColumnChoice | None = None) -> Table:
+    """One sheet as an all-text table (empty rows left out; labels = sheet row - 2).
+
+    A header of more than :data:`MAX_COLUMNS` columns is refused unless the reader says
+    which columns it needs (``choose``, given the header as a table without rows): then
+    only those are read, and the others are listed in ``Table.ignored``. The same choice
+    is made when the table would have more than :data:`MAX_TABLE_CELLS` cells (a few
+    values spread over many rows and columns)."""
     where = f"sheet {sheet}"
+    ignored: list[str] = []
     rows = _sparse_rows(book, sheet)
     try:
         first = next(rows, None)
@@ -118,10 +129,12 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
         names: dict[int, str] = {}
         for column, value in header_cells:
             names[column] = cell_text(value).strip()
-        if len(names) > MAX_COLUMNS:
-            raise InputError(str(path), f"the header has {len(names):,} columns; at most "
-                             f"{MAX_COLUMNS:,} columns are read", location=f"{where}, row "
-                             f"{header_row}")
+        if len(names) > MAX_COLUMNS and not header_only:
+            if choose is None:
+                raise InputError(str(path), f"the header has {len(names):,} columns; at most "
+                                 f"{MAX_COLUMNS:,} columns are read",
+                                 location=f"{where}, row {header_row}")
+            names, ignored = _chosen(path, sheet, names, choose)
         cells_of: dict[int, list[tuple[int, str]]] = {c: [] for c in names}
         labels: list[int] = []
         if not header_only:
@@ -131,6 +144,8 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
                                      "rows", location=where)
                 n = len(labels)
                 for column, value in cells:
+                    if ignored and column not in names:
+                        continue
                     text = cell_text(value)
                     if len(text) > MAX_CELL_CHARS:
                         raise InputError(str(path), f"the cell holds {len(text):,} characters; "
@@ -151,6 +166,12 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
             zlib.error, zipfile.BadZipFile) as e:
         raise InputError(str(path), f"the sheet cannot be read (malformed XML?): "
                          f"{_first_line(e)}", location=where) from None
+    if choose is not None and not ignored and len(cells_of) * len(labels) > MAX_TABLE_CELLS:
+        # a few cells spread over many rows and columns: a table of them all would be
+        # mostly padding, so only the columns the reader needs are built
+        every = {c: names.get(c, "") for c in cells_of}
+        names, ignored = _chosen(path, sheet, every, choose)
+        cells_of = {c: cells for c, cells in cells_of.items() if c in names}
     ordered = sorted(cells_of)
     headers = _unique([names.get(c) or f"Unnamed: {c - 1}" for c in ordered])
     data: dict[str, list[str]] = {}
@@ -161,7 +182,19 @@ def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False) 
         data[header] = values
     frame = pd.DataFrame(data, index=pd.Index(labels, dtype="int64"), columns=headers,
                          dtype=str)
-    return Table(str(path), frame, sheet=sheet)
+    return Table(str(path), frame, sheet=sheet, ignored=ignored)
+
+
+def _chosen(path: Path, sheet: str, names: dict[int, str],
+            choose: ColumnChoice) -> tuple[dict[int, str], list[str]]:
+    """The columns (number -> header) ``choose`` keeps, and the names of the others."""
+    order = sorted(names)
+    named = dict(zip(order, _unique([names[c] or f"Unnamed: {c - 1}" for c in order]),
+                     strict=True))
+    keep = set(choose(Table(str(path), pd.DataFrame(columns=list(named.values())),
+                            sheet=sheet)))
+    ignored = [name for name in named.values() if name not in keep]
+    return {c: names[c] for c, name in named.items() if name in keep}, ignored
 
 
 def _unique(headers: Sequence[str]) -> list[str]:

@@ -55,10 +55,11 @@ class Table:
         if not self.ignored:
             return []
         shown = ", ".join(self.ignored[:5]) + (", ..." if len(self.ignored) > 5 else "")
-        return [f"the file has {len(self.ignored) + len(self.columns):,} columns, more "
-                f"than the {MAX_COLUMNS:,} read whole: only the {len(self.columns)} it "
-                f"needs were read ({', '.join(self.columns)}); the other "
-                f"{len(self.ignored):,} were ignored ({shown})"]
+        what = f"sheet {self.sheet}" if self.sheet is not None else "the file"
+        return [f"{what} is too large to read whole ({len(self.ignored) + len(self.columns):,} "
+                f"columns): only the {len(self.columns)} the import needs were read "
+                f"({', '.join(self.columns)}); the other {len(self.ignored):,} were ignored "
+                f"({shown})"]
 
     def header_location(self) -> str:
         return f"sheet {self.sheet}, row 1" if self.sheet else "line 1"

@@ -18,6 +18,7 @@ from ..models import ROLES, Conversation, Turn
 from .common import (
     ABSENT,
     CHECK_EVERY,
+    NO_VALUES,
     RoleResolver,
     Ticker,
     coerce_scalar,
@@ -189,22 +190,6 @@ def build_conversations(
                                  sizes.tolist(), strict=True):
         conversations[code].turns = turns[start:start + size]
     return BuiltTurns(conversations, pd.Series(codes, index=frame.index), skipped)
-
-
-class _NoValues(dict[str, Any]):
-    """The empty ratings (or attributes) that turns without any share: one object for a
-    million turns instead of a million empty dicts. Changing it is refused; a reader that
-    adds values gives the turn a dict of its own."""
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("shared empty values: give the turn a dict of its own to change it")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    update = setdefault = pop = popitem = clear = _refuse
-
-
-#: the empty mapping shared by the turns that hold no value of a kind
-NO_VALUES: dict[str, Any] = _NoValues()
 
 
 def _sparse_dicts(names: list[str], columns: list[list[Any]], n: int) -> list[dict[str, Any]]:
