@@ -17,7 +17,7 @@ from .common import ImportOptions, RecordError
 from .jsonchat import _message_list, conversations_in, load_json
 from .reading import plan, read_files
 from .tables import norm, read_header
-from .workbook import check_workbook
+from .workbook import check_workbook, reading
 
 BASE_COLUMNS = ("conversation_id", "position", "role", "speaker", "text")
 #: how the preview shows a rating of "not applicable" (an unrated turn shows None)
@@ -83,10 +83,11 @@ def source_columns(paths: Sequence[Path], fmt: str,
                 out.extend(c for c in read_header(path, options.encoding) if c not in out)
             elif suffix in (".xlsx", ".xlsm"):
                 check_workbook(path)
-                with pd.ExcelFile(path, engine="openpyxl") as book:
+                with reading(path), pd.ExcelFile(path, engine="openpyxl") as book:
                     for sheet in book.sheet_names:
                         if norm(sheet) in ("tasks", "messages"):
-                            frame = pd.read_excel(book, sheet_name=sheet, nrows=0)
+                            with reading(path, sheet):
+                                frame = pd.read_excel(book, sheet_name=sheet, nrows=0)
                             out.extend(str(c) for c in frame.columns if str(c) not in out)
             elif suffix == ".json":
                 items = conversations_in(load_json(path, options.encoding), {})

@@ -25,7 +25,6 @@ any kept message are left out, with a warning.
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,7 @@ from .common import (
 )
 from .tables import Table, drop_blank_rows, find_column, norm, read_csv_table, read_header
 from .turns import MessageColumns, build_conversations
-from .workbook import check_workbook
+from .workbook import check_workbook, reading
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
 SHEETS = ("Tasks", "Messages")
@@ -76,10 +75,11 @@ def read_workbook(path: Path) -> tuple[Table, Table]:
     """The Tasks and Messages sheets of a workbook, as all-text tables."""
     check_workbook(path)
     try:
-        book = pd.ExcelFile(path, engine="openpyxl")
+        with reading(path):
+            book = pd.ExcelFile(path, engine="openpyxl")
     except FileNotFoundError:
         raise InputError(str(path), "no such file") from None
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
+    except OSError as e:
         raise InputError(str(path), f"not a readable Excel workbook (.xlsx): {e}") from None
     with book:
         by_norm = {norm(s): s for s in book.sheet_names}
@@ -94,11 +94,8 @@ def read_workbook(path: Path) -> tuple[Table, Table]:
                     "'Tasks' and 'Messages'",
                     location=f"sheet {wanted}",
                 )
-            try:
+            with reading(path, sheet):
                 frame = pd.read_excel(book, sheet_name=sheet, dtype=str, keep_default_na=False)
-            except (ValueError, KeyError) as e:
-                raise InputError(str(path), f"cannot read the sheet: {e}",
-                                 location=f"sheet {sheet}") from None
             frame.columns = [str(c).strip() for c in frame.columns]
             kept = drop_blank_rows(frame)
             if kept.empty:
