@@ -265,3 +265,81 @@ def test_the_window_shows_the_start_of_a_64_mb_turn_in_seconds(demo_project: Pat
     assert float(opened.split()[1]) < 30
     assert "this message holds 64,000,000 characters; the first 2,000 are shown" in \
         "\n".join(transcript)
+
+
+# -- damaged workbooks and codebooks given to a project ------------------------------------------
+
+def _workbook(folder: Path, change: bytes | None = None, sheet: int = 1,
+              replace: tuple[bytes, bytes] | None = None) -> Path:
+    """A SENSE-7 workbook whose sheet ``sheet`` is ``change`` (or has ``replace`` done)."""
+    import zipfile
+
+    import pandas as pd
+
+    plain = folder / "plain.xlsx"
+    with pd.ExcelWriter(plain) as writer:
+        pd.DataFrame({"TaskId": ["x1"], "PID": ["p"], "Model": ["m"]}).to_excel(
+            writer, sheet_name="Tasks", index=False)
+        pd.DataFrame({"TaskId": ["x1", "x1"], "MessageId": [1, 2],
+                      "Role": ["user", "assistant"], "Content": ["hi", "hello"]}).to_excel(
+            writer, sheet_name="Messages", index=False)
+    path = folder / "book.xlsx"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == f"xl/worksheets/sheet{sheet}.xml":
+                if replace is not None:
+                    assert replace[0] in data
+                    data = data.replace(*replace)
+                data = data if change is None else change
+            out.writestr(item, data)
+    return path
+
+
+WORKBOOKS = {
+    "sheet XML cut short": (dict(change=b'<?xml version="1.0"?><worksheet><sheetData><row r="1">'
+                                 b'<c r="A1" t="inlineStr"><is><t>Task'),
+                            "book.xlsx: not a readable Excel workbook (.xlsx): its XML is "
+                            "malformed (no element found"),
+    "an attribute twice": (dict(replace=(b'r="A1"', b'r="A1" r="B1"')),
+                           "book.xlsx, sheet Tasks: cannot read the sheet: its XML is malformed "
+                           "(duplicate attribute"),
+    "a number beyond floats": (dict(sheet=2, replace=(b"<v>1</v>", b"<v>1e999999</v>")),
+                               "book.xlsx, sheet Messages: cannot read the sheet: cannot convert "
+                               "float infinity to integer"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WORKBOOKS))
+def test_a_damaged_workbook_is_one_line(demo_project: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str], case: str) -> None:
+    how, expected = WORKBOOKS[case]
+    book = _workbook(tmp_path, **how)  # type: ignore[arg-type]
+    before = demo_project.read_bytes()
+    capsys.readouterr()
+    code = main(["import", str(demo_project), str(book)])
+    err = capsys.readouterr()[1]
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{book}" in err and expected in err, err
+    assert demo_project.read_bytes() == before
+
+
+@pytest.mark.parametrize("element", ["Code", "Description"])
+def test_a_codebook_nested_100000_deep_is_one_line(demo_project: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   element: str) -> None:
+    qdc = tmp_path / "deep.qdc"
+    opening = (f'<{element} guid="00000000-0000-0000-0000-000000000001" name="a">'
+               if element == "Code" else f"<{element}>")
+    qdc.write_text('<?xml version="1.0" encoding="utf-8"?>\n<CodeBook xmlns="urn:QDA-XML:'
+                   'codebook:1.0"><Codes>' + opening * 100_000 + f"</{element}>" * 100_000
+                   + "</Codes></CodeBook>", encoding="utf-8")
+    before = demo_project.read_bytes()
+    for args in (["codebook", demo_project, "import", qdc],
+                 ["init", tmp_path / "new.sense7", "--codebook", qdc]):
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        err = capsys.readouterr()[1]
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+        assert f"{qdc}, line 2: elements nested more than 200 deep" in err
+    assert demo_project.read_bytes() == before and not (tmp_path / "new.sense7").exists()

@@ -168,6 +168,10 @@ def codebook_qdc(codebook: Codebook, origin: str = "sense7-coder") -> bytes:
 
 # -- reading a codebook ----------------------------------------------------------------------
 
+#: the deepest nesting of elements read (a codebook's code tree is a few levels deep)
+MAX_XML_DEPTH = 200
+
+
 def parse_xml(data: bytes, where: str) -> tuple[ET.Element, dict[int, int]]:
     """Parse XML that declares no DTD or entities; returns the root and each element's
     line (by ``id``). Raises :class:`CodebookError` naming ``where`` and the line."""
@@ -180,7 +184,22 @@ def parse_xml(data: bytes, where: str) -> tuple[ET.Element, dict[int, int]]:
 
     checker.StartDoctypeDeclHandler = refuse
     checker.EntityDeclHandler = refuse
-    checker.StartElementHandler = lambda *_: lines.append(checker.CurrentLineNumber)
+    depth = 0
+
+    def start(*_: Any) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > MAX_XML_DEPTH:  # reading it (and its codes) would exhaust Python's stack
+            raise CodebookError(f"{where}, line {checker.CurrentLineNumber}: elements nested "
+                                f"more than {MAX_XML_DEPTH} deep")
+        lines.append(checker.CurrentLineNumber)
+
+    def end(*_: Any) -> None:
+        nonlocal depth
+        depth -= 1
+
+    checker.StartElementHandler = start
+    checker.EndElementHandler = end
     try:
         checker.Parse(data, True)
     except expat.ExpatError as e:

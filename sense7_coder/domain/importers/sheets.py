@@ -31,7 +31,7 @@ import pandas as pd
 from ..errors import InputError
 from .common import MAX_CELL_CHARS, MAX_COLUMNS
 from .tables import ColumnChoice, Table, norm
-from .workbook import check_workbook
+from .workbook import check_workbook, reading
 
 #: the most rows read from one sheet (Excel's own limit)
 MAX_SHEET_ROWS = 1_048_576
@@ -60,7 +60,7 @@ def open_book(path: Path) -> Iterator[Any]:
     from openpyxl import load_workbook
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), reading(path):
             warnings.simplefilter("ignore")  # "no default style", unknown extensions
             book = load_workbook(path, read_only=True, data_only=True, keep_links=False)
     except FileNotFoundError:
@@ -111,6 +111,14 @@ def _sparse_rows(book: Any, sheet: str) -> Iterator[tuple[int, list[tuple[int, A
 
 def read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False,
                choose: ColumnChoice | None = None) -> Table:
+    """One sheet as an all-text table (see :func:`_read_sheet`); a sheet whose XML is
+    malformed, nested too deeply or out of range is refused in one line naming it."""
+    with reading(path, sheet):
+        return _read_sheet(path, book, sheet, header_only=header_only, choose=choose)
+
+
+def _read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False,
+                choose: ColumnChoice | None = None) -> Table:
     """One sheet as an all-text table (empty rows left out; labels = sheet row - 2).
 
     A header of more than :data:`MAX_COLUMNS` columns is refused unless the reader says

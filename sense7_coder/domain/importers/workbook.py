@@ -16,7 +16,9 @@ checks it), so the declared sizes bound what any reader inflates.
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
@@ -39,6 +41,29 @@ WHOLE_PARTS = ("styles.xml", "workbook.xml", ".rels", "[content_types].xml", "co
                "app.xml", "custom.xml")
 #: the first bytes of an OLE compound file: .xls workbooks and password-protected .xlsx
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: what a spreadsheet reader raises on a part it cannot parse: malformed XML
+#: (``ParseError`` is a ``SyntaxError``), elements nested past Python's recursion, a
+#: number or reference out of range, an attribute of the wrong type
+READER_ERRORS = (zipfile.BadZipFile, EOFError, KeyError, ValueError, TypeError, IndexError,
+                 AttributeError, SyntaxError, OverflowError, RecursionError)
+
+
+@contextlib.contextmanager
+def reading(path: Path, sheet: str | None = None) -> Iterator[None]:
+    """Turn what a reader raises parsing a damaged or hostile workbook (or ``sheet`` of
+    it) into one InputError naming the file and sheet."""
+    try:
+        yield
+    except READER_ERRORS as e:
+        if isinstance(e, SyntaxError):
+            why = f"its XML is malformed ({e.msg if hasattr(e, 'msg') else e})"
+        elif isinstance(e, RecursionError):
+            why = "its XML is nested too deeply"
+        else:
+            why = f"{type(e).__name__}: {e}" if not str(e) else str(e)
+        what = "cannot read the sheet" if sheet else "not a readable Excel workbook (.xlsx)"
+        raise InputError(str(path), f"{what}: {why[:200]}",
+                         location=f"sheet {sheet}" if sheet else None) from None
 
 
 def check_workbook(path: Path) -> None:
