@@ -170,10 +170,9 @@ def _read_sheet(path: Path, book: Any, sheet: str, *, header_only: bool = False,
                         found = cells_of[column] = []
                     found.append((n, text))
                 labels.append(number - 2)
-    except (ParseError, ValueError, KeyError, IndexError, TypeError, AttributeError, EOFError,
-            zlib.error, zipfile.BadZipFile) as e:
-        raise InputError(str(path), f"the sheet cannot be read (malformed XML?): "
-                         f"{_first_line(e)}", location=where) from None
+    except zlib.error as e:  # a damaged compressed part (the rest :func:`reading` words)
+        raise InputError(str(path), f"cannot read the sheet: a damaged part ({e})",
+                         location=where) from None
     if choose is not None and not ignored and len(cells_of) * len(labels) > MAX_TABLE_CELLS:
         # a few cells spread over many rows and columns: a table of them all would be
         # mostly padding, so only the columns the reader needs are built

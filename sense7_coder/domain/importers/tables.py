@@ -309,7 +309,7 @@ def find_column(
         raise InputError(
             table.file,
             f"column '{mapped}' (from --map {field_name}={mapped}) is not in the table; "
-            f"columns present: {', '.join(present)}",
+            f"columns present: {_listed(present)}",
             location=table.header_location(),
             field=mapped,
         )
@@ -321,7 +321,7 @@ def find_column(
         raise InputError(
             table.file,
             f"missing the {what or field_name} column (expected {expected}); "
-            f"columns present: {', '.join(present)}; "
+            f"columns present: {_listed(present)}; "
             f"name the column with --map {field_name}=COLUMN",
             location=table.header_location(),
             field=field_name,
@@ -348,3 +348,11 @@ def unique_map(
             label = table.first_label(series == value)
             raise table.error(label, str(e), column) from None
     return [out[v] for v in series.tolist()]
+
+
+def _listed(names: Sequence[str], most: int = 20) -> str:
+    """Column names for a message: the first ``most``, then how many more (a header of a
+    million columns stays one readable line)."""
+    shown = ", ".join(names[:most])
+    more = len(names) - most
+    return shown + (f", and {more:,} more" if more > 0 else "")
