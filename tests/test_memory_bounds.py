@@ -10,6 +10,7 @@ performance targets.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -64,10 +65,13 @@ print(json.dumps(out))
 
 def read_in_child(paths: list[Path], fmt: str = "auto", timeout: float = 120) -> dict[str, Any]:
     """read_files in a fresh process: its result, seconds and peak resident MiB."""
+    # one BLAS thread: on a many-core machine each thread reserves address space
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, "|".join(str(p) for p in paths),
          str(CHILD_ADDRESS_SPACE), fmt],
-        capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+        capture_output=True, text=True, cwd=ROOT, timeout=timeout, env=env,
     )
     lines = proc.stdout.strip().splitlines()
     assert lines, proc.stderr[-2000:]

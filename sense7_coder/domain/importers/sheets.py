@@ -198,8 +198,7 @@ def _chosen(path: Path, sheet: str, names: dict[int, str],
     order = sorted(names)
     named = dict(zip(order, _unique([names[c] or f"Unnamed: {c - 1}" for c in order]),
                      strict=True))
-    keep = set(choose(Table(str(path), pd.DataFrame(columns=list(named.values())),
-                            sheet=sheet)))
+    keep = set(choose(Table.header(str(path), list(named.values()), sheet=sheet)))
     ignored = [name for name in named.values() if name not in keep]
     return {c: names[c] for c, name in named.items() if name in keep}, ignored
 

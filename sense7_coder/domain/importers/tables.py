@@ -28,9 +28,12 @@ csv.field_size_limit(4 * MAX_CELL_CHARS + 1)
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 
 
+_NOT_ALNUM = re.compile(r"[^0-9a-z]")
+
+
 def norm(name: str) -> str:
     """Column names are matched ignoring case, spaces, underscores and punctuation."""
-    return re.sub(r"[^0-9a-z]", "", name.casefold())
+    return _NOT_ALNUM.sub("", name.casefold())
 
 
 @dataclass
@@ -45,6 +48,35 @@ class Table:
     #: the columns of a file wider than :data:`MAX_COLUMNS` that were not read
     ignored: list[str] = field(default_factory=list)
     _line_starts: list[int] | None = field(default=None, repr=False)
+    _norms: dict[str, str] | None = field(default=None, repr=False)
+    _names: frozenset[str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def header(cls, file: str, names: Sequence[str], sheet: str | None = None) -> Table:
+        """A table of a header alone (no rows), built at once however many columns."""
+        # one numeric block: pandas neither splits nor inspects the (absent) values
+        frame = pd.DataFrame(np.empty((0, len(names))), columns=list(names))
+        return cls(file, frame, sheet=sheet)
+
+    def by_norm(self) -> dict[str, str]:
+        """Normalised name (:func:`norm`) -> the first column of that name."""
+        if self._norms is None:
+            self._norms = {}
+            for c in self.columns:
+                self._norms.setdefault(norm(c), c)
+        return self._norms
+
+    def has_column(self, name: str) -> bool:
+        if self._names is None:
+            self._names = frozenset(self.columns)
+        return name in self._names
+
+    def shown_columns(self, limit: int = 30) -> str:
+        """The column names for a message (the first ``limit`` of a wide table)."""
+        names = self.columns
+        if len(names) <= limit:
+            return ", ".join(names)
+        return f"{', '.join(names[:limit])}, ... ({len(names):,} in all)"
 
     @property
     def columns(self) -> list[str]:
@@ -173,7 +205,7 @@ def read_csv_table(path: Path, encoding: str | None = None,
         if choose is None:
             raise InputError(str(path), f"the header has {len(header):,} columns; at most "
                              f"{MAX_COLUMNS:,} columns are read", location="line 1")
-        keep = set(choose(Table(str(path), pd.DataFrame(columns=names))))
+        keep = set(choose(Table.header(str(path), names)))
         usecols = [i for i, name in enumerate(names) if name in keep]
     try:
         raw = pd.read_csv(
@@ -296,20 +328,17 @@ def find_column(
     Raises InputError when a mapped column is absent or a required one is missing; the
     message lists the columns present.
     """
-    present = table.columns
-    by_norm: dict[str, str] = {}
-    for c in present:
-        by_norm.setdefault(norm(c), c)
+    by_norm = table.by_norm()
     mapped = mapping.get(field_name)
     if mapped is not None:
-        if mapped in present:
+        if table.has_column(mapped):
             return mapped
         if norm(mapped) in by_norm:
             return by_norm[norm(mapped)]
         raise InputError(
             table.file,
             f"column '{mapped}' (from --map {field_name}={mapped}) is not in the table; "
-            f"columns present: {_listed(present)}",
+            f"columns present: {table.shown_columns()}",
             location=table.header_location(),
             field=mapped,
         )
@@ -321,7 +350,7 @@ def find_column(
         raise InputError(
             table.file,
             f"missing the {what or field_name} column (expected {expected}); "
-            f"columns present: {_listed(present)}; "
+            f"columns present: {table.shown_columns()}; "
             f"name the column with --map {field_name}=COLUMN",
             location=table.header_location(),
             field=field_name,
@@ -349,10 +378,3 @@ def unique_map(
             raise table.error(label, str(e), column) from None
     return [out[v] for v in series.tolist()]
 
-
-def _listed(names: Sequence[str], most: int = 20) -> str:
-    """Column names for a message: the first ``most``, then how many more (a header of a
-    million columns stays one readable line)."""
-    shown = ", ".join(names[:most])
-    more = len(names) - most
-    return shown + (f", and {more:,} more" if more > 0 else "")
