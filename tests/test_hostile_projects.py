@@ -305,8 +305,8 @@ WORKBOOKS = {
                            "book.xlsx, sheet Tasks: cannot read the sheet: its XML is malformed "
                            "(duplicate attribute"),
     "a number beyond floats": (dict(sheet=2, replace=(b"<v>1</v>", b"<v>1e999999</v>")),
-                               "book.xlsx, sheet Messages: cannot read the sheet: cannot convert "
-                               "float infinity to integer"),
+                               "book.xlsx, sheet Messages: cannot read the sheet: a cell holds inf, "
+                               "a number no spreadsheet holds"),
 }
 
 

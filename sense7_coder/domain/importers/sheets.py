@@ -17,6 +17,7 @@ dates as ``YYYY-MM-DD HH:MM:SS``, errors (``#DIV/0!``) as written.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import warnings
 import zipfile
 import zlib
@@ -47,6 +48,8 @@ def cell_text(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
+        if not math.isfinite(value):  # a hand-made part ("1e999999"): no spreadsheet holds it
+            raise ValueError(f"a cell holds {value}, a number no spreadsheet holds")
         return str(int(value)) if value.is_integer() else str(value)
     if isinstance(value, dt.datetime | dt.date | dt.time | dt.timedelta):
         return str(value)
