@@ -364,3 +364,28 @@ def test_a_users_rating_of_the_wrong_kind_is_named_where_it_is_read(
         code = main([str(a) for a in args])
         _one_line(code, capsys.readouterr()[1], demo_project, (expected,))
     assert demo_project.read_bytes() == before
+
+
+MERGED: dict[str, list[str]] = {
+    "turn number stored as text": REFUSED_ON_OPENING["turn number stored as text"][0],
+    "turn role stored as binary data": [
+        "UPDATE turns SET role = CAST(role AS BLOB) WHERE rowid = 2"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(MERGED))
+def test_a_hostile_merge_source_is_refused_in_one_line(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        case: str) -> None:
+    """Such files given to ``merge`` as a source (whose rows the merge checks one by one,
+    in its own words): one line naming the source, the target unchanged."""
+    target = tmp_path / "target.sense7"
+    target.write_bytes(demo_project.read_bytes())
+    edit(demo_project, *MERGED[case])
+    before = target.read_bytes()
+    capsys.readouterr()
+    code = main(["merge", str(target), str(demo_project)])
+    err = capsys.readouterr()[1]
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert str(demo_project) in err
+    assert target.read_bytes() == before
