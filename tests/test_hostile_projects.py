@@ -343,3 +343,49 @@ def test_a_codebook_nested_100000_deep_is_one_line(demo_project: Path, tmp_path:
         assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
         assert f"{qdc}, line 2: elements nested more than 200 deep" in err
     assert demo_project.read_bytes() == before and not (tmp_path / "new.sense7").exists()
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("UPDATE user_ratings SET position = 'two' WHERE rowid = 3",
+     "(table user_ratings, row 3: its position is text 'two', not a whole number"),
+    ("UPDATE user_ratings SET value = 123456789012345678901234 WHERE rowid = 3",
+     "users' ratings, conversation '101', turn 2, rating 'cognitive', field 'value': "
+     "1.2345678901234569e+23 is not a whole number"),
+], ids=["turn as text", "24 digits"])
+def test_a_users_rating_of_the_wrong_kind_is_named_where_it_is_read(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        sql: str, expected: str) -> None:
+    edit(demo_project, sql)
+    before = demo_project.read_bytes()
+    for args in (["export", demo_project, tmp_path / "ratings.csv", "--kind", "ratings"],
+                 ["analyze", demo_project, "--out", tmp_path / "an", "--no-figures"],
+                 ["agreement", demo_project, "--measures", "alpha", "--include-users"]):
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        _one_line(code, capsys.readouterr()[1], demo_project, (expected,))
+    assert demo_project.read_bytes() == before
+
+
+MERGED: dict[str, list[str]] = {
+    "turn number stored as text": REFUSED_ON_OPENING["turn number stored as text"][0],
+    "turn role stored as binary data": [
+        "UPDATE turns SET role = CAST(role AS BLOB) WHERE rowid = 2"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(MERGED))
+def test_a_hostile_merge_source_is_refused_in_one_line(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        case: str) -> None:
+    """Such files given to ``merge`` as a source (whose rows the merge checks one by one,
+    in its own words): one line naming the source, the target unchanged."""
+    target = tmp_path / "target.sense7"
+    target.write_bytes(demo_project.read_bytes())
+    edit(demo_project, *MERGED[case])
+    before = target.read_bytes()
+    capsys.readouterr()
+    code = main(["merge", str(target), str(demo_project)])
+    err = capsys.readouterr()[1]
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert str(demo_project) in err
+    assert target.read_bytes() == before

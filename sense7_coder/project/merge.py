@@ -264,8 +264,10 @@ def _check_codes(project: Project, conn: Any, name: str) -> list[str]:
                 "target's codebook does not allow"
             )
         allowed = set(ROLES_OF.get(mine.applies_to, ()))
+        # a role another program stored as binary data or a number is shown as it is
         wrong = ([] if mine.unit == "conversation"
-                 else sorted(store_merge.coded_roles(conn, key) - allowed))
+                 else sorted(r if isinstance(r, str) else repr(r)
+                             for r in store_merge.coded_roles(conn, key) - allowed))
         if wrong:
             raise ProjectError(
                 f"{name}: code '{key}' is coded on {' and '.join(wrong)} turns in this file, "

@@ -32,6 +32,7 @@ from ..domain.errors import InputError
 from ..domain.models import RATING_KEYS
 from .conversations import ConversationFilter, _filter_sql
 from .db import decode_error, read_snapshot, strict_text
+from .shapes import values_checked
 
 CODING_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "position", "sentence", "role",
@@ -918,9 +919,10 @@ def user_ratings_frame(
                f"JOIN conversations c ON c.conversation_id = k.conversation_id{where} "
                "ORDER BY c.rowid, k.position, k.rating")
         try:
-            return _ints(_frame(db, sql, params, columns, ("value",), categories=(
-                ("conversation_id", "rating") if categorical else ())), "position")
-        except (ValueError, TypeError):
+            with values_checked(db.conn):  # a turn number of the wrong kind, named
+                return _ints(_frame(db, sql, params, columns, ("value",), categories=(
+                    ("conversation_id", "rating") if categorical else ())), "position")
+        except (ValueError, TypeError, OverflowError):
             raise _not_a_rating(db) from None
     read = read.in_order(0, 1)  # as ORDER BY rowid, turn, rating (names sorted)
     packed = read.packed
@@ -942,11 +944,12 @@ def _not_a_rating(db: Database) -> InputError:
         "WHERE value IS NOT NULL AND typeof(value) <> 'integer' ORDER BY rowid LIMIT 1"
     ).fetchone()
     cid, position, rating, value = row if row else ("?", 0, "?", None)
+    path = db.conn.execute("PRAGMA database_list").fetchone()[2]
     return InputError(
-        file="users' ratings in the project",
+        file=path or "the project",
         message=(f"{value!r} is not a whole number (the project file was changed outside "
                  "sense7-coder)"),
-        location=f"conversation {cid!r}, turn {position}, rating {rating!r}",
+        location=f"users' ratings, conversation {cid!r}, turn {position}, rating {rating!r}",
         field="value",
     )
 

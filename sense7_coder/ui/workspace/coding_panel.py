@@ -92,6 +92,16 @@ class CodingPanel(QScrollArea):
     def set_codebook(self, codebook: Codebook) -> None:
         """Build one row per active code (hidden until it applies)."""
         self.codebook = codebook
+        shown = self.inner.isVisible()
+        if shown:  # one layout for the whole codebook, not one per row (see show_codes)
+            self.inner.hide()
+        try:
+            self._build_rows(codebook)
+        finally:
+            if shown:
+                self.inner.show()
+
+    def _build_rows(self, codebook: Codebook) -> None:
         while self.layout_.count():
             item = self.layout_.takeAt(0)
             w = item.widget() if item is not None else None
@@ -123,8 +133,20 @@ class CodingPanel(QScrollArea):
                    sentence_label: str | None = None, empty: str = "") -> None:
         """Show exactly these codes (in codebook order); keep focus on the same code if shown."""
         keys = {c.key for c in codes}
-        for key, row in self.rows.items():
-            row.setVisible(key in keys)
+        changed = [(row, key in keys) for key, row in self.rows.items()
+                   if row.isHidden() == (key in keys)]
+        # rows shown or hidden one by one inside the visible panel cost a layout each
+        # (1,000 codes took 20 s to open): toggled while the panel is hidden, one layout
+        hide = len(changed) > 20 and self.inner.isVisible()
+        focus = QApplication.focusWidget()
+        if hide:
+            self.inner.hide()
+        for row, shown in changed:
+            row.setVisible(shown)
+        if hide:
+            self.inner.show()
+            if focus is not None and self.inner.isAncestorOf(focus) and focus.isVisible():
+                focus.setFocus()  # hiding the panel moved the keyboard focus away
         for unit, label in self.section_labels.items():
             label.setVisible(any(c.unit == unit for c in codes))
             if unit == "sentence":
