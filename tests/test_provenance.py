@@ -476,3 +476,20 @@ def test_the_lead_turns_the_lock_off_in_the_team_window(qtbot: object, locked: P
     locked.set_coder("alice")
     locked.set_value(Unit("c1", 2), "overall", 1)  # kept beside the blind value now
     assert stored(locked, "alice", "c1", 2) == 5
+
+
+def test_undo_puts_back_how_a_value_was_made(locked: Project, tmp_path: Path) -> None:
+    csv_path = tmp_path / "extra.csv"
+    csv_path.write_text("coder,conversation_id,turn,code,value\nlead,c3,4,overall,4\n",
+                        encoding="utf-8")
+    from sense7_coder.project.imports import import_codings
+
+    import_codings(locked, csv_path)
+    locked.set_coder("lead")
+    locked.set_value(Unit("c3", 4), "overall", 2)
+    made = "SELECT value, source, origin FROM codings WHERE coder = 'lead'"
+    assert locked.db.execute(made).fetchall() == [(2, "coded", None)]
+    locked.undo()
+    assert locked.db.execute(made).fetchall() == [(4, "imported", "extra.csv")]
+    locked.redo()
+    assert locked.db.execute(made).fetchall() == [(2, "coded", None)]
