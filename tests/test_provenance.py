@@ -476,3 +476,36 @@ def test_the_lead_turns_the_lock_off_in_the_team_window(qtbot: object, locked: P
     locked.set_coder("alice")
     locked.set_value(Unit("c1", 2), "overall", 1)  # kept beside the blind value now
     assert stored(locked, "alice", "c1", 2) == 5
+
+
+def test_undo_puts_back_how_a_value_was_made(locked: Project, tmp_path: Path) -> None:
+    csv_path = tmp_path / "extra.csv"
+    csv_path.write_text("coder,conversation_id,turn,code,value\nlead,c3,4,overall,4\n",
+                        encoding="utf-8")
+    from sense7_coder.project.imports import import_codings
+
+    import_codings(locked, csv_path)
+    locked.set_coder("lead")
+    locked.set_value(Unit("c3", 4), "overall", 2)
+    made = "SELECT value, source, origin FROM codings WHERE coder = 'lead'"
+    assert locked.db.execute(made).fetchall() == [(2, "coded", None)]
+    locked.undo()
+    assert locked.db.execute(made).fetchall() == [(4, "imported", "extra.csv")]
+    locked.redo()
+    assert locked.db.execute(made).fetchall() == [(2, "coded", None)]
+
+
+def test_the_wide_spss_file_labels_the_provenance_columns(revised: Project,
+                                                          tmp_path: Path) -> None:
+    import pyreadstat
+
+    from sense7_coder.project.export import export_project
+
+    out = tmp_path / "wide.sav"
+    export_project(revised, out, "wide", provenance=True)
+    frame, meta = pyreadstat.read_sav(str(out))
+    labels = dict(zip(meta.column_names, meta.column_labels, strict=True))
+    assert labels["overall__alice__source"] == "Overall empathy (overall), coded by alice: source"
+    assert "overall__alice__source" not in meta.variable_value_labels  # text, not levels
+    assert meta.variable_value_labels["overall__alice__after_reveal"][1.0] == "very poor"
+    assert list(frame["overall__alice__source"])[:1] == ["coded"]

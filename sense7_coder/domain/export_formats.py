@@ -380,6 +380,9 @@ def _label(name: str, kind: str, codebook: Codebook) -> str:
         key, sep, coder = name.partition(WIDE_SEPARATOR)
         code = codebook.get(key) if sep else None
         if code is not None:
+            who, _, what = coder.rpartition(WIDE_SEPARATOR)
+            if who and what in (*PROVENANCE_SUFFIXES, "after_reveal"):
+                return f"{code.label} ({code.key}), coded by {who}: {what.replace('_', ' ')}"
             return f"{code.label} ({code.key}), coded by {coder}"
     return (COLUMN_LABELS.get(name, name) if kind in ("long", "wide", "consensus", "final")
             else name)

@@ -655,13 +655,20 @@ class Project:
             return store_codings.get_consensus(db, Unit(cid, pos, sent), code)
         raise ValueError(kind)
 
-    def _write_cell(self, kind: str, key: tuple[Any, ...], value: Any) -> None:
+    def _write_cell(self, kind: str, key: tuple[Any, ...], value: Any,
+                    made: tuple[Any, ...] | None = None) -> None:
+        """Write one cell; ``made``: how a coding put back by undo or redo was made (its
+        source, blind, origin), else it is made now."""
         db = self.db
         if kind == "coding":
             coder, cid, pos, sent, code = key
-            store_codings.put_coding(
-                db, coder, Unit(cid, pos, sent), code, value, source=self._coding_source,
-                blind=self.blind_coding and not self.is_lead(coder))
+            if made is not None:
+                source, blind, origin = made
+            else:
+                source, blind, origin = (self._coding_source,
+                                         self.blind_coding and not self.is_lead(coder), None)
+            store_codings.put_coding(db, coder, Unit(cid, pos, sent), code, value,
+                                     source=source, blind=bool(blind), origin=origin)
         elif kind == "revision":
             coder, cid, pos, sent, code = key
             store_codings.put_revision(db, coder, Unit(cid, pos, sent), code, value)
@@ -681,7 +688,14 @@ class Project:
         with self.pdb.atomic():
             for cell in cells:
                 cell.before = self._read_cell(cell.kind, cell.key)
+                if cell.kind == "coding":
+                    unit = Unit(*cell.key[1:4])
+                    cell.made_before = store_codings.get_provenance(
+                        self.db, cell.key[0], unit, cell.key[4])
                 self._write_cell(cell.kind, cell.key, cell.after)
+                if cell.kind == "coding":
+                    cell.made_after = store_codings.get_provenance(
+                        self.db, cell.key[0], unit, cell.key[4])
         cmd = Command(label, cells)
         if not cmd.empty:
             self.undo_stack.push(cmd)
@@ -709,7 +723,8 @@ class Project:
                 self.undo_stack.drop(cmd)
                 raise ProjectError(changed_elsewhere(what, cmd, changed))
             for cell in reversed(cmd.cells) if reverse else cmd.cells:
-                self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after)
+                self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after,
+                                 cell.made_before if reverse else cell.made_after)
 
     # -- per-turn view data ----------------------------------------------------------------
     def turn_state(self, conversation_id: str, coder: str | None = None) -> dict[str, Any]:

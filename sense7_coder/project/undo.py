@@ -22,6 +22,9 @@ class Cell:
     key: tuple[Any, ...]
     before: Any
     after: Any
+    #: how the coding before and after was made (source, blind, origin), put back with it
+    made_before: tuple[Any, ...] | None = None
+    made_after: tuple[Any, ...] | None = None
 
 
 def same_value(kind: str, a: Any, b: Any) -> bool:

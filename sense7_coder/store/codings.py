@@ -54,10 +54,22 @@ def get_coding(db: Database, coder: str, unit: Unit, code: str) -> Any:
     return MISSING if row is None else row[0]
 
 
+def get_provenance(db: Database, coder: str, unit: Unit, code: str
+                   ) -> tuple[Any, Any, Any] | None:
+    """How a coding was made: (source, blind, origin), None when there is no coding."""
+    row = db.execute(
+        "SELECT source, blind, origin FROM codings WHERE coder = ? AND conversation_id = ? "
+        "AND position = ? AND sentence = ? AND code = ?",
+        [coder, unit.conversation_id, unit.position, unit.sentence, code],
+    ).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
 def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any, *,
-               source: str = "coded", blind: bool = False) -> None:
+               source: str = "coded", blind: bool = False, origin: str | None = None) -> None:
     """Set (value, None = not applicable) or delete (MISSING) one coding, recording how it
-    was made (``source``) and whether its coder worked ``blind`` as it was set."""
+    was made (``source``, from the file ``origin``) and whether its coder worked ``blind``
+    as it was set."""
     key = [coder, unit.conversation_id, unit.position, unit.sentence, code]
     if value is MISSING:
         db.execute(
@@ -68,11 +80,11 @@ def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any, *,
     else:
         db.execute(
             "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
-            "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,NULL) "
+            "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(coder, conversation_id, position, sentence, code) "
             "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
-            "source = excluded.source, blind = excluded.blind, origin = NULL",
-            [*key, value, now(), source, int(blind)],
+            "source = excluded.source, blind = excluded.blind, origin = excluded.origin",
+            [*key, value, now(), source, int(blind), origin],
         )
 
 
