@@ -146,9 +146,9 @@ def test_agreement_command_says_which_values(unlocked: Project,
     unlocked.set_value(Unit("c1", 2), "overall", 1)
     path = unlocked.path
     unlocked.close()
-    assert main(["agreement", str(path), "--codes", "overall", "--bootstrap", "0"]) == 0
+    assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap", "0"]) == 0
     assert "Blind values" in capsys.readouterr().out
-    assert main(["agreement", str(path), "--codes", "overall", "--bootstrap", "0",
+    assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap", "0",
                  "--values", "final", "--format", "csv"]) == 0
     assert ",final," in capsys.readouterr().out
 
@@ -176,7 +176,7 @@ def test_coders_against_their_own_majority_are_flagged(locked: Project,
     path = locked.path
     locked.clear_consensus(Unit("c1", 2), "overall")
     locked.close()
-    assert main(["consensus", str(path), "--codes", "overall"]) == 0
+    assert main(["consensus", str(path), "--as", "lead", "--codes", "overall"]) == 0
     assert "by construction" in capsys.readouterr().out
 
 
@@ -260,23 +260,23 @@ def test_long_export_carries_provenance_and_the_value_after_the_reveal(
     path = revised.path
     revised.close()
     out = tmp_path / "long.csv"
-    assert main(["export", str(path), str(out), "--kind", "long", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long", "--provenance"]) == 0
     rows = read_rows(out)
     alice = [(r["value"], r["source"], r["blind"], r["after_reveal"]) for r in rows
              if r["coder"] == "alice" and r["conversation_id"] == "c1" and r["turn"] == "2"]
     assert alice == [("5", "coded", "1", "0"), ("1", "coded", "0", "1")]
     assert all(r["set_at"] for r in rows)
     plain = tmp_path / "plain.csv"
-    assert main(["export", str(path), str(plain), "--kind", "long"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(plain), "--kind", "long"]) == 0
     assert "source" not in read_rows(plain)[0]
     wide = tmp_path / "wide.csv"
-    assert main(["export", str(path), str(wide), "--kind", "wide", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(wide), "--kind", "wide", "--provenance"]) == 0
     first = read_rows(wide)[0]
     assert (first["overall__alice"], first["overall__alice__after_reveal"],
             first["overall__alice__blind"], first["overall__bob__after_reveal"]) \
         == ("5", "1", "1", "")
     cons = tmp_path / "cons.csv"
-    assert main(["export", str(path), str(cons), "--kind", "consensus", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(cons), "--kind", "consensus", "--provenance"]) == 0
     assert {r["source"] for r in read_rows(cons)} == {"majority"}
     with pytest.raises(ProjectError, match="provenance"), Project.open(path, backup=False) as p:
         from sense7_coder.project.export import export_frame
@@ -290,7 +290,7 @@ def test_final_dataset_names_every_rows_source(revised: Project, tmp_path: Path,
     path = revised.path
     revised.close()
     out = tmp_path / "final.csv"
-    assert main(["export", str(path), str(out), "--kind", "final"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "final"]) == 0
     printed = capsys.readouterr().out
     rows = {(r["conversation_id"], r["turn"]): r for r in read_rows(out)}
     # c1/2: alice 1 (after the reveal) and bob 1, blind 5 vs 1: nobody decided
@@ -319,7 +319,7 @@ def test_analyze_reads_the_final_dataset(revised: Project, tmp_path: Path) -> No
                    ("c3", 4): 2.0}
     path = revised.path
     revised.close()
-    assert main(["analyze", str(path), "--out", str(tmp_path / "an"), "--source", "final",
+    assert main(["analyze", str(path), "--as", "lead", "--out", str(tmp_path / "an"), "--source", "final",
                  "--no-figures"]) == 0
 
 
@@ -385,8 +385,8 @@ def test_a_hand_edited_provenance_is_exported_as_found(revised: Project, tmp_pat
     conn.commit()
     conn.close()
     out = tmp_path / "long.csv"
-    assert main(["export", str(path), str(out), "--kind", "final"]) == 0
-    assert main(["export", str(path), str(out), "--kind", "long", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "final"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long", "--provenance"]) == 0
     bob = [r for r in read_rows(out) if r["coder"] == "bob"]
     assert bob and {r["blind"] for r in bob} == {"0"}
 
