@@ -69,7 +69,7 @@ def test_damage_written_after_a_check_is_still_found(demo_project: Path,
 def test_a_hand_edited_or_broken_record_only_costs_a_check(demo_project: Path,
                                                           page_checks: list[bool]) -> None:
     open_and_close(demo_project, page_checks)
-    record = user_cache_dir() / "checked-projects.json"
+    record = user_cache_dir() / f"checked-projects-v{checked.CHECKS}.json"
     data = json.loads(record.read_text(encoding="utf-8"))
     key = str(demo_project.resolve())
     data[key] = [x + 1 for x in data[key]]
@@ -79,6 +79,19 @@ def test_a_hand_edited_or_broken_record_only_costs_a_check(demo_project: Path,
         record.write_text(junk, encoding="utf-8")
         assert any(open_and_close(demo_project, page_checks)), junk
     assert checked.known_healthy(demo_project)  # and the record is whole again
+
+
+def test_a_pass_recorded_by_an_older_version_is_checked_again(
+        demo_project: Path, page_checks: list[bool]) -> None:
+    """A version whose checks on opening were fewer recorded the file as healthy: this
+    version checks it once in its own right (a value an older one let through is found)."""
+    open_and_close(demo_project, page_checks)
+    record = user_cache_dir() / f"checked-projects-v{checked.CHECKS}.json"
+    (record.parent / "checked-projects.json").write_text(record.read_text(encoding="utf-8"),
+                                                         encoding="utf-8")
+    record.unlink()
+    assert any(open_and_close(demo_project, page_checks))
+    assert not any(open_and_close(demo_project, page_checks))
 
 
 def test_a_copy_is_checked_in_its_own_right(demo_project: Path, tmp_path: Path,
@@ -106,8 +119,8 @@ def test_links_planted_in_the_cache_never_reach_a_project_file(
     cache = user_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     for pid in range(os.getpid() - 5, os.getpid() + 5):  # the old fixed partial names
-        (cache / f".checked-projects.json.{pid}.part").symlink_to(other)
-    record = cache / "checked-projects.json"
+        (cache / f".checked-projects-v{checked.CHECKS}.json.{pid}.part").symlink_to(other)
+    record = cache / f"checked-projects-v{checked.CHECKS}.json"
     record.symlink_to(other)
     with Project.open(other, backup=False):  # held open while another file is opened
         assert any(open_and_close(demo_project, page_checks))

@@ -16,13 +16,13 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain import rows
+from ..domain.rows import HISTORY_KINDS
 
 COLUMNS = ("id", "at", "coder", "action", "kind", "conversation_id", "position", "sentence",
            "code", "before", "after", "source", "actor", "origin")
 #: the columns that identify an event (two files holding the same event hold them equal)
 EVENT = COLUMNS[1:13]
-KINDS = rows.HISTORY_KINDS
+KINDS = HISTORY_KINDS
 #: kinds a merge never brings: a merge changes neither this file's codebook, nor its
 #: coders' roles, nor its settings (what happened to them in a package stays there)
 LOCAL_KINDS = ("code", "role", "setting")
