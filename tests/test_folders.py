@@ -88,12 +88,18 @@ def test_the_real_statfs_of_this_disk_is_read() -> None:
     (("Google Drive", "My Drive"), "Google Drive"),
     (("Library", "Mobile Documents", "com~apple~CloudDocs"), "iCloud Drive"),
     (("Box",), "Box"),
+    (("Box", "study"), "Box"),
     (("Library", "CloudStorage", "Whatever-ana"), "a cloud storage provider"),
     (("research", "dropboxes"), None),
     (("boxes",), None),
+    # a common word is a sync folder only at the top of the home folder
+    (("research", "Box"), None),
+    (("projects", "mega"), None),
 ])
 def test_sync_clients_folders_are_known_by_name(tmp_path: Path, parts: tuple[str, ...],
-                                                client: str | None) -> None:
+                                                client: str | None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
     assert folders.sync_client(tmp_path.joinpath(*parts)) == client
 
 

@@ -63,10 +63,12 @@ SYNC_FOLDERS = (
     (re.compile(r"onedrive( - .*)?"), "OneDrive"),
     (re.compile(r"google ?drive(-.*)?|my drive|shared drives"), "Google Drive"),
     (re.compile(r"icloud ?drive.*|mobile documents|com~apple~clouddocs"), "iCloud Drive"),
-    (re.compile(r"box|box sync|box drive"), "Box"),
+    (re.compile(r"box sync|box drive"), "Box"),
     (re.compile(r"cloudstorage"), "a cloud storage provider"),
-    (re.compile(r"pcloud ?drive|nextcloud|owncloud|seafile|megasync|mega"), "a sync client"),
+    (re.compile(r"pcloud ?drive|nextcloud|owncloud|seafile|megasync"), "a sync client"),
 )
+#: names too common to mean a sync client anywhere: only as a folder of the user's home
+HOME_SYNC_FOLDERS = ((re.compile(r"box"), "Box"), (re.compile(r"mega"), "a sync client"))
 #: files a sync client keeps at the top of the folder it syncs
 SYNC_MARKERS = ((".dropbox", "Dropbox"), (".stfolder", "Syncthing"),
                 (".owncloudsync.log", "ownCloud"))
@@ -198,6 +200,13 @@ def sync_client(folder: Path) -> str | None:
         for pattern, name in SYNC_FOLDERS:
             if pattern.fullmatch(low):
                 return name
+    with contextlib.suppress(RuntimeError, OSError):  # no home folder known
+        home = Path.home()
+        if folder.is_relative_to(home) and folder != home:
+            top = folder.relative_to(home).parts[0].lower()
+            for pattern, name in HOME_SYNC_FOLDERS:
+                if pattern.fullmatch(top):
+                    return name
     for parent in [folder, *folder.parents][:40]:
         for marker, name in SYNC_MARKERS:
             with contextlib.suppress(OSError):
