@@ -17,6 +17,10 @@ from .values import restore_nominal_values
 #: PRAGMA application_id of every sense7-coder project file ("S7CP").
 APPLICATION_ID = 0x53374350
 
+#: RELEASED MIGRATIONS ARE FROZEN. Every project file is trusted by comparing its schema
+#: with the one these migrations build (:mod:`.trust`): editing one that was released would
+#: make every existing project be refused as changed by another program. A change is a new
+#: migration appended at the end; ``tests/test_migrations_pinned.py`` pins each one's schema.
 migrations = Migrations("sense7-coder")
 
 
