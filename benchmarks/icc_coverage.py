@@ -67,7 +67,8 @@ def coverage(studies: int, n: int, k: int, seed: int, draws: int) -> dict[str, t
             boot = unit_bootstrap(x, draws, seed + s) if draws else None
             for form in forms:
                 t = truth[form]
-                if ends[form] is not None and ends[form][0] <= t <= ends[form][1]:
+                f_end = ends[form]
+                if f_end is not None and f_end[0] <= t <= f_end[1]:
                     hits[form][0] += 1
                 if boot is not None:
                     j = icc.FORMS.index(form)
