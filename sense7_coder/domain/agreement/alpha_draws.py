@@ -10,7 +10,7 @@ chunk of draws (100 at a time, so that memory stays bounded however many units t
 are). Expected disagreement comes from each draw's coincidence margins and the level's
 difference matrix over the level values (ordinal's built from those margins), exactly as
 the ``krippendorff`` package computes them; leaving one unit out (the jackknife of BCa)
-is the same sum with that unit's weight one lower.
+is the whole sum less that unit's contribution.
 
 The units drawn are those of :func:`.bootstrap.bootstrap_alpha_per_draw` (same
 canonical order, same calls on the same generator), so the interval is the same for the
@@ -26,6 +26,8 @@ from .progress import Steps
 
 #: draws (or left-out patterns) summed per matrix product
 CHUNK = 100
+#: left-out patterns per step of the jackknife
+JACKKNIFE_CHUNK = 4096
 
 
 def canonical_rows(counts: np.ndarray) -> np.ndarray:
@@ -100,15 +102,16 @@ def _draw_values(weights: np.ndarray, contrib: np.ndarray, domain: np.ndarray,
 
 def alpha_jackknife_sums(patterns: np.ndarray, freq: np.ndarray, domain: np.ndarray,
                          level: str, steps: Steps | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Alpha leaving out one unit of each distinct pattern, and the patterns' counts."""
+    """Alpha leaving out one unit of each distinct pattern, and the patterns' counts: the
+    whole coincidence matrix less that pattern's contribution, a few thousand patterns
+    at a time."""
     contrib = unit_coincidences(patterns)
+    whole = freq.astype(np.float64) @ contrib
     p = len(freq)
     values = np.empty(p)
-    for start in range(0, p, CHUNK):
-        stop = min(start + CHUNK, p)
-        weights = np.tile(freq.astype(np.float64), (stop - start, 1))
-        weights[np.arange(stop - start), np.arange(start, stop)] -= 1
-        values[start:stop] = _draw_values(weights, contrib, domain, level)
+    for start in range(0, p, JACKKNIFE_CHUNK):
+        stop = min(start + JACKKNIFE_CHUNK, p)
+        values[start:stop] = alpha_from_coincidences(whole - contrib[start:stop], domain, level)
         if steps is not None:
             steps.check()
     return values, freq
