@@ -37,13 +37,13 @@ def canonical_rows(counts: np.ndarray) -> np.ndarray:
 
 
 def row_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct patterns of sorted ``rows``, each row's pattern index, each pattern's count."""
+    """Distinct patterns of sorted ``rows``, the row each pattern starts at, and each
+    pattern's count (the rows of one pattern are contiguous)."""
     if rows.shape[0] == 0:
         return rows, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
     change = np.any(rows[1:] != rows[:-1], axis=1)
-    pattern_of = np.concatenate(([0], np.cumsum(change))).astype(np.intp)
     starts = np.flatnonzero(np.concatenate(([True], change)))
-    return rows[starts], pattern_of, np.bincount(pattern_of).astype(np.int64)
+    return rows[starts], starts, np.diff(np.append(starts, rows.shape[0])).astype(np.int64)
 
 
 def unit_coincidences(patterns: np.ndarray) -> np.ndarray:
@@ -138,15 +138,16 @@ def bootstrap_alpha(
     rng = np.random.default_rng(seed)
     n = counts.shape[0]
     rows = canonical_rows(counts)
-    patterns, pattern_of, freq = row_patterns(rows)
+    patterns, starts, freq = row_patterns(rows)
     contrib = unit_coincidences(patterns)
     values = np.full(draws, np.nan)
     weights = np.empty((min(CHUNK, max(draws, 1)), len(freq)))
     for start in range(0, draws, CHUNK):
         size = min(CHUNK, draws - start)
         for j in range(size):
-            weights[j] = np.bincount(pattern_of[rng.integers(0, n, size=n)],
-                                     minlength=len(freq))
+            # how often each unit was drawn, summed over each pattern's units
+            weights[j] = np.add.reduceat(np.bincount(rng.integers(0, n, size=n), minlength=n),
+                                         starts)
             steps.advance()
         values[start:start + size] = _draw_values(weights[:size], contrib, domain, level)
     jack = alpha_jackknife_sums(patterns, freq, domain, level, steps) if method == "bca" \
