@@ -128,3 +128,22 @@ def test_thousand_draws_over_a_hundred_thousand_units_take_seconds_with_progress
         code_agreement(frame, code="c", kind="ordinal", scale=[1, 2, 3, 4, 5],
                        bootstrap=1000, cancel=cancel)
     assert len(asked) == 151
+
+
+def test_chunks_of_any_size_give_the_same_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sense7_coder.domain.agreement import alpha_draws
+
+    rng = np.random.default_rng(8)
+    counts = random_counts(rng, 5, units=70, coders=6, missing=0.3, skew=0.0)
+    domain = np.arange(1.0, 6.0)
+    whole = bootstrap_alpha(counts, domain, "ordinal", draws=101, seed=2, steps=Steps(102),
+                            method="bca", estimate=0.05)
+    # a few draws and patterns at a time, as on very many distinct units
+    monkeypatch.setattr(alpha_draws, "CHUNK_CELLS", 7 * len(np.unique(counts, axis=0)))
+    monkeypatch.setattr(alpha_draws, "JACKKNIFE_CHUNK", 3)
+    chunked = bootstrap_alpha(counts, domain, "ordinal", draws=101, seed=2, steps=Steps(102),
+                              method="bca", estimate=0.05)
+    assert_same(chunked, bootstrap_alpha_per_draw(counts, domain, "ordinal", draws=101, seed=2,
+                                                  steps=Steps(102), method="bca",
+                                                  estimate=0.05))
+    assert_same(chunked, whole)

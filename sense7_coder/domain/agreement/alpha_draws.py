@@ -24,9 +24,11 @@ import numpy as np
 from .bootstrap import Q_MINIMUMS, Interval, summarise
 from .progress import Steps
 
-#: draws (or left-out patterns) summed per matrix product
+#: draws summed per matrix product (fewer where there are very many patterns, so that a
+#: chunk's weights stay within CHUNK_CELLS numbers)
 CHUNK = 100
-#: left-out patterns per step of the jackknife
+CHUNK_CELLS = 1 << 22
+#: patterns per step of the jackknife and of their contributions
 JACKKNIFE_CHUNK = 4096
 
 
@@ -48,11 +50,18 @@ def row_patterns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def unit_coincidences(patterns: np.ndarray) -> np.ndarray:
     """Each pattern's contribution to the coincidence matrix, flattened (patterns x V*V),
-    by the package's own formula."""
+    by the package's own formula, a few thousand patterns at a time (its temporaries are
+    patterns x V x V)."""
     p, v = patterns.shape
-    pairable = np.maximum(patterns.sum(axis=1), 2)
-    outer = patterns[:, :, None] * patterns[:, None, :] - patterns[:, None, :] * np.eye(v)
-    return (outer / (pairable - 1).reshape((-1, 1, 1))).reshape(p, v * v)
+    out = np.empty((p, v * v))
+    eye = np.eye(v)
+    for start in range(0, p, JACKKNIFE_CHUNK):
+        part = patterns[start:start + JACKKNIFE_CHUNK]
+        pairable = np.maximum(part.sum(axis=1), 2)
+        outer = part[:, :, None] * part[:, None, :] - part[:, None, :] * eye
+        out[start:start + len(part)] = (outer / (pairable - 1).reshape((-1, 1, 1))
+                                        ).reshape(len(part), v * v)
+    return out
 
 
 def _distances(domain: np.ndarray, level: str, n_v: np.ndarray) -> np.ndarray:
@@ -141,9 +150,10 @@ def bootstrap_alpha(
     patterns, starts, freq = row_patterns(rows)
     contrib = unit_coincidences(patterns)
     values = np.full(draws, np.nan)
-    weights = np.empty((min(CHUNK, max(draws, 1)), len(freq)))
-    for start in range(0, draws, CHUNK):
-        size = min(CHUNK, draws - start)
+    chunk = max(1, min(CHUNK, CHUNK_CELLS // max(len(freq), 1), draws))
+    weights = np.empty((chunk, len(freq)))
+    for start in range(0, draws, chunk):
+        size = min(chunk, draws - start)
         for j in range(size):
             # how often each unit was drawn, summed over each pattern's units
             weights[j] = np.add.reduceat(np.bincount(rng.integers(0, n, size=n), minlength=n),
