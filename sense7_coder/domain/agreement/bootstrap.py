@@ -1,5 +1,6 @@
-"""Bootstrap confidence intervals over units: alpha's (:func:`bootstrap_alpha`) and the
-reading of any set of draws (:func:`summarise`).
+"""Bootstrap confidence intervals over units: the reading of any set of draws
+(:func:`summarise`), and alpha's per-draw reference (:func:`bootstrap_alpha_per_draw`;
+the engine computes the same draws as weighted sums, :mod:`.alpha_draws`).
 
 Each alpha draw takes as many pairable units as there are, with replacement, from the
 units x values count matrix prepared once, and recomputes alpha on those rows. Draws in
@@ -149,7 +150,7 @@ def alpha_jackknife(rows: np.ndarray, domain: np.ndarray, level: str) -> tuple[n
     return values, freq
 
 
-def bootstrap_alpha(
+def bootstrap_alpha_per_draw(
     counts: np.ndarray,
     domain: np.ndarray,
     level: str,
@@ -161,7 +162,8 @@ def bootstrap_alpha(
     estimate: float | None = None,
 ) -> Interval:
     """Interval of alpha over ``draws`` resamples of the rows of ``counts``, with
-    Hayes & Krippendorff's q at .667 and .800.
+    Hayes & Krippendorff's q at .667 and .800, calling ``krippendorff.alpha`` on every
+    resampled table: the reference :func:`.alpha_draws.bootstrap_alpha` is held to.
 
     ``counts`` must hold pairable rows only. Advances ``steps`` once per draw, which
     also checks for cancellation.

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .alpha import alpha_from_counts, resolve_level, value_domain
-from .bootstrap import bootstrap_alpha
+from .alpha_draws import bootstrap_alpha
 from .coefficients import chance_records, icc_records
 from .kappa import (
     KAPPA_BASES,
