@@ -72,6 +72,10 @@ REFUSED_ON_OPENING: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "a coding's coder stored as binary data": (
         ["UPDATE codings SET coder = CAST(coder AS BLOB) WHERE coder = 'bashir'"],
         ("table codings, row ", "its coder is binary data (a BLOB), not text")),
+    "a revision's coder stored as binary data": (
+        ["INSERT INTO revisions(coder, conversation_id, position, sentence, code, value) "
+         "VALUES (CAST('alice' AS BLOB), '101', 2, 0, 'affective', 3)"],
+        ("table revisions, row 1: its coder is binary data (a BLOB), not text",)),
     "code key stored as binary data": (
         ["UPDATE codes SET key = CAST(key AS BLOB) WHERE key = 'affective'"],
         ("table codes, row ", "its key is binary data (a BLOB), not text")),

@@ -69,6 +69,11 @@ _TABLES: dict[str, dict[str, Shape]] = {
         "conversation_id": KEY, "position": "count", "sentence": "count", "code": KEY,
         "adjudicator": "text?", "rationale": "text", "decided_at": "text?",
     },
+    # values a blind coder changed after the reveal (few: scanned whole like the above)
+    "revisions": {
+        "coder": KEY, "conversation_id": KEY, "position": "count", "sentence": "count",
+        "code": KEY, "updated_at": "text?",
+    },
     "sentences": {
         "conversation_id": KEY, "position": "count", "sentence": "count", "start": "whole",
         "end": "whole",
