@@ -90,8 +90,8 @@ class AgreementPanel(QWidget):
         self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
                            "bias-corrected and accelerated (BCa)")
         self.values = QComboBox(self)
-        self.values.addItem("blind (as set before the reveal)", "blind")
-        self.values.addItem("final (with changes after the reveal)", "final")
+        self.values.addItem("blind values", "blind")
+        self.values.addItem("final values", "final")
         self.values.setToolTip(
             "Blind coding: each coder's value as set before the turn was revealed to them, or "
             "their latest value, including what they changed after seeing the others'")
