@@ -12,7 +12,8 @@ computes the figure with missing ratings, the published formula written out here
 
 Every number in the file follows from the stated seeds; the file carries no date. Run time
 with the defaults on the shared 2-core development machine: 3 min 20-35 s wall, about 3 min
-CPU (comparisons 20-35 s, ICC coverage 9-14 s, alpha's bootstrap coverage the rest).
+CPU (comparisons 20-35 s, ICC coverage about a minute -- the generalized ICC2 intervals draw
+20,000 pivots each --, alpha's bootstrap coverage the rest).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from sense7_coder.domain.agreement import code_agreement, rater_vs_reference
-from sense7_coder.domain.agreement.icc import FORMS
+from sense7_coder.domain.agreement.icc import FORMS, INTERVAL_METHOD, f_intervals
 from sense7_coder.domain.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,7 +196,12 @@ ROWS: dict[str, str] = {
        for w in ("linear", "quadratic")},
     **{f"icc {f}": "pingouin `intraclass_corr` (complete designs)" for f in FORMS},
     **{f"icc {f} 95% interval": "pingouin `intraclass_corr` CI95% (printed to 2 decimals; "
-       "an end beyond -1 cut to -1, as the tool cuts it)" for f in FORMS},
+       "an end beyond -1 cut to -1, as the tool cuts it)" for f in FORMS
+       if INTERVAL_METHOD[f] == "F"},
+    **{f"icc {f} 95% interval (McGraw & Wong, not reported)": "pingouin `intraclass_corr` "
+       "CI95% against the tool's McGraw & Wong interval (`icc.f_intervals`), which it "
+       "computes but does not report for this form" for f in FORMS
+       if INTERVAL_METHOD[f] != "F"},
     "spearman (rater vs users)": "pandas `Series.corr(method='spearman')`",
     "evaluation accuracy": "scikit-learn `accuracy_score`",
     "evaluation within_one": "direct count (written in the script)",
@@ -232,10 +238,16 @@ def compare(designs: list[Design]) -> dict[str, Row]:
         icc_records = [r for r in records if r.measure == "icc" and r.value is not None]
         if icc_records and d.complete:
             theirs = ref_icc(d)
+            mcgraw = f_intervals(d.x)
             for r in icc_records:
                 value, low, high = theirs[str(r.form)]
                 rows[f"icc {r.form}"].add(i, r.value, value)
-                if r.ci_low is not None and r.ci_high is not None:
+                ends = mcgraw[str(r.form)]
+                if INTERVAL_METHOD[str(r.form)] != "F" and r.ci_low is not None and ends:
+                    interval = rows[f"icc {r.form} 95% interval (McGraw & Wong, not reported)"]
+                    interval.add(i, max(ends[0], -1.0), max(low, -1.0))
+                    interval.add(i, ends[1], min(high, 1.0))
+                elif r.ci_low is not None and r.ci_high is not None:
                     interval = rows[f"icc {r.form} 95% interval"]
                     # the tool cuts an end beyond -1 to -1 and says so in the record's note
                     interval.add(i, r.ci_low, max(low, -1.0))
@@ -316,12 +328,13 @@ def alpha_coverage(studies: int, n: int, draws: int, sd_error: float = 0.7,
     return hits / studies
 
 
-def icc_coverage(studies: int, n: int, seed: int = SEED) -> dict[str, float]:
-    """Coverage of the F-based ICC intervals (benchmarks/icc_coverage.py's simulation)."""
+def icc_coverage(studies: int, n: int, seed: int = SEED) -> dict[str, tuple[float, float]]:
+    """Coverage of the reported ICC intervals and of McGraw & Wong's for every form
+    (benchmarks/icc_coverage.py's simulation): {form: (reported, McGraw & Wong)}."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import icc_coverage as sim
 
-    return {form: f for form, (f, _) in sim.coverage(studies, n, 3, seed, 0).items()}
+    return {form: (r, f) for form, (r, f, _) in sim.coverage(studies, n, 3, seed, 0).items()}
 
 
 # --- the document ------------------------------------------------------------------------
@@ -356,8 +369,12 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
                      f"{row.figures} | {_fmt(row.max_diff)} |")
     lines += [
         "",
-        "The ICC intervals are McGraw & Wong's (1996) F-based intervals; pingouin prints its "
-        "interval to two decimals, so differences up to 5e-3 are its rounding. The "
+        "The ICC1/ICC1k/ICC3/ICC3k intervals are McGraw & Wong's (1996) F-based intervals; "
+        "pingouin prints its interval to two decimals, so differences up to 5e-3 are its "
+        "rounding. For ICC2/ICC2k the tool reports a generalized confidence interval "
+        "(Weerahandi 1993), which no reference library computes: its check is the coverage "
+        "below; McGraw & Wong's ICC2/ICC2k interval, which the tool computes but does not "
+        "report, is still compared with pingouin's. The "
         "evaluation's macro-F1 is scikit-learn's `f1_score` itself and is not listed.",
         "",
         "## Interval coverage",
@@ -380,9 +397,11 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
     lines += [
         "",
         "Outside 93-97%: " + ("; ".join(outside) if outside else "none") + ". The ICC models' "
-        "standard deviations are units 1, raters .6, error .8; ICC2/ICC2k's interval uses "
-        "Satterthwaite's approximation, liberal when a few raters differ widely and units are "
-        "many (see benchmarks/icc_coverage.py, which varies the raters' spread).",
+        "standard deviations are units 1, raters .6, error .8. McGraw & Wong's ICC2/ICC2k "
+        "interval uses Satterthwaite's approximation, liberal when a few raters differ widely "
+        "and units are many (its lower end too high: the raters' mean square has only k-1 "
+        "degrees of freedom), which is why the tool reports the generalized interval for "
+        "these two forms (see benchmarks/icc_coverage.py, which varies the raters' spread).",
         "",
     ]
     return "\n".join(lines)
@@ -406,8 +425,14 @@ def main(argv: list[str] | None = None) -> None:
     icc_studies = args.icc_studies
     per_n = {n: icc_coverage(icc_studies, n) for n in (30, 100)}
     for form in FORMS:
-        coverage[f"icc {form} (F-based)"] = {n: per_n[n][form] for n in per_n}
-        studies[f"icc {form} (F-based)"] = icc_studies
+        method = "F-based" if INTERVAL_METHOD[form] == "F" else "generalized"
+        coverage[f"icc {form} ({method})"] = {n: per_n[n][form][0] for n in per_n}
+        studies[f"icc {form} ({method})"] = icc_studies
+    for form in FORMS:
+        if INTERVAL_METHOD[form] != "F":
+            name = f"icc {form} (McGraw & Wong F-based, not reported)"
+            coverage[name] = {n: per_n[n][form][1] for n in per_n}
+            studies[name] = icc_studies
     print(f"ICC coverage: {time.perf_counter() - start:.1f} s", flush=True)
     name = "krippendorff_alpha (unit bootstrap, percentile)"
     coverage[name] = {n: alpha_coverage(args.studies, n, args.draws) for n in (30, 100)}

@@ -79,12 +79,26 @@ def test_methods_paragraph_names_each_interval_and_states_the_band_rule() -> Non
     assert BAND_RULE in text
     assert "percentile bootstrap intervals over units, holding the coders fixed" in text
     assert "McGraw and Wong's (1996) F-based intervals" in text
-    assert "ICC2 and ICC2k with the coders a random sample" in text
+    assert ("those of ICC2 and ICC2k, with the coders a random sample, are generalized "
+            "confidence intervals (Weerahandi, 1993)") in text
+    assert "Weerahandi, S. (1993). Generalized confidence intervals." in text
     assert "share of the unit-bootstrap draws" in text and "ours resamples units" in text
     assert "counted in the output" not in text
     assert "no draw left a coefficient undefined" in text
     latex = text[text.index("\\subsection*"):]
     assert "q(\\textless{}.667)" in latex and "<" not in latex
+
+
+def test_methods_paragraph_names_the_library_versions_that_computed_the_figures() -> None:
+    import krippendorff
+    import scipy
+
+    text = _report(0)
+    said = (f"computed with sense7-coder 1.0 (numpy {np.__version__}, scipy "
+            f"{scipy.__version__}, krippendorff ")
+    assert said in text
+    assert text.count(said) == 2  # the Markdown and the LaTeX paragraph
+    assert getattr(krippendorff, "__version__", "") in text
 
 
 def test_methods_paragraph_shows_the_undefined_draws_it_mentions() -> None:

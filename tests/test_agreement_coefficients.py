@@ -80,8 +80,15 @@ def test_shrout_fleiss_table_4_through_the_command_line(
     status, out, _ = run(capsys, "agreement", sf_project, "--codes", "sf", "--bootstrap", "50",
                          "--no-consensus")
     line = next(li for li in out.splitlines() if "ICC2 " in li)
-    assert "[0.019, 0.761] F" in line  # McGraw & Wong's interval, named as such
+    assert "[0.026, 0.748] GCI" in line  # the generalized interval, named as such
+    line = next(li for li in out.splitlines() if "ICC3 " in li)
+    assert "[0.342, 0.946] F" in line  # McGraw & Wong's interval, named as such
     assert "ICC intervals marked F: McGraw & Wong's F-based intervals" in out
+    assert "marked GCI: generalized confidence intervals" in out
+
+
+def icc_method(form: str | None) -> str:
+    return "GCI" if form in ("ICC2", "ICC2k") else "F"
 
 
 def test_icc_drops_units_with_a_missing_rating_and_says_how_many() -> None:
@@ -96,6 +103,7 @@ def test_icc_drops_units_with_a_missing_rating_and_says_how_many() -> None:
 
 
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.crosscheck
 def test_icc_agrees_with_pingouin() -> None:
     """Cross-check (skipped unless pingouin is installed; not a dependency). Recorded by
     hand with pingouin 0.7.0 on the Shrout & Fleiss data: .165742 .289764 .714841 .442797
@@ -117,6 +125,7 @@ def test_icc_agrees_with_pingouin() -> None:
         assert mine[form] == pytest.approx(theirs[other], abs=1e-12)
 
 
+@pytest.mark.crosscheck
 def test_gwet_and_brennan_prediger_agree_with_irrcac() -> None:
     """Cross-check (skipped unless irrCAC is installed; not a dependency): 30 units, four
     raters, a fifth of the ratings missing."""
@@ -155,10 +164,12 @@ def test_new_coefficients_have_intervals_with_their_counts() -> None:
             assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
             assert (r.ci_method, r.draws) == ("percentile", 300)
             assert "300 draws, seed 2" in r.note
-        if r.measure == "icc":  # McGraw & Wong's F-based interval, no draws
+        if r.measure == "icc":  # McGraw & Wong's F-based or the generalized interval
             assert r.ci_low is not None and r.ci_low <= r.value <= r.ci_high, r
-            assert (r.ci_method, r.draws) == ("F", 0)
-            assert "F-based (McGraw & Wong 1996)" in r.note
+            generalized = r.form in ("ICC2", "ICC2k")
+            assert (r.ci_method, r.draws) == ("GCI" if generalized else "F", 0)
+            assert ("generalized confidence interval" if generalized
+                    else "F-based (McGraw & Wong 1996)") in r.note
     icc2 = next(r for r in records if r.form == "ICC2")
     assert icc2.n_units == 50 and "10 units with a missing rating dropped" in icc2.note
     ac1 = next(r for r in records if r.measure == "gwet_ac1")
@@ -203,7 +214,7 @@ def test_bca_for_kappa_and_against_a_reference() -> None:
         for r in records + vs:
             if r.value is not None and r.measure != "percent_agreement" and r.measure != \
                     "fleiss_kappa":
-                assert r.ci_method == ("F" if r.measure == "icc" else ci), r
+                assert r.ci_method == ((icc_method(r.form) if r.measure == "icc" else ci)), r
                 assert r.ci_low <= r.value <= r.ci_high, r
         kappa = next(r for r in records if r.measure == "cohen_kappa" and r.weights == "linear")
         if ci == "percentile":

@@ -19,6 +19,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.export_formats import spss_names, table_format, write_xlsx
 from sense7_coder.domain.files import ExportError
 from sense7_coder.project import Project
+from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.export import export_project
 
 LABELS_1_5 = {1.0: "very poor", 2.0: "poor", 3.0: "neutral", 4.0: "good", 5.0: "very good"}
@@ -165,6 +166,34 @@ def test_agreement_sav_is_numeric_where_numbers(study: Project, tmp_path: Path) 
     alpha = df[(df.code == "overall") & (df.measure == "krippendorff_alpha")]
     # the value alpha and, since the code allows N/A, the applicability alpha
     assert sorted(alpha.level) == ["applicability", "ordinal"]
+
+
+def test_every_export_names_the_versions_that_computed_it(study: Project,
+                                                          tmp_path: Path) -> None:
+    """xlsx: the document properties; sav: the file's note; an agreement table (and a
+    final dataset) in any format: the .meta.json beside it."""
+    import json
+
+    import numpy as np
+    import scipy
+
+    from sense7_coder import __version__
+
+    libs = f"numpy {np.__version__}, scipy {scipy.__version__}, krippendorff "
+    export_project(study, tmp_path / "long.xlsx", "long")
+    props = openpyxl.load_workbook(tmp_path / "long.xlsx", read_only=True).properties
+    assert props.creator == f"sense7-coder {__version__}"
+    assert props.description is not None and libs in props.description
+    export_project(study, tmp_path / "wide.sav", "wide")
+    _, meta = pyreadstat.read_sav(tmp_path / "wide.sav", metadataonly=True)
+    assert f"Written by sense7-coder {__version__}; computed with {libs}" in " ".join(
+        meta.notes)
+    summary = export_project(study, tmp_path / "agr.csv", "agreement", AgreementOptions(bootstrap=0))
+    side = json.loads((tmp_path / "agr.csv.meta.json").read_text(encoding="utf-8"))
+    assert side["computed_with"]["sense7-coder"] == __version__
+    assert side["computed_with"]["numpy"] == np.__version__
+    assert side["computed_with"]["scipy"] == scipy.__version__
+    assert "agr.csv.meta.json" in summary.line()
 
 
 def test_cli_refuses_unknown_extension_and_writes_nothing(study: Project, tmp_path: Path,

@@ -292,8 +292,8 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
         if ci and r.ci_method == "bca":
             ci += " BCa"
-        elif ci and r.ci_method == "F":
-            ci += " F"
+        elif ci and r.ci_method in ("F", "GCI"):
+            ci += f" {r.ci_method}"
         if ci and r.undefined_draws:
             ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)
@@ -319,10 +319,11 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
         lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
     if report.values:
         lines += [values_text(report)]
-    if any(r.ci_method == "F" for r in report.records):
-        lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC2/ICC2k coders "
-                  "a random sample, ICC3/ICC3k coders fixed, ICC1/ICC1k one-way); every other "
-                  "interval is a bootstrap over units holding the coders fixed"]
+    if any(r.ci_method in ("F", "GCI") for r in report.records):
+        lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC3/ICC3k coders "
+                  "fixed, ICC1/ICC1k one-way); marked GCI: generalized confidence intervals "
+                  "(ICC2/ICC2k, coders a random sample); every other interval is a bootstrap "
+                  "over units holding the coders fixed"]
     return lines
 
 

@@ -170,6 +170,22 @@ def _columns(frame: Any) -> list[list[Any]]:
     return out
 
 
+def versions_note(computed_with: dict[str, str]) -> str:
+    """'Written by sense7-coder 0.2.0; computed with numpy 2.4.6, scipy 1.17.1, ...'."""
+    (app, app_version), *libs = computed_with.items()
+    text = f"Written by {app} {app_version}"
+    if libs:
+        text += "; computed with " + ", ".join(f"{name} {v}" for name, v in libs)
+    return text + "."
+
+
+def _sav_note(computed_with: dict[str, str] | None) -> list[str] | None:
+    """The note as SPSS documents take it: lines of at most 80 characters."""
+    import textwrap
+
+    return textwrap.wrap(versions_note(computed_with), 80) if computed_with else None
+
+
 # -- xlsx ------------------------------------------------------------------------------------
 
 def write_xlsx(
@@ -180,8 +196,11 @@ def write_xlsx(
     progress: ProgressFn = None,
     cancel: CancelFn = None,
     chunk_rows: int = 50_000,
+    computed_with: dict[str, str] | None = None,
 ) -> int:
-    """Write ``frame`` as one sheet of an ``.xlsx`` workbook, atomically; returns the rows."""
+    """Write ``frame`` as one sheet of an ``.xlsx`` workbook, atomically; returns the rows.
+    ``computed_with`` (software -> version, the writing app first) goes into the workbook's
+    document properties (creator, description)."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
@@ -197,6 +216,10 @@ def write_xlsx(
             f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav, or choose fewer coders or codes "
             "(--coders, --codes)")
     wb = Workbook(write_only=True)
+    if computed_with:
+        app, *_ = computed_with.items()
+        wb.properties.creator = f"{app[0]} {app[1]}"
+        wb.properties.description = versions_note(computed_with)
     ws = wb.create_sheet(title=sheet[:31] or "export")
     ws.freeze_panes = "A2"
     bold = Font(bold=True)
@@ -396,8 +419,11 @@ def write_sav(
     codebook: Codebook,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
+    computed_with: dict[str, str] | None = None,
 ) -> int:
-    """Write ``frame`` as an SPSS ``.sav`` file with labels, atomically; returns the rows."""
+    """Write ``frame`` as an SPSS ``.sav`` file with labels, atomically; returns the rows.
+    ``computed_with`` (software -> version) becomes the file's note (SPSS: DISPLAY
+    DOCUMENTS)."""
     import pyreadstat
 
     total = len(frame)
@@ -409,6 +435,7 @@ def write_sav(
     with atomic_binary_path(path) as tmp:
         try:
             pyreadstat.write_sav(data, str(tmp), file_label=f"sense7-coder {kind} export",
+                                 note=_sav_note(computed_with),
                                  **meta)
         except pyreadstat.ReadstatError as e:
             raise ExportError(f"{path}: the SPSS file cannot be written ({e})") from None
@@ -426,11 +453,13 @@ def write_table(
     codebook: Codebook,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
+    computed_with: dict[str, str] | None = None,
 ) -> int:
     """Write an export table as ``xlsx`` or ``sav`` (CSV is :func:`.export.write_csv`)."""
     if fmt == "xlsx":
-        return write_xlsx(frame, path, sheet=kind, progress=progress, cancel=cancel)
+        return write_xlsx(frame, path, sheet=kind, progress=progress, cancel=cancel,
+                          computed_with=computed_with)
     if fmt == "sav":
         return write_sav(frame, path, kind=kind, codebook=codebook, progress=progress,
-                         cancel=cancel)
+                         cancel=cancel, computed_with=computed_with)
     raise ExportError(f"{path}: no writer for format {fmt!r}")

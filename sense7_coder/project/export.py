@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import APP_NAME, __version__
 from ..domain import provenance as prov
 from ..domain.codebook import Codebook
 from ..domain.errors import Cancelled, ProjectError
@@ -28,6 +29,7 @@ from ..domain.export import (
 )
 from ..domain.export_formats import table_format, write_table
 from ..domain.files import atomic_text_file, destination
+from ..domain.versions import computed_with
 from ..store import frames
 from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
@@ -55,11 +57,14 @@ class ExportSummary:
             text += f"\n  rows by source: {counts or 'none'}"
             if self.metadata is not None:
                 text += f" (also in {self.metadata.name})"
+        elif self.metadata is not None:
+            text += f"\n  the versions that computed it: {self.metadata.name}"
         return text
 
 
 def metadata_path(out: str | Path) -> Path:
-    """Where the summary of a final dataset is written: beside it, ``<name>.meta.json``."""
+    """Where the summary of a final dataset or an agreement table is written (with the
+    versions that computed it): beside it, ``<name>.meta.json``."""
     out = Path(out)
     return out.with_name(out.name + ".meta.json")
 
@@ -246,16 +251,23 @@ def export_project(
     destination(out)  # a bad destination is reported before any long computation
     if options is not None and kind != "agreement":
         options = replace(options, bootstrap=0)
-    if kind == "final":
+    if kind in ("final", "agreement"):
         refuse_open_project_file(metadata_path(out), "to export to")
+    versions = computed_with(APP_NAME, __version__)
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
                          with_text=with_text, value=value, provenance=provenance)
     if fmt == "csv":
         rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
     else:
         rows = write_table(table, out, fmt, kind=kind, codebook=project.codebook,
-                           progress=second_half, cancel=cancel)
+                           progress=second_half, cancel=cancel, computed_with=versions)
     summary = ExportSummary(Path(out), kind, rows, len(table.columns))
+    if kind == "agreement":
+        summary.metadata = metadata_path(out)
+        with atomic_text_file(summary.metadata) as fh:
+            json.dump({"kind": "agreement", "file": Path(out).name, "rows": rows,
+                       "computed_with": versions}, fh, indent=2)
+            fh.write("\n")
     if kind == "final":
         summary.sources = prov.source_counts(table)
         summary.metadata = metadata_path(out)
@@ -265,7 +277,8 @@ def export_project(
                        "sources": "consensus where decided (adjudicated, majority, merged, "
                                   "imported); else the one coder's latest value (coded, "
                                   "imported, merged, suggestion_accepted); else unresolved, "
-                                  "with every coder's value in 'values'"},
+                                  "with every coder's value in 'values'",
+                       "computed_with": versions},
                       fh, indent=2)
             fh.write("\n")
     return summary

@@ -90,7 +90,9 @@ def chance_records(
 
 
 #: how the ICC intervals are named in a record's ``ci_method``
-ICC_CI_METHOD = "F"
+#: how a record's note names each ICC interval method
+ICC_CI_NAMES = {"F": "F-based (McGraw & Wong 1996)",
+                "GCI": "generalized confidence interval (Weerahandi 1993)"}
 
 
 def _icc_undefined_reason(value: float | None, x: np.ndarray, n_coders: int) -> str | None:
@@ -121,8 +123,9 @@ def icc_records(
     counted in the note.
 
     Intervals (when ``bootstrap`` > 0 asks for intervals) are McGraw & Wong's F-based
-    95% intervals (:func:`.icc.f_intervals`), not a bootstrap: resampling units holds the
-    raters fixed, which ICC1 and ICC2 do not assume. ``seed`` and ``ci`` do not apply.
+    95% intervals for ICC1/ICC3 and their k forms and generalized intervals for ICC2/ICC2k
+    (:func:`.icc.intervals`), not a bootstrap: resampling units holds the raters fixed,
+    which ICC1 and ICC2 do not assume. ``seed`` and ``ci`` do not apply.
     An estimate outside [-1, 1] is reported as undefined with the reason."""
     del seed, ci  # the F-based intervals need neither
     coders = list(ratings.coders)
@@ -138,7 +141,7 @@ def icc_records(
     estimates = icc.icc(x) if n_units else dict.fromkeys(icc.FORMS)
     if steps is not None:
         steps.check()
-    intervals = icc.f_intervals(x) if bootstrap > 0 and n_units else dict.fromkeys(icc.FORMS)
+    intervals = icc.intervals(x) if bootstrap > 0 and n_units else dict.fromkeys(icc.FORMS)
     records = []
     for form in icc.FORMS:
         value = estimates[form]
@@ -153,9 +156,9 @@ def icc_records(
         if value is not None and ends is not None:
             low, high = ends
             record.ci_low, record.ci_high = max(low, -1.0), high
-            record.ci_method = ICC_CI_METHOD
-            record.note = (f"{text}; 95% CI: F-based (McGraw & Wong 1996), "
-                           f"{icc.INTERVAL_MODEL[form]}")
+            record.ci_method = icc.INTERVAL_METHOD[form]
+            record.note = f"{text}; 95% CI: {ICC_CI_NAMES[record.ci_method]}, " \
+                          f"{icc.INTERVAL_MODEL[form]}"
             if low < -1:
                 record.note += f" (its lower end, {low:.3f}, cut to -1, where an ICC ends)"
         elif value is not None and bootstrap > 0:

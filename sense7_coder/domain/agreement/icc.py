@@ -23,6 +23,16 @@ mixture of MSC and MSE. The average forms' ends are the single forms' ends stepp
 Spearman-Brown, L k / (1 + (k-1) L), which is algebraically McGraw & Wong's own formula.
 A bootstrap over units would hold the raters fixed, and so under-covers ICC2 when the
 raters are a sample (83% at 30 units and 70% at 100 in ``benchmarks/icc_coverage.py``).
+
+McGraw & Wong's ICC2/ICC2k interval is liberal when a few raters differ widely: with 3
+raters its lower end sits above the true value in 11% of simulated studies at 100 units
+(17% at 300), because MSC has only k-1 degrees of freedom and Satterthwaite's v, worked
+from the estimate itself, does not carry that. The tool therefore reports for ICC2/ICC2k
+the generalized confidence interval (:func:`generalized_icc2`; Weerahandi 1993): each
+variance component is rebuilt from its sum of squares over a chi-square pivot, the ICC
+is formed from every rebuilt set, and the interval is the 2.5th and 97.5th percentiles.
+It covers 94-96% in every design of the coverage script (3 raters, raters' sd 0 to 1, 30
+to 300 units), and it is drawn from a fixed seed, so the same data give the same ends.
 """
 
 from __future__ import annotations
@@ -31,6 +41,8 @@ import numpy as np
 
 FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 #: what each form's interval assumes of the raters (said with the interval)
+#: the interval method of each form: "F" (McGraw & Wong) or "GCI" (generalized)
+INTERVAL_METHOD = {f: ("GCI" if f in ("ICC2", "ICC2k") else "F") for f in FORMS}
 INTERVAL_MODEL = {
     "ICC1": "one-way random", "ICC1k": "one-way random",
     "ICC2": "raters a random sample", "ICC2k": "raters a random sample",
@@ -123,6 +135,14 @@ def _average_from_f(f_value: float) -> float:
     return 1 - 1 / f_value
 
 
+def intervals(x: np.ndarray, level: float = 0.95) -> dict[str, tuple[float, float] | None]:
+    """The intervals the tool reports: McGraw & Wong's F-based intervals for ICC1/ICC1k
+    and ICC3/ICC3k, the generalized intervals for ICC2/ICC2k (see the module's text)."""
+    out = f_intervals(x, level)
+    out.update(generalized_icc2(x, level))
+    return out
+
+
 def f_intervals(x: np.ndarray, level: float = 0.95) -> dict[str, tuple[float, float] | None]:
     """McGraw & Wong's (1996) F-based ``level`` intervals of the six forms of a complete
     units x raters matrix (None where the form or its interval is undefined: fewer than
@@ -176,3 +196,46 @@ def _icc2_interval(msr: float, msc: float, mse: float, n: int, k: int,
     low = n * (msr - f_low * mse) / (f_low * mixed + n * msr)
     high = n * (f_high * msr - mse) / (mixed + n * f_high * msr)
     return low, high
+
+
+#: pivots drawn for :func:`generalized_icc2` (the ends move by about .002 between seeds)
+GCI_DRAWS = 20_000
+#: the fixed seed of those pivots, so the same data always give the same interval
+GCI_SEED = 1993
+
+
+def generalized_icc2(x: np.ndarray, level: float = 0.95, draws: int = GCI_DRAWS,
+                     seed: int = GCI_SEED) -> dict[str, tuple[float, float] | None]:
+    """Generalized confidence intervals (Weerahandi 1993) of ICC2 and ICC2k of a complete
+    units x raters matrix, raters a random sample: with SSR, SSC, SSE the two-way sums of
+    squares and independent chi-square pivots W_R (n-1 df), W_C (k-1), W_E ((n-1)(k-1)),
+
+        s_e = SSE / W_E,  s_u = max(0, (SSR / W_R - s_e) / k),  s_r = max(0, (SSC / W_C - s_e) / n)
+
+    and the ICCs s_u / (s_u + s_r + s_e) and s_u / (s_u + (s_r + s_e) / k); the interval
+    is their (1-level)/2 and (1+level)/2 quantiles. None where undefined (fewer than two
+    units or raters, no variation at all)."""
+    x = np.asarray(x, dtype=float)
+    out: dict[str, tuple[float, float] | None] = {"ICC2": None, "ICC2k": None}
+    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
+        return out
+    n, k = x.shape
+    msr, msc, mse, _ = mean_squares(x)
+    ssr, ssc, sse = msr * (n - 1), msc * (k - 1), mse * (n - 1) * (k - 1)
+    rng = np.random.default_rng(seed)
+    w_r = rng.chisquare(n - 1, draws)
+    w_c = rng.chisquare(k - 1, draws)
+    w_e = rng.chisquare((n - 1) * (k - 1), draws)
+    s_e = sse / w_e
+    s_u = np.maximum((ssr / w_r - s_e) / k, 0.0)
+    s_r = np.maximum((ssc / w_c - s_e) / n, 0.0)
+    tail = 100 * (1 - level) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for form, noise in (("ICC2", s_r + s_e), ("ICC2k", (s_r + s_e) / k)):
+            rho = s_u / (s_u + noise)
+            rho = rho[np.isfinite(rho)]
+            if len(rho) < draws // 2:
+                continue
+            low, high = np.percentile(rho, [tail, 100 - tail])
+            out[form] = (float(low), float(high))
+    return out

@@ -4,7 +4,8 @@
 The paragraph states what is needed to reproduce the numbers: the coefficients and their
 levels and weights, the coders and units, how missing and "not applicable" ratings were
 handled, the interval method, draws and seed, the minimum number of units, the software
-and version, with references.
+and version and the versions of numpy, scipy and krippendorff that computed them, with
+references.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..versions import library_versions
 from .records import (
     ALPHA,
     APPLICABILITY,
@@ -52,6 +54,8 @@ REFERENCES = [
                "correlation coefficients. Psychological Methods, 1(1), 30-46."),
     ("shrout", "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "
                "assessing rater reliability. Psychological Bulletin, 86(2), 420-428."),
+    ("weerahandi", "Weerahandi, S. (1993). Generalized confidence intervals. Journal of the "
+                   "American Statistical Association, 88(423), 899-905."),
 ]
 
 
@@ -70,6 +74,8 @@ class MethodsContext:
     values: str = ""
     #: the sentence on figures against a consensus made of the coders' own majority
     by_construction: str = ""
+    #: library -> version of what computed the figures (None: the installed ones)
+    libraries: dict[str, str] | None = None
 
 
 def _fmt(value: float | None) -> str:
@@ -154,8 +160,11 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
     pct = "\\%" if latex else "%"
     amp = "\\&" if latex else "&"
     quote = ("``", "''") if latex else ('"', '"')
+    libraries = ctx.libraries if ctx.libraries is not None else library_versions()
+    with_libs = ", ".join(f"{name} {v}" for name, v in libraries.items())
     parts = [
-        f"Inter-rater agreement was computed with {esc(ctx.software)} {esc(ctx.version)} for "
+        f"Inter-rater agreement was computed with {esc(ctx.software)} {esc(ctx.version)} "
+        + (f"({esc(with_libs)}) " if with_libs else "") + "for "
         f"{len(codes)} code{'s' if len(codes) != 1 else ''} ({', '.join(codes)}) rated by "
         f"{len(coders)} coders ({', '.join(coders)})"
         + (f", restricted to {esc(ctx.filters)}" if ctx.filters else "") + ".",
@@ -227,9 +236,13 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
             f"{_undefined_draws_text(booted, esc)}.")
     if any(r.measure == ICC and r.ci_method for r in rows):
         out.append(
-            f"95{pct} confidence intervals of the ICCs are McGraw and Wong's (1996) F-based "
-            "intervals, each under its form's model: ICC1 and ICC1k one-way random, ICC2 and "
-            "ICC2k with the coders a random sample, ICC3 and ICC3k with the coders fixed.")
+            f"95{pct} confidence intervals of ICC1, ICC1k, ICC3 and ICC3k are McGraw and "
+            "Wong's (1996) F-based intervals, each under its form's model (ICC1 and ICC1k "
+            "one-way random, ICC3 and ICC3k with the coders fixed); those of ICC2 and ICC2k, "
+            "with the coders a random sample, are generalized confidence intervals "
+            "(Weerahandi, 1993) from 20,000 chi-square pivots of the variance components, "
+            "because McGraw and Wong's Satterthwaite-based interval for them covered only "
+            "about 90% in our simulation with three coders (see VALIDATION.md).")
     if any(r.measure == ALPHA and r.q_below_667 is not None for r in rows):
         out.append(
             f"q is the share of the unit-bootstrap draws in which {alpha} fell below .667 "

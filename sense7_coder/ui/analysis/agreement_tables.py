@@ -64,10 +64,12 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
                else None, align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
                align=ALIGN_CENTER),
-        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct.", "F": "F"}.get(
+        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct.", "F": "F",
+                                  "GCI": "GCI"}.get(
             r.record.ci_method, ""),
             header_tip="interval method: percentile or BCa bootstrap over units (coders "
-                       "fixed); F: McGraw & Wong's F-based interval (ICC)"),
+                       "fixed); F: McGraw & Wong's F-based interval (ICC1, ICC3); GCI: "
+                       "generalized confidence interval, coders a random sample (ICC2)"),
         Column("Undef.", lambda r: (
             f"{100 * r.record.undefined_draws / r.record.draws:.1f} %"
             if r.record.draws else ""), align=ALIGN_RIGHT,
