@@ -214,7 +214,7 @@ def test_bca_for_kappa_and_against_a_reference() -> None:
         for r in records + vs:
             if r.value is not None and r.measure != "percent_agreement" and r.measure != \
                     "fleiss_kappa":
-                assert r.ci_method == ((icc_method(r.form) if r.measure == "icc" else ci)), r
+                assert r.ci_method == (icc_method(r.form) if r.measure == "icc" else ci), r
                 assert r.ci_low <= r.value <= r.ci_high, r
         kappa = next(r for r in records if r.measure == "cohen_kappa" and r.weights == "linear")
         if ci == "percentile":

@@ -194,3 +194,45 @@ def test_with_own_project_writes_on_its_own_connection(qapp: Any, tmp_path: Path
         assert project.setting("note") == "written by the worker"
     finally:
         project.close()
+
+
+def test_a_job_that_outlives_its_window_calls_nothing_of_it(qtbot: Any) -> None:
+    """The backup copied on opening a project can finish after the window is closed and
+    deleted (on a busy machine it does): its callbacks must not run then, or the next
+    event loop raises 'Internal C++ object (MainWindow) already deleted' in whatever test
+    or window runs it. A job whose window is alive still reports as before."""
+    import shiboken6
+
+    release = threading.Event()
+    calls: list[str] = []
+
+    def slow(progress: Any, cancel: Any) -> int:
+        release.wait(10)
+        return 1
+
+    def boom(progress: Any, cancel: Any) -> int:
+        release.wait(10)
+        raise InputError("late.csv", "late failure")
+
+    window = QWidget()
+    runner = TaskRunner(window)
+    done = runner.start(slow, show_progress=False,
+                        on_result=lambda _v: calls.append(window.windowTitle()),
+                        on_finished=lambda: calls.append(window.objectName()))
+    failed = runner.start(boom, show_progress=False,
+                          on_error=lambda _e: calls.append(window.objectName()))
+    window.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(window), timeout=5000)
+    release.set()
+    qtbot.waitUntil(lambda: done.done and failed.done, timeout=10000)
+    qtbot.wait(20)
+    assert calls == []
+    assert failed.error is not None and "late failure" in failed.error.message
+
+    alive = QWidget()
+    qtbot.addWidget(alive)
+    alive.setWindowTitle("here")
+    task = TaskRunner(alive).start(lambda _p, _c: 2, show_progress=False,
+                                   on_result=lambda v: calls.append(f"{alive.windowTitle()} {v}"))
+    qtbot.waitUntil(lambda: task.done, timeout=10000)
+    assert calls == ["here 2"]

@@ -296,6 +296,21 @@ class TaskRunner(QObject):
     def running(self) -> bool:
         return bool(self._tasks)
 
+    def _while_alive(self, callback: Callable[..., None]) -> Callable[..., None]:
+        """``callback``, run only while this runner and the widget it was made for still
+        exist. A job outlives the window that started it (the backup copied on opening
+        a project finishes after the window is closed, sooner or later on a busy
+        machine); its callbacks touch that window, and calling into a deleted one raises
+        'Internal C++ object already deleted' in whatever runs the event loop next."""
+        def call(*args: Any) -> None:
+            if not shiboken6.isValid(self):
+                return
+            if self._widget is not None and not shiboken6.isValid(self._widget):
+                return
+            callback(*args)
+
+        return call
+
     def start(
         self,
         fn: JobFn[Any],
@@ -341,15 +356,16 @@ class TaskRunner(QObject):
         task.failed.connect(finish)
         task.cancelled.connect(finish)
         if on_result is not None:
-            task.succeeded.connect(on_result)
+            task.succeeded.connect(self._while_alive(on_result))
         if on_error is not None:
-            task.failed.connect(on_error)
+            task.failed.connect(self._while_alive(on_error))
         else:
-            task.failed.connect(lambda err: show_task_error(self._live_widget(), title, err))
+            task.failed.connect(self._while_alive(
+                lambda err: show_task_error(self._live_widget(), title, err)))
         if on_cancelled is not None:
-            task.cancelled.connect(on_cancelled)
+            task.cancelled.connect(self._while_alive(on_cancelled))
         if on_finished is not None:
-            task.finished.connect(on_finished)
+            task.finished.connect(self._while_alive(on_finished))
         self._tasks.add(task)
         _submit(task, fn)
         return task

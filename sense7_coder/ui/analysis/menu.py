@@ -65,7 +65,10 @@ class AnalysisMenu(QObject):
             action.triggered.connect(slot)
             window.add_analysis_action(action)
             self.menu_actions[name] = action
-        window.stack.currentChanged.connect(lambda _i: QTimer.singleShot(0, self.close_stale))
+        # the window as the timer's context: closing it switches the stack, and a timer
+        # that fired after the window was deleted would call into a deleted window
+        window.stack.currentChanged.connect(
+            lambda _i: QTimer.singleShot(0, window, self.close_stale))
 
     def _project(self) -> Any:
         project = self.window.project
