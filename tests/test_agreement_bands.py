@@ -3,6 +3,7 @@ what the output shows."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -87,6 +88,9 @@ def test_methods_paragraph_names_each_interval_and_states_the_band_rule() -> Non
     assert "no draw left a coefficient undefined" in text
     latex = text[text.index("\\subsection*"):]
     assert "q(\\textless{}.667)" in latex and "<" not in latex
+    # every percent sign is escaped: a bare one starts a LaTeX comment
+    assert "about 90\\% of simulated studies" in latex
+    assert re.search(r"(?<!\\)%", latex) is None
 
 
 def test_methods_paragraph_names_the_library_versions_that_computed_the_figures() -> None:

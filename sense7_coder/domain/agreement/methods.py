@@ -242,7 +242,8 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
             "with the coders a random sample, are generalized confidence intervals "
             "(Weerahandi, 1993) from 20,000 chi-square pivots of the variance components, "
             "because McGraw and Wong's Satterthwaite-based interval for them covered only "
-            "about 90% in our simulation with three coders (see VALIDATION.md).")
+            f"about 90{pct} of simulated studies with three coders at 100 units (the tool's "
+            "validation document).")
     if any(r.measure == ALPHA and r.q_below_667 is not None for r in rows):
         out.append(
             f"q is the share of the unit-bootstrap draws in which {alpha} fell below .667 "
