@@ -213,8 +213,10 @@ def generalized_icc2(x: np.ndarray, level: float = 0.95, draws: int = GCI_DRAWS,
         s_e = SSE / W_E,  s_u = max(0, (SSR / W_R - s_e) / k),  s_r = max(0, (SSC / W_C - s_e) / n)
 
     and the ICCs s_u / (s_u + s_r + s_e) and s_u / (s_u + (s_r + s_e) / k); the interval
-    is their (1-level)/2 and (1+level)/2 quantiles. None where undefined (fewer than two
-    units or raters, no variation at all)."""
+    is their (1-level)/2 and (1+level)/2 quantiles. Variance components are cut at 0, so
+    the ends lie in [0, 1] (an ICC2 near 0 gets a lower end of 0, where McGraw & Wong's may
+    go negative). None where undefined (fewer than two units or raters, no variation at
+    all)."""
     x = np.asarray(x, dtype=float)
     out: dict[str, tuple[float, float] | None] = {"ICC2": None, "ICC2k": None}
     if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 2:
