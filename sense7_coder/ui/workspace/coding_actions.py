@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from ...domain.errors import ProjectError
 from ...domain.models import Unit
 from ...project import workspace as ws
+from ...project.cells import CodingCell, RevisionCell
 from ...project.undo import Command
 from .code_row import NOT_SET
 
@@ -258,7 +259,8 @@ class CodingActions:
             else:
                 self.go_to(cid, pos or self.position, sent or None)
             self.list_panel.model.refresh_conversation(cid)
-            code_key = next((c.key[4] for c in cmd.cells if c.kind == "coding"), None)
+            code_key = next((c.code for c in cmd.cells
+                             if isinstance(c, CodingCell | RevisionCell)), None)
             if code_key in self.coding.visible_keys():
                 self.coding.focus_code(code_key)
         else:
