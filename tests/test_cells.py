@@ -72,7 +72,7 @@ def test_an_incomplete_kind_is_refused_when_it_is_defined() -> None:
     with pytest.raises(TypeError, match="kind 'memo' exists already"):
         class OtherMemo(MemoCell):
             kind: ClassVar[str] = "memo"
-    assert CELL_KINDS == known
+    assert known == CELL_KINDS
 
 
 def note_kind() -> type[Cell]:
