@@ -223,3 +223,28 @@ def test_changes_combine_and_answer_what_a_view_asks() -> None:
     assert Changes(codebook=True).touches("c9")
     assert both.describe() == "1 unit, 1 done mark"
     assert Changes.union([a, b, NOTHING]) == both
+
+
+def test_the_other_operations_return_what_they_changed(project: Project, tmp_path: Path) -> None:
+    from sense7_coder.domain.codebook import code_from_dict
+    from sense7_coder.project import codebook_ops
+    from sense7_coder.project.assignments import assign
+    from sense7_coder.project.imports import import_codings, import_files
+
+    new = code_from_dict({"key": "tone", "label": "Tone", "kind": "binary"})
+    assert codebook_ops.add_code(project, new) == Changes(codebook=True)
+    assert codebook_ops.retire_code(project, "tone") == Changes(codebook=True)
+    assert project.set_coder("bob") == Changes(coders=True)
+    project.set_coder("alice")
+    assert project.set_role("bob", "adjudicator") == Changes(coders=True)
+    assert project.set_role("bob", "adjudicator") == NOTHING  # already
+    assert project.set_setting("require_all_codes", "1") == Changes(settings=True)
+    assert assign(project, ["bob"]).changes == Changes(coders=True)
+    assert assign(project, ["bob"]).changes == NOTHING  # nothing new to assign
+    codings = tmp_path / "codings.csv"
+    codings.write_text("coder,conversation_id,turn,code,value\ncarol,c1,2,overall,3\n",
+                       encoding="utf-8")
+    assert import_codings(project, codings, dry_run=True).changes == NOTHING
+    assert import_codings(project, codings).changes == EVERYTHING
+    chats = tmp_path / "study-chats.jsonl"  # written by make_project: all present already
+    assert import_files(project, [chats]).changes == NOTHING

@@ -61,7 +61,7 @@ def test_an_import_or_a_flood_of_rows_is_everything(tmp_path: Path,
     watch = ChangeWatch(a)
     src = tmp_path / "more.jsonl"
     src.write_text(conversation_lines([("n1", "P9", "GPT4", 3, 4)]), encoding="utf-8")
-    import_files(b, [src])
+    assert import_files(b, [src]).changes.everything
     assert watch.poll().everything
     decisions = [(Unit(f"c{i}", pos), "overall", 2) for i in (1, 2, 3) for pos in (2, 4)]
     b.set_coder("alice", "adjudicator")

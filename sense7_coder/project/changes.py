@@ -117,3 +117,5 @@ class Changes:
 
 NOTHING = Changes()
 EVERYTHING = Changes(everything=True)
+CODERS = Changes(coders=True)
+SETTINGS = Changes(settings=True)

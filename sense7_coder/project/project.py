@@ -24,6 +24,7 @@ from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
 from .cells import Cell, CodingCell, ConsensusCell, DoneCell, MemoCell, RevisionCell, WriteContext
+from .changes import CODERS, NOTHING, SETTINGS, Changes
 from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
 from .undo import Command, UndoStack, changed_elsewhere
 
@@ -127,9 +128,10 @@ class Project:
     def setting(self, key: str, default: str | None = None) -> str | None:
         return store_codes.get_meta(self.db, key, default)
 
-    def set_setting(self, key: str, value: str | None) -> None:
+    def set_setting(self, key: str, value: str | None) -> Changes:
         with self.pdb.atomic() as db:
             store_codes.set_meta(db, key, value)
+        return SETTINGS
 
     @property
     def blind_coding(self) -> bool:
@@ -298,7 +300,7 @@ class Project:
         return store_codings.coders(self.db)
 
     def set_coder(self, name: str, role: str | None = None, *,
-                  passphrase: str | None = None) -> None:
+                  passphrase: str | None = None) -> Changes:
         """Work as ``name`` from now on. A new name is a coder; ``role`` changes the role
         (only a lead may, see :meth:`set_role`). Taking a lead identity asks for the lead
         passphrase where one is set (:class:`PassphraseNeeded` when not given). In a coder
@@ -330,6 +332,7 @@ class Project:
         self._coder = name
         self._lead_ok = lead_ok
         self.pdb.actor = name
+        return CODERS  # what every view shows is this coder's
 
     def _check_passphrase(self, name: str, passphrase: str | None) -> None:
         stored = self.setting("lead_passphrase")
@@ -341,7 +344,7 @@ class Project:
         if not check_passphrase(stored, passphrase):
             raise ProjectError(f"wrong lead passphrase: not coding as '{name}'")
 
-    def set_role(self, name: str, role: str) -> None:
+    def set_role(self, name: str, role: str) -> Changes:
         """Give the existing coder ``name`` the role ``role``; only a lead may. The change
         is a history row (kind ``role``)."""
         name = name.strip()
@@ -351,7 +354,7 @@ class Project:
         if current is None:
             raise ProjectError(f"no coder '{name}' in this project")
         if current == role:
-            return
+            return NOTHING
         self.require_lead(f"make '{name}' {_article(role)} {role}")
         leads = [c["name"] for c in self.coders() if c["role"] == "adjudicator"]
         if leads == [name] and self.lead_passphrase_set:
@@ -361,6 +364,7 @@ class Project:
             store_codings.set_coder_role(db, name, role)
         if name == self._coder:
             self._lead_ok = role == "adjudicator"
+        return CODERS
 
     def act_as(self, other: Project) -> None:
         """Act as ``other`` does, on this connection to the same file (the same coder and
