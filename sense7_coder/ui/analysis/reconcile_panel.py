@@ -38,6 +38,7 @@ from ...project.analysis_view import (
     conversation_with_sentences,
     only_consensus,
 )
+from ...project.changes import Changes
 from ...project.reconcile import Disagreement, accept_majority, disagreements
 from ...project.undo import Command
 from ..palette import error_style
@@ -62,7 +63,7 @@ from .unit_view import UnitView
 class ReconcilePanel(QWidget):
     """A window over the GUI's project (decisions go through its undo stack)."""
 
-    changed = Signal()  # the project was written here (a decision, undo or redo)
+    changed = Signal(object)  # Changes: the project was written here (decision, undo, redo)
     coderChanged = Signal()  # the current coder changed (became adjudicator)
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
@@ -402,7 +403,9 @@ class ReconcilePanel(QWidget):
             self._show_current()
         self._update_progress()
         self.consensus.schedule()
-        self.changed.emit()
+        u = d.unit
+        self.changed.emit(Changes(consensus=frozenset({(u.conversation_id, u.position,
+                                                        u.sentence)})))
 
     def undo(self) -> None:
         self._undo_redo(undo=True)
@@ -422,7 +425,7 @@ class ReconcilePanel(QWidget):
             return
         self._message(f"{'Undid' if undo else 'Redid'}: {cmd.label}")
         if not only_consensus(cmd):
-            self.changed.emit()
+            self.changed.emit(cmd.changes)
             self.reload()
             return
         self._apply_changes(consensus_changes(cmd, undone=undo), select=True)
@@ -442,7 +445,7 @@ class ReconcilePanel(QWidget):
         self._seen = self._mark()
         self._show_current()
         self.consensus.schedule()
-        self.changed.emit()
+        self.changed.emit(Changes(consensus=frozenset(key[:3] for key, _ in changes)))
         return opened
 
     # -- messages -----------------------------------------------------------------------------
