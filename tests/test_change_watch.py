@@ -69,3 +69,21 @@ def test_an_import_or_a_flood_of_rows_is_everything(tmp_path: Path,
         b.set_consensus_many(decisions)
         b.set_consensus_many([(u, k, 3) for u, k, _v in decisions])
     assert watch.poll().everything
+
+
+def test_a_hand_written_history_row_reloads_everything_rather_than_guessing(
+        two: tuple[Project, Project], tmp_path: Path) -> None:
+    import sqlite3
+
+    a, _b = two
+    watch = ChangeWatch(a)
+    conn = sqlite3.connect(tmp_path / "study.sense7")
+    try:
+        with conn:
+            conn.execute("INSERT INTO history(at, coder, action, kind, conversation_id, "
+                         "position, sentence, code, before, after, source, actor) VALUES "
+                         "('2026-01-01', 'x', 'set', 'coding', 'c1', 'two', NULL, 'overall', "
+                         "NULL, 1, 'edit', 'x')")
+    finally:
+        conn.close()
+    assert watch.poll() == Changes(everything=True)
