@@ -360,7 +360,7 @@ class ReconcilePanel(QWidget):
         except ProjectError as e:
             self._error(str(e))
             return False
-        d.consensus = None
+        d.consensus = consensus_now(self.project, [queue_key(d)])[0][1]  # read back: None
         self._refresh(d)
         self._message("Decision cleared (Ctrl+Z brings it back).")
         return True
