@@ -87,3 +87,17 @@ def test_a_hand_written_history_row_reloads_everything_rather_than_guessing(
     finally:
         conn.close()
     assert watch.poll() == Changes(everything=True)
+
+
+def test_the_state_of_some_turns_is_the_whole_state_cut_to_them(
+        two: tuple[Project, Project]) -> None:
+    a, b = two
+    for p, v in ((a, 1), (b, 5)):
+        p.set_value(Unit("c1", 2), "overall", v)
+        p.set_value(Unit("c1", 4), "overall", v + 1)
+    whole = a.turn_state("c1")
+    part = a.turn_state("c1", positions={4})
+    assert part["codings"] == {k: v for k, v in whole["codings"].items() if k[0] == 4} \
+        == {(4, 0, "overall"): 2}
+    assert part["others"] == [r for r in whole["others"] if r["position"] == 4]
+    assert part["done"] == whole["done"] and part["memos"] == whole["memos"]

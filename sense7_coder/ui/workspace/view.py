@@ -6,6 +6,7 @@ into project actions. Every action is written at once; the window only shows the
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from html import escape
 from typing import Any
 
@@ -245,9 +246,21 @@ class Workspace(CodingActions, QWidget):
         return self.go_to(*target)
 
     # -- showing ------------------------------------------------------------------------------
-    def reload_state(self) -> None:
-        if self.conversation_id:
-            self.state = self.project.turn_state(self.conversation_id)
+    def reload_state(self, positions: Collection[int] | None = None) -> None:
+        """Read the current conversation's state again from the project (``positions``:
+        only the codings of those turns, the rest as it was read)."""
+        cid = self.conversation_id
+        if not cid:
+            return
+        if positions is None or not self.state:
+            self.state = self.project.turn_state(cid)
+            return
+        part = self.project.turn_state(cid, positions=positions)
+        part["codings"] = {**{k: v for k, v in self.state.get("codings", {}).items()
+                              if k[0] not in positions}, **part["codings"]}
+        part["others"] = [r for r in self.state.get("others", [])
+                          if r["position"] not in positions] + part["others"]
+        self.state = part
 
     def refresh_panel(self) -> None:
         """Fill the coding panel, users' ratings and memo for the current unit."""
@@ -330,8 +343,13 @@ class Workspace(CodingActions, QWidget):
             self.list_panel.model.refresh_conversation(cid)
         if changes.progress:
             self.list_panel.update_assignment()
-        if changes.touches(self.conversation_id):
-            self.reload_state()
+        here = self.conversation_id
+        if changes.touches(here):
+            # codings alone: read those turns again (a crowd's conversation holds many
+            # values); a done mark changes what blinding shows: read it all
+            only_units = not (changes.done or changes.conversations or changes.wide)
+            self.reload_state({u[1] for u in changes.units | changes.memos | changes.consensus
+                               if u[0] == here} if only_units else None)
             self.refresh_panel()
 
     def refresh_all(self) -> None:
