@@ -92,7 +92,7 @@ def test_a_hand_written_history_row_reloads_everything_rather_than_guessing(
 def test_the_state_of_some_turns_is_the_whole_state_cut_to_them(
         two: tuple[Project, Project]) -> None:
     a, b = two
-    for p, v in ((a, 1), (b, 5)):
+    for p, v in ((a, 1), (b, 4)):
         p.set_value(Unit("c1", 2), "overall", v)
         p.set_value(Unit("c1", 4), "overall", v + 1)
     whole = a.turn_state("c1")
