@@ -122,6 +122,8 @@ class Workspace(CodingActions, QWidget):
         self.memo.escaped.connect(self.coding.setFocus)
         self.setup_shortcuts()
         self.coding.set_codebook(project.codebook)
+        # the list first: the workspace's own refresh selects the current row in it
+        self.hub.changed.connect(self.list_panel.show_changes)
         self.hub.changed.connect(self.show_changes)
 
     # -- where am I ---------------------------------------------------------------------------
@@ -333,16 +335,12 @@ class Workspace(CodingActions, QWidget):
             for text, n in ws.level_counts(code, (v for _, v in others)))
 
     def show_changes(self, changes: Changes) -> None:
-        """Refresh what ``changes`` names: everything after an import, a merge, a change of
-        codebook, coders or settings; else the rows of the conversations it touched, and
-        the current unit when it is one of them."""
+        """Refresh what ``changes`` names (the list listens on its own): everything shown
+        after an import, a merge, a change of codebook, coders or settings; else the
+        current unit when a change touches its conversation."""
         if changes.wide or changes.conversations:
-            self.refresh_all()
+            self._reload_shown()
             return
-        for cid in changes.conversation_ids:
-            self.list_panel.model.refresh_conversation(cid)
-        if changes.progress:
-            self.list_panel.update_assignment()
         here = self.conversation_id
         if changes.touches(here):
             # codings alone: read those turns again (a crowd's conversation holds many
@@ -353,15 +351,18 @@ class Workspace(CodingActions, QWidget):
             self.refresh_panel()
 
     def refresh_all(self) -> None:
-        """Re-read everything (another window changed the file, or the codebook changed)."""
+        """Re-read everything: the list, then what the workspace shows."""
+        self.list_panel.show_changes(Changes(everything=True))
+        self._reload_shown()
+
+    def _reload_shown(self) -> None:
+        """Re-read the codebook, the conversation and the unit shown (the coder's place and
+        focused code kept)."""
         self.memo.flush()
         focused = self.coding.focused_key
         self.project.invalidate_codebook()
         self.coding.set_codebook(self.project.codebook)
         self.setup_shortcuts()
-        self.list_panel.fill_choices()
-        self.list_panel.update_assignment()
-        self.list_panel.apply_filter()
         cid, pos, sent = self.conversation_id, self.position, self.sentence
         self.conversation = None
         if cid and self.go_to(cid, pos, sent):
