@@ -553,11 +553,10 @@ class MainWindow(QMainWindow):
         if self.project is None or self.workspace is None:
             return
         try:
-            changes = self.workspace.hub.watch.poll()
+            changes = self.workspace.hub.poll()  # published to every view
         except Exception:  # noqa: BLE001 - a failing poll must never break the window
             return
         if not changes.empty:
-            self.workspace.hub.publish(changes)
             self.show_message("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:
