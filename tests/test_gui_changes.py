@@ -89,3 +89,18 @@ def test_a_decision_in_the_reconcile_window_reaches_the_workspace_as_a_change(
     assert got[-1] == Changes(consensus=frozenset({(u.conversation_id, u.position, u.sentence)}))
     assert d.consensus is not None and d.consensus["adjudicator"] == "dana"  # read back
     assert w.actions_.undo.isEnabled()
+
+
+def test_a_panel_s_own_connection_s_writes_are_published_once_not_as_another_window(
+        gui, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    got = heard(w)
+    with Project.open(demo_project, backup=False) as own:  # as a merge writes, off the GUI
+        own.set_coder("frank")
+        own.set_value(Unit("101", 2), "overall", 1)
+    w.publish_changes(Changes(everything=True), outside=True)
+    assert got == [Changes(everything=True)]
+    assert "frank <b>1</b>" in w.workspace.coding.rows["overall"].others_label.text()
+    w.check_elsewhere()
+    assert len(got) == 1
+    assert "another window" not in w.statusBar().currentMessage()

@@ -532,9 +532,14 @@ class MainWindow(QMainWindow):
         # and what it changed goes to every view
         self.workspace.hub.publish_outside_work(changes)
 
-    def publish_changes(self, changes: Changes) -> None:
-        """Tell every view what another panel of this window changed in the project."""
-        if self.workspace is not None:
+    def publish_changes(self, changes: Changes, *, outside: bool = False) -> None:
+        """Tell every view what another panel of this window changed in the project
+        (``outside``: written through a connection of its own, such as a merge's)."""
+        if self.workspace is None:
+            return
+        if outside:
+            self.workspace.hub.publish_outside_work(changes)
+        else:
             self.workspace.hub.publish(changes)
 
     def _changed(self, changes: Changes) -> None:
