@@ -175,3 +175,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             "CI: a reference package is missing, so these cross-checks did not run: "
             + ", ".join(_SKIPPED_CROSSCHECKS))
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that drives Qt (through ``qtbot`` or ``gui``) is a GUI test, whatever its
+    file: ``-m "not gui"`` runs only the headless ones."""
+    for item in items:
+        if {"qtbot", "gui"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.gui)

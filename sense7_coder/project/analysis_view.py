@@ -7,10 +7,13 @@ look-ups the windows need besides.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ..domain.models import Conversation
+from ..domain.models import Conversation, Unit
+from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from .cells import ConsensusCell
 from .project import Project
 from .undo import Command
 
@@ -25,25 +28,17 @@ def conversation_with_sentences(
     return conversation, store_conv.sentences_of(project.db, conversation_id)
 
 
-def consensus_changes(cmd: Command, *, undone: bool) -> list[tuple[tuple[str, int, int, str],
-                                                                   dict[str, Any] | None]]:
-    """The consensus decisions a command left behind: [((cid, pos, sent, code), decision)].
-
-    After an undo each decision is what it was before the command, after a redo what the
-    command wrote (None = no decision).
-    """
-    out = []
-    for cell in cmd.cells:
-        if cell.kind == "consensus":
-            cid, pos, sent, code = cell.key
-            out.append(((str(cid), int(pos), int(sent), str(code)),
-                        cell.before if undone else cell.after))
-    return out
+def consensus_now(project: Project, keys: Iterable[tuple[str, int, int, str]]
+                  ) -> list[tuple[tuple[str, int, int, str], dict[str, Any] | None]]:
+    """The stored consensus decision of each (cid, pos, sent, code): [(key, decision or
+    None)], read from the project (what a view shows after a change names those units)."""
+    return [(key, store_codings.get_consensus(project.db, Unit(*key[:3]), key[3]))
+            for key in keys]
 
 
 def only_consensus(cmd: Command) -> bool:
     """Does the command change nothing but consensus decisions?"""
-    return bool(cmd.cells) and all(c.kind == "consensus" for c in cmd.cells)
+    return bool(cmd.cells) and all(isinstance(c, ConsensusCell) for c in cmd.cells)
 
 
 def adjudicators(project: Project) -> list[str]:

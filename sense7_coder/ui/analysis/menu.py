@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMessageBox, QStackedWidget, QWidget
 
 from ...project import Project
+from ...project.changes import EVERYTHING, Changes
 
 
 @runtime_checkable
@@ -30,6 +31,8 @@ class AnalysisHost(Protocol):
     def coder_changed(self) -> None: ...
 
     def check_elsewhere(self) -> None: ...
+
+    def publish_changes(self, changes: Changes, *, outside: bool = False) -> None: ...
 
 
 class AnalysisMenu(QObject):
@@ -129,7 +132,7 @@ class AnalysisMenu(QObject):
             panel.update_role()
         else:
             panel = ReconcilePanel(project, self.window)
-            panel.changed.connect(self.window.coder_changed)
+            panel.changed.connect(self.window.publish_changes)
             panel.coderChanged.connect(self.window.coder_changed)
             self.panels["reconcile"] = panel
         self._show(panel)
@@ -176,4 +179,8 @@ class AnalysisMenu(QObject):
         if sources:
             dialog.set_sources(list(sources))
         if dialog.exec() == QDialog.DialogCode.Accepted or dialog.merged:
-            self.window.check_elsewhere()  # the merge wrote through its own connection
+            # the merge wrote through its own connection: what it changed goes to the views
+            # (not reported as "changed in another window")
+            report = dialog.report
+            self.window.publish_changes(report.changes if report is not None else EVERYTHING,
+                                        outside=True)
