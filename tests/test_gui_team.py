@@ -147,7 +147,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
 
     w = gui.open(demo_project)
     ws = w.workspace
-    assert "rate, then the next code" in ws.coding.hint.text()  # the hint line says so
+    assert "rate, then next" in ws.coding.hint.text()  # the hint line says so
     assert ws.coding.focused_key == "overall"
     gui.press(w, "4")  # rated: the focus moved on by itself
     assert ws.coding.focused_key == "affective"
@@ -156,7 +156,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
     gui.press(w, Qt.Key.Key_Down)  # a second Down moves
     assert ws.coding.focused_key == "cognitive"
     w.actions_.auto_advance.trigger()  # off: the hint says nothing of moving
-    assert "then the next code" not in ws.coding.hint.text()
+    assert "then next" not in ws.coding.hint.text()
     gui.press(w, "3")
     assert ws.coding.focused_key == "cognitive"
 

@@ -15,6 +15,7 @@ same public methods the GUI tests use, waits for their background tasks, and sav
 
 ``welcome.png``          the welcome screen with two recent projects
 ``workspace.png``        the demo coded as *dana*, mid-way through an assistant turn
+``workspace-1366x768.png``  the same on the most common laptop screen (all codes still in view)
 ``workspace-dark.png``   the same with the dark palette (a second process, SENSE7_CODER_DARK=1)
 ``import-dialog.png``    the demo's Tasks.csv + Messages.csv checked in the import dialog
 ``codebook-editor.png``  the SENSE-7 codebook in the codebook editor
@@ -50,7 +51,7 @@ REPO = HERE.parent.parent
 if str(REPO) not in sys.path and (REPO / "sense7_coder").is_dir():
     sys.path.insert(0, str(REPO))  # a source checkout that is not installed
 
-SHOTS = ("welcome", "workspace", "workspace-dark", "import-dialog", "codebook-editor",
+SHOTS = ("welcome", "workspace", "workspace-1366x768", "workspace-dark", "import-dialog", "codebook-editor",
          "agreement", "reconcile", "analysis")
 WIDTH, HEIGHT = 1280, 800
 #: the folder the temporary one is shown as on the welcome screen (a README should not show
@@ -86,8 +87,8 @@ def laptop_screen(folder: Path) -> None:
     if platform.split(":")[0] != "offscreen" or "configfile" in platform:
         return
     config = folder / "screen.json"
-    config.write_text(json.dumps({"screens": [{
-        "name": "laptop", "x": 0, "y": 0, "width": WIDTH, "height": HEIGHT,
+    config.write_text(json.dumps({"screens": [{  # wide enough for the 1366x768 one too
+        "name": "laptop", "x": 0, "y": 0, "width": 1366, "height": HEIGHT,
         "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
 
@@ -224,6 +225,8 @@ class Studio:
         self.pilot = self.docs / "pilot-study.sense7"  # empty, waiting for its import
         add_memos(self.team)
         self._window: Any = None
+        self.coded = False
+        self.typed = ""  # the code focused after typing the workspace's keys
 
     def create_pilot(self) -> None:
         from sense7_coder.project import Project
@@ -276,11 +279,16 @@ def shoot_welcome(studio: Studio, out: Path) -> None:
     save(w, out, "welcome")
 
 
-def shoot_workspace(studio: Studio, out: Path, name: str) -> None:
+def shoot_workspace(studio: Studio, out: Path, name: str,
+                    size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
     from PySide6.QtCore import Qt
 
-    code_finished_conversations(studio.demo, "dana")
+    if not studio.coded:
+        code_finished_conversations(studio.demo, "dana")
+        studio.coded = True
     w = studio.open(studio.demo, "dana")
+    w.resize(*size)
+    settle(200)
     ws = w.workspace
     if w.project.blind_coding:
         w.actions_.blind.trigger()
@@ -288,14 +296,18 @@ def shoot_workspace(studio: Studio, out: Path, name: str) -> None:
         raise RuntimeError(f"no turn {WORK_TURN} in conversation {WORK_CONVERSATION}")
     ws.coding.setFocus()
     wait_until(lambda: ws.coding.hasFocus(), "the codes to take the keyboard")
-    press(*WORK_KEYS)
-    ws.memo.editor.setFocus()
-    wait_until(lambda: ws.memo.editor.hasFocus(), "the memo to take the keyboard")
-    press(WORK_MEMO)
-    press(Qt.Key.Key_Escape)  # saves the memo and goes back to the codes
-    wait_until(lambda: ws.coding.hasFocus(), "Esc to return to the codes")
-    if ws.memo.dirty():
-        raise RuntimeError("the memo was not saved")
+    if studio.typed:  # a second size of the same moment: back to the code dana is on
+        ws.coding.focus_code(studio.typed)
+    else:
+        press(*WORK_KEYS)
+        ws.memo.editor.setFocus()
+        wait_until(lambda: ws.memo.editor.hasFocus(), "the memo to take the keyboard")
+        press(WORK_MEMO)
+        press(Qt.Key.Key_Escape)  # saves the memo and goes back to the codes
+        wait_until(lambda: ws.coding.hasFocus(), "Esc to return to the codes")
+        if ws.memo.dirty():
+            raise RuntimeError("the memo was not saved")
+        studio.typed = ws.coding.focused_key or ""
     w.statusBar().clearMessage()
     save(w, out, name)
 
@@ -453,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
             steps: list[tuple[str, Callable[[], None]]] = [
                 ("welcome", lambda: shoot_welcome(studio, out)),
                 ("workspace", lambda: shoot_workspace(studio, out, "workspace")),
+                ("workspace-1366x768", lambda: shoot_workspace(studio, out, "workspace-1366x768",
+                                                               (1366, 768))),
                 ("import-dialog", lambda: shoot_import(studio, out)),
                 ("codebook-editor", lambda: shoot_codebook(studio, out)),
                 ("agreement", lambda: shoot_agreement(studio, out)),

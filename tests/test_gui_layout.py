@@ -1,0 +1,55 @@
+"""A day in the window: on a laptop screen every code, the focused code's guidance and the
+key hints are in view without scrolling, while the others' values and the users' ratings show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QWidget
+
+pytestmark = pytest.mark.gui
+
+
+def _in_view(panel: QWidget, widget: QWidget) -> bool:
+    """The widget's whole rectangle lies inside the part of the panel a person sees."""
+    viewport = panel.viewport()  # type: ignore[attr-defined]
+    top_left = widget.mapTo(viewport, widget.rect().topLeft())
+    return viewport.rect().contains(QRect(top_left, widget.size()))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_every_code_guidance_and_hint_in_view_on_a_laptop(gui, qtbot, demo_project: Path,
+                                                          size: tuple[int, int]) -> None:
+    w = gui.open(demo_project)
+    ws = w.workspace
+    if w.project.blind_coding:
+        w.actions_.blind.trigger()  # the others' values show
+    w.resize(*size)
+    qtbot.waitUntil(lambda: (w.width(), w.height()) == size, timeout=2000)
+    assert ws.go_to("103", 2)  # three coders' values and the user's ratings on this turn
+    coding = ws.coding
+    keys = coding.visible_keys()
+    assert len(keys) == 8  # the seven SENSE-7 dimensions and the overall rating
+    assert all("alice" in coding.rows[k].others_label.text() for k in keys)
+    assert ws.ratings.isVisible() and "very poor" in ws.ratings.shown_text()
+    for step, key in enumerate(keys):
+        if step:
+            gui.press(w, Qt.Key.Key_Down)
+        qtbot.wait(10)
+        assert coding.focused_key == key
+        assert coding.verticalScrollBar().maximum() == 0, f"the codes scroll with {key} focused"
+        for k in keys:
+            row = coding.rows[k]
+            assert row.isVisible() and _in_view(coding, row), f"{k} is out of view"
+            assert _in_view(coding, row.others_label)
+        assert coding.hint.isVisible() and _in_view(coding, coding.hint)
+        guidance = coding.rows[key].description
+        shown = guidance.texts()
+        # the focused code's level anchors are where the eye is, at least "1 …" and "5 …"
+        code = coding.rows[key].code
+        assert guidance.isVisible() and _in_view(coding, guidance)
+        assert any(t.startswith("1 very poor: ") for t in shown), shown
+        assert any(t.startswith("5 very good: ") for t in shown), shown
+        assert code.levels[0].description.split()[0] in " ".join(shown)
