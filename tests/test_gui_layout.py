@@ -53,3 +53,47 @@ def test_every_code_guidance_and_hint_in_view_on_a_laptop(gui, qtbot, demo_proje
         assert any(t.startswith("1 very poor: ") for t in shown), shown
         assert any(t.startswith("5 very good: ") for t in shown), shown
         assert code.levels[0].description.split()[0] in " ".join(shown)
+
+
+def test_f1_lists_every_codes_anchors_the_focused_code_first(gui, monkeypatch,
+                                                            demo_project: Path) -> None:
+    from sense7_coder.ui import help as help_module
+
+    shown: list[str] = []
+
+    def fake_exec(dialog) -> int:
+        shown.append(dialog.browser.toPlainText())
+        return 0
+
+    monkeypatch.setattr(help_module.MarkdownDialog, "exec", fake_exec)
+    w = gui.open(demo_project)
+    gui.press(w, "A")  # affective
+    gui.press(w, Qt.Key.Key_F1)
+    assert len(shown) == 1
+    text = shown[0]
+    first = text.index("The code you are on")
+    assert text.index("Affective understanding", first) < text.index("Overall empathy")
+    codebook = w.project.codebook
+    for code in codebook.active:  # every code, every anchor, its include/exclude notes
+        assert code.label in text
+        for lv in code.levels:
+            assert f"{lv.value} {lv.label}: {' '.join(lv.description.split())}" in text
+        assert " ".join(code.exclude.split()) in text
+    assert "Keyboard shortcuts" in text and "not applicable" in text
+
+
+def test_the_guide_shows_codebook_text_literally(qapp) -> None:
+    from sense7_coder.domain.codebook import Code, Codebook, Level
+    from sense7_coder.ui.help import shortcuts_and_guide
+
+    code = Code("x", "*Warmth* <b>bold</b>", levels=[Level(1, "low_ish", "# not a heading"),
+                                                     Level(2, "high", "[a](link)")],
+                include="`tick` | pipe", shortcut="W")
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setMarkdown(shortcuts_and_guide(Codebook("b", [code], title="Pilot_1")))
+    text = doc.toPlainText()
+    assert "*Warmth* <b>bold</b> (key W)" in text
+    assert "1 low_ish: # not a heading" in text and "2 high: [a](link)" in text
+    assert "Include: `tick` | pipe" in text and "Coding guide: Pilot_1" in text

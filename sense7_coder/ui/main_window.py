@@ -25,7 +25,7 @@ from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from .coder_dialog import CoderDialog, take_identity
-from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
+from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
 from .screen import fit_to_screen
 from .settings import Settings
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
             "retrieve": self.show_retrieve,
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
-            "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
+            "shortcuts": self.show_shortcuts,
             "guide": self.show_guide, "about": self.show_about,
         }
         self.actions_, self.menus = build_menus(self, slots)
@@ -608,6 +608,15 @@ class MainWindow(QMainWindow):
     # -- help ---------------------------------------------------------------------------------
     def show_about(self) -> None:
         QMessageBox.about(self, "About sense7-coder", about_html())
+
+    def show_shortcuts(self) -> None:
+        """F1: the focused code's guide first, every code's anchors, then the shortcuts."""
+        from .help import shortcuts_and_guide
+
+        MarkdownDialog("Coding guide and keyboard shortcuts", shortcuts_and_guide(
+            self.project.codebook if self.project is not None else None,
+            self.workspace.coding.focused_key if self.workspace is not None else None),
+            self).exec()
 
     def show_guide(self) -> None:
         MarkdownDialog("User guide", user_guide_markdown(), self).exec()
