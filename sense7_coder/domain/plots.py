@@ -387,14 +387,14 @@ def alpha_height(n: int) -> float:
 
 @_styled
 def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.667,
-          width: float = 8.0, height: float | None = None) -> Any:
+          width: float = 8.0, height: float | None = None, title: str = ALPHA_TITLE) -> Any:
     """Alpha per code: a dot at alpha, a whisker over the interval, the bands behind,
     dashed lines at .667 and .800 and the value with its interval on the right."""
     from matplotlib.transforms import blended_transform_factory
 
     n = max(1, len(items))
     fig, ax = _figure(width, height or alpha_height(n))
-    ax.set_title(ALPHA_TITLE, loc="left")
+    ax.set_title(title, loc="left")
     if not items:
         ax.axis("off")
         ax.text(0.5, 0.5, "Run the agreement to see alpha per code", ha="center",
