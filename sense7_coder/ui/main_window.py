@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from .. import APP_NAME
 from ..domain.errors import Sense7Error
+from ..domain.words import count
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
@@ -594,7 +595,7 @@ class MainWindow(QMainWindow):
         coder = escape(self.project.coder or "")  # a name is text, never markup
         self.coder_label.setText(f"Coding as <b>{coder}</b> ({role})")
         done = ws.coder_done(self.project)
-        self.progress_label.setText(f"{done} / {self._codable_total} turns done")
+        self.progress_label.setText(f"{done} / {count(self._codable_total, 'turn')} done")
         self._update_undo()
 
     def _update_undo(self) -> None:

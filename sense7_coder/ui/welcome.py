@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.codebook import Codebook
 from ..domain.errors import CodebookError
+from ..domain.words import count
 from ..paths import PROJECT_SUFFIX
 from ..resources import bundled_codebooks, resolve_codebook
 
@@ -143,7 +144,7 @@ class NewProjectDialog(QDialog):
         for name in bundled_codebooks():
             try:
                 book = resolve_codebook(name)
-                label = f"{book.title or book.name}  ({len(book.active)} codes)"
+                label = f"{book.title or book.name}  ({count(len(book.active), 'code')})"
             except CodebookError:
                 continue
             self.codebook_box.addItem(label, name)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..words import count
 from .records import (
     ALPHA,
     APPLICABILITY,
@@ -157,7 +158,7 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
     parts = [
         f"Inter-rater agreement was computed with {esc(ctx.software)} {esc(ctx.version)} for "
         f"{len(codes)} code{'s' if len(codes) != 1 else ''} ({', '.join(codes)}) rated by "
-        f"{len(coders)} coders ({', '.join(coders)})"
+        f"{count(len(coders), 'coder')} ({', '.join(coders)})"
         + (f", restricted to {esc(ctx.filters)}" if ctx.filters else "") + ".",
         f"We report Krippendorff's {alpha} (Krippendorff, 2011) at each code's level of "
         f"measurement ({', '.join(esc(lv) for lv in levels) or 'as declared'}) over the "
