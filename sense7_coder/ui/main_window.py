@@ -31,7 +31,7 @@ from .menus import build_menus, keys_back_after_menus
 from .screen import fit_to_screen
 from .settings import Settings
 from .tasks import TaskRunner
-from .welcome import NewProjectDialog, WelcomePage
+from .welcome import NewProjectDialog, WelcomePage, default_folder
 from .workspace.view import Workspace
 
 POLL_MS = 2000
@@ -361,17 +361,12 @@ class MainWindow(QMainWindow):
         if recent and Path(recent[0]).parent.exists():
             return Path(recent[0]).parent
         docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        return Path(docs or Path.home())
+        return default_folder(docs)
 
     def new_project(self) -> None:
         dialog = NewProjectDialog(self._documents(), self)
         if dialog.exec() != QDialog.DialogCode.Accepted or dialog.codebook is None:
-            return
-        try:
-            Project.create(dialog.project_path(), dialog.codebook).close()
-        except Sense7Error as e:
-            QMessageBox.critical(self, "Cannot create the project", str(e))
-            return
+            return  # the dialog created the file (and stayed open on any error)
         if self.open_project(dialog.project_path()):
             self.show_message("New project: import conversations with File ▸ Import", 8000)
 
