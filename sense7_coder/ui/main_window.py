@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from .. import APP_NAME
 from ..domain.errors import Sense7Error
-from ..domain.words import count
+from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
@@ -200,7 +200,7 @@ class MainWindow(QMainWindow):
         except Sense7Error as e:
             if self._offer_import(path, str(e)):
                 return False
-            QMessageBox.critical(self, "Cannot open the project", str(e))
+            QMessageBox.critical(self, "Cannot open the project", sentence(str(e)))
             return False
         except OSError as e:
             QMessageBox.critical(self, "Cannot open the project", f"{path}: {e.strerror or e}")
@@ -313,7 +313,7 @@ class MainWindow(QMainWindow):
                 return (take_identity(project, remembered, self)
                         or self.ask_coder(project, remembered))
         except Sense7Error as e:
-            QMessageBox.warning(self, "Who is coding?", str(e))
+            QMessageBox.warning(self, "Who is coding?", sentence(str(e)))
         return self.ask_coder(project, remembered)
 
     def _open_in_another_window(self, path: Path) -> bool:
@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
         try:
             path = build_demo()
         except (Sense7Error, OSError) as e:
-            QMessageBox.critical(self, "Cannot build the demo", str(e))
+            QMessageBox.critical(self, "Cannot build the demo", sentence(str(e)))
             return
         self.open_project(path)
 
@@ -552,7 +552,7 @@ class MainWindow(QMainWindow):
 
     def _failed(self, text: str) -> None:
         self.saved_label.setText("Last change NOT saved")
-        QMessageBox.warning(self, "Not saved", text)
+        QMessageBox.warning(self, "Not saved", sentence(text))
 
     def show_message(self, text: str, ms: int = 6000) -> None:
         """A status-bar message that fits: elided to the room beside the permanent labels,

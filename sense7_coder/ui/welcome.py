@@ -204,7 +204,7 @@ class NewProjectDialog(QDialog):
                 raise CodebookError("choose a codebook file")
             self.codebook = resolve_codebook(source)
         except CodebookError as e:
-            QMessageBox.warning(self, "New project", str(e))
+            QMessageBox.warning(self, "New project", sentence(str(e)))
             return
         path = self.project_path()
         if not path.name or path.name == PROJECT_SUFFIX:

@@ -147,6 +147,8 @@ class ConversationListModel(QAbstractTableModel):
                         else r.get("model") or None)
             topic = r.get("topic")
             lines = [f"Conversation {r.get('conversation_id', '')}"]
+            if r.get("participant_id"):  # the whole id, as the column cuts a long one
+                lines.append(f"Participant {r.get('participant_id')}")
             if topic:
                 lines.append(f"Topic: {topic}")
             lines.append(f"{r.get('n_turns', 0)} messages; you have done "
