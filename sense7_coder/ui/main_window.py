@@ -25,6 +25,7 @@ from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
+from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self._backups: TaskRunner | None = None
         #: the message saying what opening found beside the project (see _show_notes)
         self.notes_box: QMessageBox | None = None
+        self.setStyleSheet(FOCUS_STYLE)  # the focused list, table or text box is framed
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
@@ -128,6 +130,8 @@ class MainWindow(QMainWindow):
     # -- screens ------------------------------------------------------------------------------
     def show_welcome(self) -> None:
         self.welcome.set_recent(self.settings.recent_files())
+        if not self.welcome.recent.accessibleName():
+            self.welcome.recent.setAccessibleName("Recent projects")
         self.stack.setCurrentWidget(self.welcome)
         self.setWindowTitle(APP_NAME)
         self._enable_project_actions(False)
@@ -217,6 +221,8 @@ class MainWindow(QMainWindow):
         self.workspace.moved.connect(self._moved)
         self.workspace.message.connect(lambda text: self.show_message(text, 8000))
         self.workspace.failed.connect(self._failed)
+        name_workspace(self.workspace)
+        name_controls(self)
         state = self.settings.window_state("split")
         if state is not None:
             self.workspace.split.restoreState(state)
