@@ -42,6 +42,13 @@ FOCUS_STYLE = (
     "{ border: 2px solid palette(highlight); }"
 )
 
+#: with the high-contrast palette, fields and boxes get a white frame (Fusion draws theirs a
+#: shade darker than the window: black on black)
+CONTRAST_STYLE = (
+    "QLineEdit, QTextEdit, QPlainTextEdit, QComboBox, QAbstractSpinBox "
+    "{ border: 1px solid #ffffff; }"
+)
+
 
 def contrast_palette() -> QPalette:
     p = QPalette()
