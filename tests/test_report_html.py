@@ -82,3 +82,28 @@ def test_report_renders_in_a_headless_browser(report: Path, tmp_path: Path) -> N
         assert high > 240 and low < 60 and len(colours) > 200
         dark = sum(grey.histogram()[:128])
         assert dark > 1000
+
+
+def test_report_without_coders_says_why_and_without_agreement_on_request(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sense7_coder.cli import main
+    from sense7_coder.resources import demo_dir
+
+    path = tmp_path / "users-only.sense7"
+    assert main(["init", str(path)]) == 0
+    assert main(["import", str(path), str(demo_dir() / "Tasks.csv"),
+                 str(demo_dir() / "Messages.csv")]) == 0
+    assert main(["analyze", str(path), "--out", str(tmp_path / "a"), "--no-figures"]) == 0
+    text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
+    assert "agreement not computed" in text and "Agreement among the coders" not in text
+    assert "How the levels are spread" in text  # the users' tables still read
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    from sense7_coder.project.demo import build_demo
+
+    coded = build_demo(demo)
+    assert main(["analyze", str(coded), "--out", str(tmp_path / "b"), "--no-figures",
+                 "--no-agreement"]) == 0
+    text = (tmp_path / "b" / "index.html").read_text(encoding="utf-8")
+    assert "Agreement among the coders" not in text and "<img" not in text
+    assert "read the report: " in capsys.readouterr().out
