@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
+from ..domain.words import sentence
 from ..store.conversations import ConversationFilter
 from .project import Project
 
@@ -314,7 +315,7 @@ def write_report(project: Project, data: ReportInput, filt: ConversationFilter |
     if data.notes:
         notes = data.notes
         parts.append('<div class="note"><b>Notes.</b><ul>'
-                     + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
+                     + "".join(f"<li>{_e(sentence(n))}</li>" for n in notes) + "</ul></div>")
     contents = []
     if agreement and agreement.html:
         if 'id="agreement"' in agreement.html:
