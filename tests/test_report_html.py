@@ -95,7 +95,7 @@ def test_report_without_coders_says_why_and_without_agreement_on_request(
                  str(demo_dir() / "Messages.csv")]) == 0
     assert main(["analyze", str(path), "--out", str(tmp_path / "a"), "--no-figures"]) == 0
     text = (tmp_path / "a" / "index.html").read_text(encoding="utf-8")
-    assert "agreement not computed" in text and "Agreement among the coders" not in text
+    assert "<li>Agreement not computed: " in text and "Agreement among the coders" not in text
     assert "How the levels are spread" in text  # the users' tables still read
     demo = tmp_path / "demo"
     demo.mkdir()
