@@ -165,12 +165,11 @@ def test_long_model_names_and_ids_elide_in_the_middle_with_the_whole_text_on_hov
 
     model = "GPT-4o prompted to be especially empathic"
     participant = "participant-0000-long-identifier-7f3a"
-    with Project.open(demo_project, backup=False) as p:
-        with p.db.conn:
-            p.db.conn.execute("INSERT INTO participants (participant_id) VALUES (?)",
-                              [participant])
-            p.db.conn.execute("UPDATE conversations SET model = ?, participant_id = ? "
-                              "WHERE conversation_id = '101'", [model, participant])
+    with Project.open(demo_project, backup=False) as p, p.db.conn:
+        p.db.conn.execute("INSERT INTO participants (participant_id) VALUES (?)",
+                          [participant])
+        p.db.conn.execute("UPDATE conversations SET model = ?, participant_id = ? "
+                          "WHERE conversation_id = '101'", [model, participant])
     w = gui.open(demo_project)
     w.resize(1280, 800)
     panel = w.workspace.list_panel
