@@ -35,8 +35,23 @@ def test_every_control_of_the_main_screens_has_a_name(gui, qtbot, demo_project: 
 
 def test_the_codes_are_reached_and_rated_from_the_keyboard(gui, demo_project: Path) -> None:
     """The level buttons take no focus: the keys act on the focused code instead, and the
-    code rows are reached with the arrows and letters from the panel that has the focus."""
+    code rows are reached with the arrows and letters from the panel that has the focus.
+    Every other control of the workspace is reached with Tab."""
+    from PySide6.QtWidgets import QHeaderView, QScrollBar, QToolButton, QWidget
+
+    from sense7_coder.ui.accessibility import INTERACTIVE
+    from sense7_coder.ui.workspace.code_row import CodeRow
+    from sense7_coder.ui.workspace.transcript import TranscriptView
+
     w = gui.open(demo_project)
+    no_tab = [x for x in w.findChildren(QWidget)
+              if isinstance(x, INTERACTIVE) and x.isVisibleTo(w)
+              and not isinstance(x, (QHeaderView, QScrollBar))
+              and not x.focusPolicy() & Qt.FocusPolicy.TabFocus]
+    # the transcript takes the focus on a click (PgUp/PgDn move through it from the codes)
+    left = [x for x in no_tab if not (isinstance(x, QToolButton) and isinstance(
+        x.parent(), CodeRow)) and not isinstance(x, TranscriptView)]
+    assert _describe(left) == []
     coding = w.workspace.coding
     assert coding.focusPolicy() == Qt.FocusPolicy.StrongFocus and coding.hasFocus()
     gui.press(w, "3")  # rated the focused code, moved on
