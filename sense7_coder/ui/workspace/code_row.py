@@ -131,6 +131,7 @@ class CodeRow(QWidget):
             scale.addSpacing(8)
             # the others' values sit inline beside the scale (a compact row per code)
             scale.addWidget(self.others_label, 1)
+            scale.addStretch(0)  # takes the room only while no others' values show
         self.group.idClicked.connect(self._button_clicked)
 
         head = QHBoxLayout()
