@@ -97,3 +97,24 @@ def test_the_guide_shows_codebook_text_literally(qapp) -> None:
     assert "*Warmth* <b>bold</b> (key W)" in text
     assert "1 low_ish: # not a heading" in text and "2 high: [a](link)" in text
     assert "Include: `tick` | pipe" in text and "Coding guide: Pilot_1" in text
+
+
+def test_a_scale_stays_together_with_or_without_others_beside_it(qtbot) -> None:
+    from sense7_coder.domain.codebook import Code, Level
+    from sense7_coder.ui.workspace.code_row import CodeRow
+
+    code = Code("advice", "Advice", kind="binary", allow_na=False,
+                levels=[Level(0, "absent"), Level(1, "present")], shortcut="A")
+    row = CodeRow(code)
+    qtbot.addWidget(row)
+    row.resize(460, row.sizeHint().height())
+    row.show()
+    qtbot.waitExposed(row)
+    for others in (None, "Others: alice <b>present</b> · bashir <b>absent</b>"):
+        row.set_others(others)
+        qtbot.wait(20)
+        absent, present = row.buttons
+        gap = present.geometry().left() - absent.geometry().right()
+        assert 0 < gap <= 6, gap  # side by side, not spread over the row
+        if others:
+            assert row.others_label.geometry().left() > present.geometry().right()
