@@ -86,3 +86,37 @@ def test_codes_cooccurrence_crosstabs_and_figures(tmp_path: Path):
     for f in out.figures:
         assert f.stat().st_size > 2000, f
     p.close()
+
+
+def test_figures_people_read(tmp_path: Path):
+    """One ordered ramp with not applicable hatched apart, level words in the legend,
+    intervals cut to the 1-5 scale with n, a title and a caption on every figure."""
+    import pandas as pd
+    from matplotlib.colors import to_rgb
+
+    from sense7_coder.domain import plots
+
+    dist = pd.DataFrame({"dimension": ["affective"] * 6, "level": ["1", "2", "3", "4", "5", "NA"],
+                         "n": [1, 2, 3, 4, 5, 6], "share": [v / 21 for v in (1, 2, 3, 4, 5, 6)]})
+    fig = plots.distribution(dist, "Distribution")
+    ax = fig.axes[0]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["1 very poor", "2 poor", "3 neutral", "4 good", "5 very good",
+                      "not applicable"]
+    bars = ax.patches
+    # the levels darken in order (one sequential ramp), not applicable is white and hatched
+    light = [sum(to_rgb(b.get_facecolor())) for b in bars[:5]]
+    assert light == sorted(light, reverse=True)
+    assert bars[5].get_hatch() and to_rgb(bars[5].get_facecolor()) == (1.0, 1.0, 1.0)
+    assert "(n = 21)" in ax.get_yticklabels()[0].get_text()
+    means = pd.DataFrame({"model": ["A", "A"], "dimension": ["overall", "affective"],
+                          "n": [3, 2], "mean": [4.8, 1.2], "sd": [1.0, 1.0],
+                          "ci_low": [2.0, -3.5], "ci_high": [7.6, 5.9]})
+    fig = plots.means(means, "model", "Mean by assistant")
+    ax = fig.axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    ys = [y for seg in segments for _x, y in seg]
+    assert min(ys) >= 1.0 and max(ys) <= 5.0  # no interval past the scale
+    assert "A (n = 3)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    for fig in (plots.distribution(dist), plots.means(means, "model", "M")):
+        assert fig.axes[0].get_title(loc="left") and fig._supxlabel.get_text()

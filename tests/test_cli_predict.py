@@ -89,7 +89,7 @@ def test_analyze_writes_tables_figures_and_an_index(demo_project: Path, tmp_path
         assert data.startswith(b"\x89PNG") and len(data) > 5000, png.name
         svg = png.with_suffix(".svg").read_text()
         assert "<svg" in svg and len(svg) > 2000
-        assert f'src="{png.name}"' in index
+        assert f'href="{png.name}"' in index  # embedded in the page, the file linked
     for name in tables:
         assert f'href="{name}"' in index
 

@@ -157,3 +157,27 @@ def test_the_list_follows_the_coder_a_page_at_a_time(gui, qtbot, tmp_path: Path)
     for _ in range(4):
         qtbot.keyClick(table, Qt.Key.Key_Down)
     assert table.rowAt(0) > top  # the keyboard still scrolls the list
+
+
+def test_long_model_names_and_ids_elide_in_the_middle_with_the_whole_text_on_hover(
+        gui, qtbot, demo_project: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    model = "GPT-4o prompted to be especially empathic"
+    participant = "participant-0000-long-identifier-7f3a"
+    with Project.open(demo_project, backup=False) as p, p.db.conn:
+        p.db.conn.execute("INSERT INTO participants (participant_id) VALUES (?)",
+                          [participant])
+        p.db.conn.execute("UPDATE conversations SET model = ?, participant_id = ? "
+                          "WHERE conversation_id = '101'", [model, participant])
+    w = gui.open(demo_project)
+    w.resize(1280, 800)
+    panel = w.workspace.list_panel
+    table = panel.table
+    assert table.textElideMode() == Qt.TextElideMode.ElideMiddle  # "GPT-4o…empathic"
+    row = next(r for r in range(panel.model.rowCount())
+               if panel.model.conversation_id(r) == "101")
+    tip = Qt.ItemDataRole.ToolTipRole
+    assert panel.model.data(panel.model.index(row, 2), tip) == model
+    assert f"Participant {participant}" in panel.model.data(panel.model.index(row, 1), tip)
+    assert "Conversation 101" in panel.model.data(panel.model.index(row, 0), tip)

@@ -86,7 +86,7 @@ def test_turn_history_shows_changes_and_keeps_blinding(qtbot: Any, demo_project:
         dialog = TurnHistoryDialog(p, "101", 2)
         qtbot.addWidget(dialog)
         assert {r["coder"] for r in dialog.rows} == {"zoe"}  # blind: only her own
-        cells = [dialog.table.item(1, j).text() for j in range(1, 7)]
+        cells = [dialog.table.item(0, j).text() for j in range(1, 7)]  # newest first
         assert cells == ["zoe", "change coding", "overall", "2", "3", "edit"]
         assert "Blind coding" in dialog.note.text()
         p.set_coder("lee")
@@ -147,7 +147,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
 
     w = gui.open(demo_project)
     ws = w.workspace
-    assert "rate, then the next code" in ws.coding.hint.text()  # the hint line says so
+    assert "rate, then next" in ws.coding.hint.text()  # the hint line says so
     assert ws.coding.focused_key == "overall"
     gui.press(w, "4")  # rated: the focus moved on by itself
     assert ws.coding.focused_key == "affective"
@@ -156,7 +156,7 @@ def test_down_after_a_rating_never_skips_a_code(gui: Any, demo_project: Path) ->
     gui.press(w, Qt.Key.Key_Down)  # a second Down moves
     assert ws.coding.focused_key == "cognitive"
     w.actions_.auto_advance.trigger()  # off: the hint says nothing of moving
-    assert "then the next code" not in ws.coding.hint.text()
+    assert "then next" not in ws.coding.hint.text()
     gui.press(w, "3")
     assert ws.coding.focused_key == "cognitive"
 
@@ -284,3 +284,30 @@ def test_a_second_window_on_one_file_asks_who_is_coding(gui: Any, qtbot: Any,
     assert second.open_project(demo_project)  # dana is remembered, yet it asks
     assert asked == [None] and second.project.coder == "emil"
     assert first.project.coder == "dana"
+
+
+def test_turn_history_newest_first_and_a_long_memo_never_widens_it(qtbot: Any,
+                                                                  demo_project: Path) -> None:
+    from sense7_coder.domain.models import Unit
+
+    memo = "A long memo about this turn. " * 40
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("zoe")
+        p.set_value(Unit("101", 2), "overall", 2)
+        p.set_memo(Unit("101", 2), memo)
+        dialog = TurnHistoryDialog(p, "101", 2)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        times = [dialog.rows[i]["at"] for i in range(len(dialog.rows))]
+        assert times == sorted(times, reverse=True)
+        assert "memo" in dialog.table.item(0, 2).text()  # the latest change on top
+        after = dialog.table.item(0, 5)
+        assert after.toolTip().strip() == memo.strip()  # the whole text on hover
+        table = dialog.table
+        used = sum(table.columnWidth(j) for j in range(table.columnCount()))
+        assert used <= table.viewport().width() + 2  # Time, Coder, What stay in view
+        assert table.horizontalScrollBar().maximum() == 0
+        assert dialog.isSizeGripEnabled()
+        dialog.resize(dialog.width() + 200, dialog.height() + 100)  # resizable
+        qtbot.waitUntil(lambda: dialog.width() > 900, timeout=1000)

@@ -155,3 +155,41 @@ def test_open_errors_keep_the_current_project(gui, qtbot, demo_project: Path, tm
     assert w.project is not None and w.project.path == demo_project
     with pytest.raises(ProjectError):
         Project.open(tmp_path / "missing.sense7")
+
+
+def test_new_project_in_a_documents_folder_not_made_yet(qtbot, tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """The default ~/Documents/my-study.sense7 works where ~/Documents does not exist yet,
+    and an error keeps the form open with what was typed."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from sense7_coder.ui.welcome import default_folder
+
+    home = tmp_path / "home"
+    home.mkdir()
+    docs = home / "Documents"
+    assert default_folder(str(docs), home) == docs  # made on Create, not before
+    assert not docs.exists()
+    assert default_folder(str(tmp_path / "gone" / "deeper" / "Documents"), home) == home
+    assert default_folder(None, home) == home
+    warned: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text, *_a: warned.append(text))
+    dialog = NewProjectDialog(docs)
+    qtbot.addWidget(dialog)
+    assert dialog.project_path() == docs / "my-study.sense7"
+    dialog.show()
+    dialog.accept()
+    assert warned == [] and dialog.result() == QDialog.DialogCode.Accepted
+    assert (docs / "my-study.sense7").is_file()
+    with Project.open(docs / "my-study.sense7", backup=False) as p:
+        assert p.codebook.name == "sense7"
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    dialog = NewProjectDialog(docs)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.path.setText(str(blocker / "study"))
+    dialog.accept()
+    assert len(warned) == 1 and warned[0].startswith("Cannot make the folder")
+    assert dialog.isVisible() and dialog.path.text() == str(blocker / "study")  # still open

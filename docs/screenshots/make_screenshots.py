@@ -15,6 +15,9 @@ same public methods the GUI tests use, waits for their background tasks, and sav
 
 ``welcome.png``          the welcome screen with two recent projects
 ``workspace.png``        the demo coded as *dana*, mid-way through an assistant turn
+``workspace-1366x768.png``  the same on the most common laptop screen (all codes still in view)
+``workspace-200pct.png``  the same at 200% scaling (QT_SCALE_FACTOR=2, a second process)
+``workspace-contrast.png``  the same with the high-contrast palette (SENSE7_CODER_CONTRAST=1)
 ``workspace-dark.png``   the same with the dark palette (a second process, SENSE7_CODER_DARK=1)
 ``import-dialog.png``    the demo's Tasks.csv + Messages.csv checked in the import dialog
 ``codebook-editor.png``  the SENSE-7 codebook in the codebook editor
@@ -50,13 +53,19 @@ REPO = HERE.parent.parent
 if str(REPO) not in sys.path and (REPO / "sense7_coder").is_dir():
     sys.path.insert(0, str(REPO))  # a source checkout that is not installed
 
-SHOTS = ("welcome", "workspace", "workspace-dark", "import-dialog", "codebook-editor",
+SHOTS = ("welcome", "workspace", "workspace-1366x768", "workspace-dark", "workspace-200pct",
+         "workspace-contrast", "import-dialog", "codebook-editor",
          "agreement", "reconcile", "analysis")
 WIDTH, HEIGHT = 1280, 800
 #: the folder the temporary one is shown as on the welcome screen (a README should not show
 #: a random temporary path); only the displayed text changes, the files are the real ones
 SHOWN_HOME = "/home/researcher"
 DARK_ENV = "SENSE7_CODER_DARK"
+#: the shots made by a second process with these settings
+CHILD_SHOTS = {"workspace-dark": {DARK_ENV: "1"},
+               "workspace-200pct": {"QT_SCALE_FACTOR": "2"},
+               "workspace-contrast": {"SENSE7_CODER_CONTRAST": "1"}}
+CHILD_ENV = "SENSE7_SCREENSHOTS_CHILD"
 SETTINGS_ENV = "SENSE7_CODER_SETTINGS"
 PLATFORM_ASKED = "SENSE7_SCREENSHOTS_PLATFORM"  # the platform asked for, before laptop_screen
 
@@ -86,8 +95,10 @@ def laptop_screen(folder: Path) -> None:
     if platform.split(":")[0] != "offscreen" or "configfile" in platform:
         return
     config = folder / "screen.json"
-    config.write_text(json.dumps({"screens": [{
-        "name": "laptop", "x": 0, "y": 0, "width": WIDTH, "height": HEIGHT,
+    scale = float(os.environ.get("QT_SCALE_FACTOR", "1") or 1)  # 200%: twice the pixels
+    config.write_text(json.dumps({"screens": [{  # wide enough for the 1366x768 one too
+        "name": "laptop", "x": 0, "y": 0, "width": round(1366 * scale),
+        "height": round(HEIGHT * scale),
         "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
 
@@ -224,6 +235,8 @@ class Studio:
         self.pilot = self.docs / "pilot-study.sense7"  # empty, waiting for its import
         add_memos(self.team)
         self._window: Any = None
+        self.coded = False
+        self.typed = ""  # the code focused after typing the workspace's keys
 
     def create_pilot(self) -> None:
         from sense7_coder.project import Project
@@ -276,11 +289,16 @@ def shoot_welcome(studio: Studio, out: Path) -> None:
     save(w, out, "welcome")
 
 
-def shoot_workspace(studio: Studio, out: Path, name: str) -> None:
+def shoot_workspace(studio: Studio, out: Path, name: str,
+                    size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
     from PySide6.QtCore import Qt
 
-    code_finished_conversations(studio.demo, "dana")
+    if not studio.coded:
+        code_finished_conversations(studio.demo, "dana")
+        studio.coded = True
     w = studio.open(studio.demo, "dana")
+    w.resize(*size)
+    settle(200)
     ws = w.workspace
     if w.project.blind_coding:
         w.actions_.blind.trigger()
@@ -288,14 +306,18 @@ def shoot_workspace(studio: Studio, out: Path, name: str) -> None:
         raise RuntimeError(f"no turn {WORK_TURN} in conversation {WORK_CONVERSATION}")
     ws.coding.setFocus()
     wait_until(lambda: ws.coding.hasFocus(), "the codes to take the keyboard")
-    press(*WORK_KEYS)
-    ws.memo.editor.setFocus()
-    wait_until(lambda: ws.memo.editor.hasFocus(), "the memo to take the keyboard")
-    press(WORK_MEMO)
-    press(Qt.Key.Key_Escape)  # saves the memo and goes back to the codes
-    wait_until(lambda: ws.coding.hasFocus(), "Esc to return to the codes")
-    if ws.memo.dirty():
-        raise RuntimeError("the memo was not saved")
+    if studio.typed:  # a second size of the same moment: back to the code dana is on
+        ws.coding.focus_code(studio.typed)
+    else:
+        press(*WORK_KEYS)
+        ws.memo.editor.setFocus()
+        wait_until(lambda: ws.memo.editor.hasFocus(), "the memo to take the keyboard")
+        press(WORK_MEMO)
+        press(Qt.Key.Key_Escape)  # saves the memo and goes back to the codes
+        wait_until(lambda: ws.coding.hasFocus(), "Esc to return to the codes")
+        if ws.memo.dirty():
+            raise RuntimeError("the memo was not saved")
+        studio.typed = ws.coding.focused_key or ""
     w.statusBar().clearMessage()
     save(w, out, name)
 
@@ -388,8 +410,8 @@ def shoot_reconcile(studio: Studio, out: Path) -> None:
     panel.close()
 
 
-def run_dark_child(out: Path) -> None:
-    env = dict(os.environ, **{DARK_ENV: "1"})
+def run_child(out: Path, name: str) -> None:
+    env = dict(os.environ, **CHILD_SHOTS[name], **{CHILD_ENV: name})
     env.pop(SETTINGS_ENV, None)
     asked = env.pop(PLATFORM_ASKED, None)
     if asked:
@@ -397,7 +419,7 @@ def run_dark_child(out: Path) -> None:
     elif asked is not None:
         env.pop("QT_QPA_PLATFORM", None)
     subprocess.run([sys.executable, str(Path(__file__).resolve()), "--out", str(out),
-                    "--only", "workspace-dark"], env=env, check=True)
+                    "--only", name], env=env, check=True)
 
 
 def shoot_analysis(studio: Studio, out: Path) -> None:
@@ -434,9 +456,12 @@ def main(argv: list[str] | None = None) -> int:
     wanted = list(args.only or SHOTS)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    dark_here = wanted == ["workspace-dark"] and os.environ.get(DARK_ENV, "") == "1"
-    if not dark_here:
-        os.environ.pop(DARK_ENV, None)  # the light screenshots stay light
+    child = os.environ.get(CHILD_ENV, "")
+    here = child if wanted == [child] and child in CHILD_SHOTS else ""
+    if not here:
+        for setting in CHILD_SHOTS.values():  # the others stay light, at 100%
+            for key in setting:
+                os.environ.pop(key, None)
 
     root = Path(tempfile.mkdtemp(prefix="sense7-screenshots-"))
     try:
@@ -447,12 +472,14 @@ def main(argv: list[str] | None = None) -> int:
         quiet_platform_notes()
         app = make_app([sys.argv[0]])
         studio = Studio(root)
-        if dark_here:
-            shoot_workspace(studio, out, "workspace-dark")
+        if here:
+            shoot_workspace(studio, out, here)
         else:
             steps: list[tuple[str, Callable[[], None]]] = [
                 ("welcome", lambda: shoot_welcome(studio, out)),
                 ("workspace", lambda: shoot_workspace(studio, out, "workspace")),
+                ("workspace-1366x768", lambda: shoot_workspace(studio, out, "workspace-1366x768",
+                                                               (1366, 768))),
                 ("import-dialog", lambda: shoot_import(studio, out)),
                 ("codebook-editor", lambda: shoot_codebook(studio, out)),
                 ("agreement", lambda: shoot_agreement(studio, out)),
@@ -468,8 +495,9 @@ def main(argv: list[str] | None = None) -> int:
         app.processEvents()
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    if "workspace-dark" in wanted and not dark_here:
-        run_dark_child(out)
+    for name in CHILD_SHOTS:
+        if name in wanted and not here:
+            run_child(out, name)
     return 0
 
 

@@ -13,6 +13,7 @@ from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
 from ..domain.importers.common import check_encoding
 from ..domain.names import names_text
+from ..domain.words import count
 from ..project import Project, codebook_ops
 from ..resources import resolve_codebook
 from .acting import open_as
@@ -120,7 +121,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     codebook = resolve_codebook(args.codebook)
     with Project.create(args.project, codebook) as project:
         n = len(project.codebook.codes)
-    print(f"created {args.project} with the '{codebook.name}' codebook ({n} codes)")
+    print(f"created {args.project} with the '{codebook.name}' codebook ({count(n, 'code')})")
     return 0
 
 
@@ -130,11 +131,16 @@ def cmd_codebook_list(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([c.to_dict() for c in codes], indent=2, ensure_ascii=False))
             return 0
+        # columns as wide as their longest entry, so a long key never pushes a row out of line
+        width = max([len(c.key) for c in codes] + [3])
+        kind = max([len(c.kind) for c in codes] + [4])
+        unit = max([len(c.unit) for c in codes] + [4])
         for c in codes:
             scale = ", ".join(f"{lv.value}={lv.label}" if str(lv.value) != lv.label else str(lv.value) for lv in c.levels)
             flags = (" [retired]" if c.retired else "") + (" +NA" if c.allow_na else "")
             key = f"[{c.shortcut}]" if c.shortcut else "   "
-            print(f"{c.key:<16} {key} {c.kind:<8} {c.unit:<12} {c.label}: {scale}{flags}")
+            print(f"{c.key:<{width}}  {key} {c.kind:<{kind}}  {c.unit:<{unit}}  {c.label}: "
+                  f"{scale}{flags}")
     return 0
 
 
@@ -160,7 +166,7 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with _open(args) as project:
         result = codebook_ops.apply_codebook(project, book, notes)
-    print(f"{args.file}: {result['added']} codes added, {result['updated']} updated")
+    print(f"{args.file}: {count(result['added'], 'code')} added, {result['updated']} updated")
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     return 0

@@ -66,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="only conversations whose attribute ATTR equals VALUE (repeatable; "
                    "model=M and participant=P filter on those columns)")
     p.add_argument("--no-figures", action="store_true", help="tables only")
+    p.add_argument("--no-agreement", action="store_true",
+                   help="leave out the report's agreement among the coders and with the "
+                   "users (Krippendorff's alpha, 1000 bootstrap draws)")
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
@@ -113,11 +116,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     filt = _conversation_filter(args)
     with open_as(args, backup=False) as project:
         out = run_analyses(project, args.out, source=args.source, conversations=filt,
-                           figures=not args.no_figures)
+                           figures=not args.no_figures, agreement=not args.no_agreement)
     for note in out.notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"{len(out.tables)} tables and {len(out.figures)} figure files in {out.out_dir}; "
-          f"open {out.index}")
+          f"read the report: {out.index}")
     return 0
 
 

@@ -16,9 +16,17 @@ from typing import Any
 #: one palette for every figure (colour-blind safe, Okabe-Ito)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000"]
-#: levels 1..5 from very poor to very good, and not applicable
-LEVEL_COLOURS = ["#b2182b", "#ef8a62", "#d9d9d9", "#67a9cf", "#2166ac"]
-NA_COLOUR = "#f0f0f0"
+#: ordered levels 1..5 (very poor .. very good) in one sequential ramp, light to dark, that
+#: stays ordered in grey and for every colour-vision deficiency (ColorBrewer's YlGnBu);
+#: not applicable is white, hatched and outlined, apart from every level
+LEVEL_COLOURS = ["#ffffcc", "#a1dab4", "#41b6c4", "#2c7fb8", "#253494"]
+NA_COLOUR = "#ffffff"
+NA_HATCH = "////"
+NA_EDGE = "#555555"
+#: the SENSE-7 scale's words, for legends (a level without one shows its number)
+LEVEL_LABELS = {"1": "very poor", "2": "poor", "3": "neutral", "4": "good", "5": "very good"}
+SCALE = (1.0, 5.0)
+CAPTION_STYLE: Any = {"fontsize": 7.5, "color": "#444444", "x": 0.01, "ha": "left"}
 BAND_COLOURS = {"low": "#fbe3e1", "tentative": "#fdf1d8", "good": "#e2f2e2"}
 #: typed loosely: matplotlib types rcParams keys as literals
 STYLE: Any = {
@@ -70,6 +78,33 @@ def _styled(draw: Any) -> Any:
     return wrapper
 
 
+def caption(fig: Any, text: str) -> None:
+    """A line under the figure saying what it shows and how it was computed (wrapped where
+    the figure is narrower than the sentence)."""
+    import textwrap
+
+    width = max(40, int(fig.get_figwidth() * 16))
+    fig.supxlabel("\n".join(textwrap.wrap(text, width)), **CAPTION_STYLE)
+
+
+def level_name(level: str, labels: dict[str, str] | None = None) -> str:
+    """'3 neutral' for a level of the scale, 'not applicable' for NA."""
+    if level == "NA":
+        return "not applicable"
+    word = (labels or LEVEL_LABELS).get(str(level), "")
+    return f"{level} {word}" if word and word != str(level) else str(level)
+
+
+def clipped(mean: float, low: float, high: float, scale: tuple[float, float] = SCALE
+            ) -> tuple[float, float]:
+    """The error-bar lengths below and above ``mean`` of an interval cut to the scale (an
+    undefined end draws nothing)."""
+    lo, hi = scale
+    below = mean - max(lo, low) if low == low else 0.0
+    above = min(hi, high) - mean if high == high else 0.0
+    return max(below, 0.0), max(above, 0.0)
+
+
 def save(fig: Any, stem: Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
     """Write ``stem.png`` and ``stem.svg`` (each under a temporary name, then renamed)."""
     from matplotlib import rc_context
@@ -97,27 +132,36 @@ def png_bytes(fig: Any, dpi: float = 100) -> bytes:
 
 
 @_styled
-def distribution(table: Any, title: str = "Distribution of levels per dimension") -> Any:
+def distribution(table: Any, title: str = "Distribution of levels per dimension",
+                 labels: dict[str, str] | None = None) -> Any:
     """Stacked horizontal bars: share of each level (and not applicable) per dimension."""
     dims = list(dict.fromkeys(table["dimension"]))
-    fig, ax = _figure(7.0, 0.45 * len(dims) + 1.4)
+    fig, ax = _figure(7.0, 0.45 * len(dims) + 1.9)
     left = [0.0] * len(dims)
     levels = [lv for lv in dict.fromkeys(table["level"]) if lv != "NA"] + ["NA"]
+    totals = {d: int(table.loc[table["dimension"] == d, "n"].sum()) for d in dims}
+    names = [f"{d} (n = {totals[d]:,})" for d in dims]
     for i, level in enumerate(levels):
         shares = []
         for d in dims:
             row = table[(table["dimension"] == d) & (table["level"] == level)]
             shares.append(float(row["share"].iloc[0]) if len(row) else 0.0)
-        colour = NA_COLOUR if level == "NA" else LEVEL_COLOURS[min(i, len(LEVEL_COLOURS) - 1)]
-        ax.barh(dims, shares, left=left, color=colour, edgecolor="white", linewidth=0.5,
-                label="not applicable" if level == "NA" else str(level))
+        if level == "NA":
+            ax.barh(names, shares, left=left, color=NA_COLOUR, edgecolor=NA_EDGE,
+                    hatch=NA_HATCH, linewidth=0.6, label=level_name(level, labels))
+        else:
+            ax.barh(names, shares, left=left, color=LEVEL_COLOURS[min(i, len(LEVEL_COLOURS) - 1)],
+                    edgecolor="white", linewidth=0.5, label=level_name(level, labels))
         left = [a + b for a, b in zip(left, shares, strict=True)]
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of ratings")
-    ax.set_title(title, loc="left")
     ax.grid(axis="y", visible=False)
-    ax.legend(ncol=len(levels), loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / len(dims)))
+    ax.legend(ncol=min(len(levels), 6), loc="lower left", bbox_to_anchor=(0.0, 1.02),
+              borderaxespad=0.0, handlelength=1.4, columnspacing=1.0)
+    ax.set_title(title, loc="left", pad=22)
+    caption(fig, "Share of each level among a dimension's ratings (n = ratings); not "
+            "applicable (hatched) is counted apart, never as a level.")
     return fig
 
 
@@ -141,15 +185,22 @@ def means(table: Any, group: str, title: str, max_groups: int = 12) -> Any:
             row = part.loc[d]
             xs.append(i - 0.4 + width * (j + 0.5))
             ys.append(row["mean"])
-            lo.append(row["mean"] - row["ci_low"] if row["ci_low"] == row["ci_low"] else 0)
-            hi.append(row["ci_high"] - row["mean"] if row["ci_high"] == row["ci_high"] else 0)
+            below, above = clipped(float(row["mean"]), float(row["ci_low"]),
+                                   float(row["ci_high"]))
+            lo.append(below)
+            hi.append(above)
+        n = int(part["n"].max()) if len(part) else 0
         ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", ms=4, capsize=2, lw=1,
-                    color=PALETTE[j % len(PALETTE)], label=str(g) or "(none)")
+                    color=PALETTE[j % len(PALETTE)], label=f"{g or '(none)'} (n = {n:,})")
     ax.set_xticks(range(len(dims)), dims, rotation=30, ha="right")
-    ax.set_ylim(1, 5)
-    ax.set_ylabel("mean level (95% CI over conversations)")
+    ax.set_ylim(0.9, 5.1)
+    ax.set_yticks([1, 2, 3, 4, 5], [level_name(str(v)) for v in range(1, 6)])
+    ax.set_ylabel("mean level")
     ax.set_title(title, loc="left")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="n = conversations",
+              title_fontsize=7.5)
+    caption(fig, "Mean of each conversation's mean per dimension, with a 95% t-interval over "
+            "conversations, cut to the 1-5 scale.")
     return fig
 
 
@@ -161,8 +212,10 @@ def participants(per: Any, dimension: str, icc: float | None) -> Any:
     fig, ax = _figure(max(6.0, min(0.18 * n + 2, 14.0)), 3.6)
     xs = list(range(n))
     sd = part["sd"].fillna(0).to_numpy()
-    ax.errorbar(xs, part["mean"], yerr=sd, fmt="o", ms=3.5, capsize=0, lw=0.8,
-                color=PALETTE[0], ecolor="#9ecae1")
+    bars = [clipped(float(m), float(m) - float(d), float(m) + float(d))
+            for m, d in zip(part["mean"], sd, strict=True)]
+    ax.errorbar(xs, part["mean"], yerr=[[b[0] for b in bars], [b[1] for b in bars]], fmt="o",
+                ms=3.5, capsize=0, lw=0.8, color=PALETTE[0], ecolor="#9ecae1")
     if n <= 40:
         ax.set_xticks(xs, [str(p) for p in part["participant_id"]], rotation=90, fontsize=7)
     else:
@@ -171,7 +224,10 @@ def participants(per: Any, dimension: str, icc: float | None) -> Any:
     ax.set_ylim(0.8, 5.2)
     ax.set_ylabel(f"{dimension}: mean ± SD")
     share = "undefined" if icc is None else f"{icc:.2f}"
-    ax.set_title(f"Individual differences in '{dimension}' (ICC(1) = {share})", loc="left")
+    ax.set_title(f"Individual differences in '{dimension}' (ICC(1) = {share}, "
+                 f"{n:,} participants)", loc="left")
+    caption(fig, "Each participant's mean rating and SD over their rated turns, sorted; "
+            "ICC(1): the share of the variance that lies between participants.")
     return fig
 
 
@@ -184,11 +240,17 @@ def course(table: Any, title: str = "Ratings over the course of the conversation
         ax.plot(part["turn_index"], part["mean"], marker="o", ms=3, lw=1.2, color=colour,
                 label=str(dim))
         if j == 0:  # one band keeps the lines readable
-            ax.fill_between(part["turn_index"], part["ci_low"], part["ci_high"],
-                            color=colour, alpha=0.15, lw=0, label=f"{dim}: 95% CI")
+            ax.fill_between(part["turn_index"], part["ci_low"].clip(*SCALE),
+                            part["ci_high"].clip(*SCALE), color=colour, alpha=0.15, lw=0,
+                            label=f"{dim}: 95% CI")
+            for x, k in zip(part["turn_index"], part["n"], strict=True):
+                ax.annotate(f"n={int(k)}", (x, 1.0), xytext=(0, 2), textcoords="offset points",
+                            ha="center", va="bottom", fontsize=6.5, color="#555555")
     ax.set_xlabel("assistant turn")
     ax.set_ylabel("mean level")
-    ax.set_ylim(1, 5)
+    ax.set_ylim(0.9, 5.1)
+    caption(fig, "Mean rating per assistant turn (1st, 2nd, ...); band: the first line's 95% "
+            "t-interval; n: its ratings at that turn.")
     from matplotlib.ticker import MaxNLocator
 
     first, last = int(table["turn_index"].min()), int(table["turn_index"].max())
@@ -220,6 +282,7 @@ def desired_vs_experienced(table: Any, other: str, rho: float | None) -> Any:
     ax.set_ylabel("experienced empathy" if other == "experienced" else "mean turn rating")
     share = "undefined" if rho is None else f"{rho:.2f}"
     ax.set_title(f"Desired vs experienced (ρ = {share}, n = {len(both)})", loc="left")
+    caption(fig, "One dot per conversation (jittered); dashed: equal; ρ: Spearman.")
     return fig
 
 
@@ -230,12 +293,17 @@ def code_frequency(table: Any, title: str = "Code frequency") -> Any:
     fig, ax = _figure(6.5, 0.22 * len(labels) + 1.3)
     codes = list(dict.fromkeys(table["code"]))
     colours = [PALETTE[codes.index(c) % len(PALETTE)] for c in table["code"]]
-    ax.barh(labels, table["n"], color=colours)
+    bars = ax.barh(labels, table["n"], color=colours)
+    for bar, value, colour in zip(bars, table["value"], colours, strict=True):
+        if str(value) == "NA":  # not applicable stands apart from the values: hatched
+            bar.set(facecolor=NA_COLOUR, edgecolor=colour, hatch=NA_HATCH, linewidth=0.8)
     ax.invert_yaxis()
     ax.tick_params(axis="y", labelsize=7)
     ax.set_xlabel("number of codings")
     ax.set_title(title, loc="left")
     ax.grid(axis="y", visible=False)
+    caption(fig, f"How often each value of each code was given ({int(table['n'].sum()):,} "
+            "codings in all).")
     return fig
 
 
@@ -267,6 +335,8 @@ def cooccurrence(table: Any, title: str = "Co-occurrence of codes (Jaccard)") ->
                         color="white" if m[i, k] > 0.6 else "black")
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_title(title, loc="left")
+    caption(fig, "Jaccard index: units with both codes present / units with either; the "
+            "diagonal gives how often each code was given.")
     return fig
 
 
@@ -317,14 +387,14 @@ def alpha_height(n: int) -> float:
 
 @_styled
 def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.667,
-          width: float = 8.0, height: float | None = None) -> Any:
+          width: float = 8.0, height: float | None = None, title: str = ALPHA_TITLE) -> Any:
     """Alpha per code: a dot at alpha, a whisker over the interval, the bands behind,
     dashed lines at .667 and .800 and the value with its interval on the right."""
     from matplotlib.transforms import blended_transform_factory
 
     n = max(1, len(items))
     fig, ax = _figure(width, height or alpha_height(n))
-    ax.set_title(ALPHA_TITLE, loc="left")
+    ax.set_title(title, loc="left")
     if not items:
         ax.axis("off")
         ax.text(0.5, 0.5, "Run the agreement to see alpha per code", ha="center",
@@ -363,6 +433,8 @@ def alpha(items: Sequence[AlphaItem], good: float = 0.8, tentative: float = 0.66
     ax.grid(axis="y", visible=False)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("Krippendorff's α")
+    caption(fig, "Dot: α; whisker: 95% bootstrap interval (cut to the axis); bands: below "
+            ".667 low, .667-.800 tentative, .800 and above good.")
     # room on the right for the values
     fig.get_layout_engine().set(rect=(0, 0, 0.84, 1))
     return fig

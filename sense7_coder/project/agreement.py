@@ -784,7 +784,8 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     from ..domain.agreement.methods import MethodsContext, methods_text
 
     scope = []
-    if options.coders:
+    rated = {c for r in report.records for c in r.coders} - set(RESERVED)
+    if options.coders and set(options.coders) != rated:  # else the paragraph names them
         scope.append("coders " + ", ".join(options.coders))
     if options.models:
         scope.append("assistants " + ", ".join(options.models))

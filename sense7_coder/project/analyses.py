@@ -9,8 +9,6 @@ the dimensions of the rating analyses; every code enters the code frequency, co-
 
 from __future__ import annotations
 
-import datetime as dt
-import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,19 +156,20 @@ def run_analyses(
     figures: bool = True,
     progress: Callable[[int, int], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    agreement: bool = True,
 ) -> AnalysisOutput:
     """Compute every analysis for ``source`` and write it under ``out_dir`` (every table
     read from one state of the file, see :meth:`Project.snapshot`)."""
     project.require_unblinded("analyse the users' ratings and the coders' values")
     with project.snapshot():
         return _run_analyses(project, Path(out_dir), source, conversations, figures,
-                             progress, cancel)
+                             progress, cancel, agreement)
 
 
 def _run_analyses(project: Project, out_dir: Path, source: str,
                   conversations: ConversationFilter | None, figures: bool,
                   progress: Callable[[int, int], None] | None,
-                  cancel: Callable[[], bool] | None) -> AnalysisOutput:
+                  cancel: Callable[[], bool] | None, agreement: bool = True) -> AnalysisOutput:
     """:func:`run_analyses`, inside its snapshot."""
     from ..domain import analyses as an
     from ..domain import plots
@@ -270,44 +269,21 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
         tick()
         table("crosstabs", an.crosstabs(codings, convs))
     tick()
-    out.index = _write_index(project, out, conversations)
+    out.index = _write_index(project, out, conversations, figures, agreement, cancel)
     return out
 
 
 def _write_index(project: Project, out: AnalysisOutput,
-                 filt: ConversationFilter | None) -> Path:
-    esc = html.escape
-    shown = []
-    if filt is not None:
-        shown += [f"{k} = {v}" for k, v in (filt.attributes or {}).items()]
-        shown += [f"model in {', '.join(filt.models)}"] if filt.models else []
-        shown += [f"participant in {', '.join(filt.participants)}"] if filt.participants else []
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>Analyses of {esc(project.path.name)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}"
-        "img{max-width:100%;border:1px solid #ddd;margin:.5em 0 1.5em}"
-        "li{margin:.2em 0}</style></head><body>",
-        f"<h1>Analyses of {esc(project.path.name)}</h1>",
-        f"<p>Source: <b>{esc(out.source)}</b>; conversations: "
-        f"{esc('; '.join(shown) if shown else 'all')}; written "
-        f"{dt.datetime.now().strftime('%Y-%m-%d %H:%M')}.</p>",
-    ]
-    if out.notes:
-        parts.append("<ul>" + "".join(f"<li>{esc(n)}</li>" for n in out.notes) + "</ul>")
-    parts.append("<h2>Tables</h2><ul>")
-    for t in out.tables:
-        parts.append(f'<li><a href="{esc(t.name)}">{esc(t.name)}</a></li>')
-    parts.append("</ul><h2>Figures</h2>")
-    for f in out.figures:
-        if f.suffix == ".png":
-            svg = f.with_suffix(".svg").name
-            parts.append(f'<h3>{esc(f.stem.replace("_", " "))}</h3>'
-                         f'<a href="{esc(svg)}"><img src="{esc(f.name)}" alt="{esc(f.stem)}"></a>'
-                         f'<br><a href="{esc(f.name)}">PNG</a> · <a href="{esc(svg)}">SVG</a>')
-    parts.append("</body></html>")
-    path = out.out_dir / "index.html"
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+                 filt: ConversationFilter | None, figures: bool, agreement: bool = True,
+                 cancel: Callable[[], bool] | None = None) -> Path:
+    """The report (see :mod:`.analysis_report`): agreement first, then every table."""
+    from .analysis_report import ReportInput, agreement_part, write_report
+
+    part = agreement_part(project, filt, out.out_dir, figures, cancel=cancel) if agreement \
+        else None
+    if part is not None:
+        out.figures += part.figures
+        out.notes += part.notes
+    return write_report(project, ReportInput(
+        out.out_dir, out.source, {p.stem: p for p in out.tables}, out.frames, out.figures,
+        out.notes), filt, part)

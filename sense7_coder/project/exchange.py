@@ -16,6 +16,7 @@ from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
 from ..domain.refi import codebook_qdc, load_qdc
 from ..domain.refi_project import Mark, ProjectDocument, Source, SourceTurn, write_qdpx
+from ..domain.words import count
 from ..store import conversations as store_conv
 from ..store import frames
 from ..store.db import refuse_open_project_file
@@ -56,8 +57,9 @@ class QdpxSummary:
     users: int
 
     def line(self) -> str:
-        return (f"wrote {self.path}: {self.sources} conversations, {self.selections} coded "
-                f"passages, {self.codings} codings, {self.notes} memos, {self.users} users")
+        return (f"wrote {self.path}: {count(self.sources, 'conversation')}, "
+                f"{count(self.selections, 'coded passage')}, {count(self.codings, 'coding')}, "
+                f"{count(self.notes, 'memo')}, {count(self.users, 'user')}")
 
 
 def export_qdpx(

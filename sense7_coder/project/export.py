@@ -30,6 +30,7 @@ from ..domain.export import (
 from ..domain.export_formats import table_format, write_table
 from ..domain.files import atomic_text_file, destination
 from ..domain.versions import computed_with
+from ..domain.words import count
 from ..store import frames
 from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
@@ -51,7 +52,8 @@ class ExportSummary:
     metadata: Path | None = None
 
     def line(self) -> str:
-        text = f"wrote {self.path}: {self.rows} rows, {self.columns} columns ({self.kind})"
+        text = (f"wrote {self.path}: {count(self.rows, 'row')}, {count(self.columns, 'column')} "
+                f"({self.kind})")
         if self.sources is not None:
             counts = ", ".join(f"{n} {source}" for source, n in self.sources.items() if n)
             text += f"\n  rows by source: {counts or 'none'}"

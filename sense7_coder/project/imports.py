@@ -18,6 +18,7 @@ from ..domain.errors import Cancelled, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
 from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
+from ..domain.words import count
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.db import refuse_open_project_file
@@ -66,11 +67,12 @@ class ImportSummary:
         verb = "would import" if self.dry_run else "imported"
         out = []
         for f in self.files:
-            text = f"{f.source}: {verb} {f.conversations} conversations, {f.turns} turns, {f.user_ratings} user ratings"
+            text = (f"{f.source}: {verb} {count(f.conversations, 'conversation')}, "
+                    f"{count(f.turns, 'turn')}, {count(f.user_ratings, 'user rating')}")
             if f.already_present:
                 text += f"; {f.already_present} already in the project (skipped)"
             if f.skipped_rows:
-                text += f"; {f.skipped_rows} rows skipped"
+                text += f"; {count(f.skipped_rows, 'row')} skipped"
             out.append(text)
             out += [f"  warning: {w}" for w in f.warnings]
         return out

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.errors import ProjectError
+from ..domain.words import sentence
 from ..project import Project
 from ..project.identity import PassphraseNeeded
 from ..project.project import ROLES
@@ -207,7 +208,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_role(name, self.role.currentText())
         except ProjectError as e:
-            QMessageBox.warning(self, "Roles", str(e))
+            QMessageBox.warning(self, "Roles", sentence(str(e)))
         self._fill()
 
     def change_passphrase(self) -> None:
@@ -228,7 +229,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_lead_passphrase(first or None)
         except ProjectError as e:
-            QMessageBox.warning(self, "Lead passphrase", str(e))
+            QMessageBox.warning(self, "Lead passphrase", sentence(str(e)))
         self._update_roles()
 
     # -- choosing who codes ---------------------------------------------------------------------
@@ -244,7 +245,7 @@ class CoderDialog(QDialog):
             if not take_identity(self.project, name, self, self.asker):
                 return
         except ProjectError as e:
-            QMessageBox.warning(self, "Who is coding?", str(e))
+            QMessageBox.warning(self, "Who is coding?", sentence(str(e)))
             return
         super().accept()
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from .. import __version__
+from ..domain.codebook import Codebook
 from ..project import sqlite_version
 from .screen import fit_to_screen
 
@@ -53,6 +54,18 @@ SHORTCUTS = """
 Every change is saved at once. Ctrl+Z undoes, Ctrl+Shift+Z redoes, and the view moves to
 the turn that changed.
 """
+
+
+def shortcuts_and_guide(codebook: Codebook | None, focused: str | None = None) -> str:
+    """What F1 shows: with a project open, the coding guide (the focused code first, then
+    every code with its level anchors) above the keyboard shortcuts."""
+    if codebook is None:
+        return SHORTCUTS
+    from ..domain.guide import code_guide, codebook_guide
+
+    code = codebook.get(focused) if focused else None
+    first = f"## The code you are on\n\n{code_guide(code)}\n\n" if code is not None else ""
+    return f"{first}{codebook_guide(codebook)}\n\n## Keyboard shortcuts\n{SHORTCUTS}"
 
 
 def versions() -> dict[str, str]:

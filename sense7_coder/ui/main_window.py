@@ -21,17 +21,19 @@ from PySide6.QtWidgets import (
 
 from .. import APP_NAME
 from ..domain.errors import Sense7Error
+from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
+from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
-from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
+from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
 from .screen import fit_to_screen
 from .settings import Settings
 from .tasks import TaskRunner
-from .welcome import NewProjectDialog, WelcomePage
+from .welcome import NewProjectDialog, WelcomePage, default_folder
 from .workspace.view import Workspace
 
 POLL_MS = 2000
@@ -56,6 +58,7 @@ class MainWindow(QMainWindow):
         self._backups: TaskRunner | None = None
         #: the message saying what opening found beside the project (see _show_notes)
         self.notes_box: QMessageBox | None = None
+        self.setStyleSheet(FOCUS_STYLE)  # the focused list, table or text box is framed
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)
@@ -85,7 +88,7 @@ class MainWindow(QMainWindow):
             "retrieve": self.show_retrieve,
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
-            "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
+            "shortcuts": self.show_shortcuts,
             "guide": self.show_guide, "about": self.show_about,
         }
         self.actions_, self.menus = build_menus(self, slots)
@@ -128,6 +131,8 @@ class MainWindow(QMainWindow):
     # -- screens ------------------------------------------------------------------------------
     def show_welcome(self) -> None:
         self.welcome.set_recent(self.settings.recent_files())
+        if not self.welcome.recent.accessibleName():
+            self.welcome.recent.setAccessibleName("Recent projects")
         self.stack.setCurrentWidget(self.welcome)
         self.setWindowTitle(APP_NAME)
         self._enable_project_actions(False)
@@ -200,7 +205,7 @@ class MainWindow(QMainWindow):
         except Sense7Error as e:
             if self._offer_import(path, str(e)):
                 return False
-            QMessageBox.critical(self, "Cannot open the project", str(e))
+            QMessageBox.critical(self, "Cannot open the project", sentence(str(e)))
             return False
         except OSError as e:
             QMessageBox.critical(self, "Cannot open the project", f"{path}: {e.strerror or e}")
@@ -218,6 +223,8 @@ class MainWindow(QMainWindow):
         self.workspace.message.connect(lambda text: self.show_message(text, 8000))
         self.workspace.failed.connect(self._failed)
         self.workspace.hub.changed.connect(self._changed)
+        name_workspace(self.workspace)
+        name_controls(self)
         state = self.settings.window_state("split")
         if state is not None:
             self.workspace.split.restoreState(state)
@@ -314,7 +321,7 @@ class MainWindow(QMainWindow):
                 return (take_identity(project, remembered, self)
                         or self.ask_coder(project, remembered))
         except Sense7Error as e:
-            QMessageBox.warning(self, "Who is coding?", str(e))
+            QMessageBox.warning(self, "Who is coding?", sentence(str(e)))
         return self.ask_coder(project, remembered)
 
     def _open_in_another_window(self, path: Path) -> bool:
@@ -362,17 +369,12 @@ class MainWindow(QMainWindow):
         if recent and Path(recent[0]).parent.exists():
             return Path(recent[0]).parent
         docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        return Path(docs or Path.home())
+        return default_folder(docs)
 
     def new_project(self) -> None:
         dialog = NewProjectDialog(self._documents(), self)
         if dialog.exec() != QDialog.DialogCode.Accepted or dialog.codebook is None:
-            return
-        try:
-            Project.create(dialog.project_path(), dialog.codebook).close()
-        except Sense7Error as e:
-            QMessageBox.critical(self, "Cannot create the project", str(e))
-            return
+            return  # the dialog created the file (and stayed open on any error)
         if self.open_project(dialog.project_path()):
             self.show_message("New project: import conversations with File ▸ Import", 8000)
 
@@ -389,7 +391,7 @@ class MainWindow(QMainWindow):
         try:
             path = build_demo()
         except (Sense7Error, OSError) as e:
-            QMessageBox.critical(self, "Cannot build the demo", str(e))
+            QMessageBox.critical(self, "Cannot build the demo", sentence(str(e)))
             return
         self.open_project(path)
 
@@ -571,7 +573,7 @@ class MainWindow(QMainWindow):
 
     def _failed(self, text: str) -> None:
         self.saved_label.setText("Last change NOT saved")
-        QMessageBox.warning(self, "Not saved", text)
+        QMessageBox.warning(self, "Not saved", sentence(text))
 
     def show_message(self, text: str, ms: int = 6000) -> None:
         """A status-bar message that fits: elided to the room beside the permanent labels,
@@ -609,7 +611,7 @@ class MainWindow(QMainWindow):
         coder = escape(self.project.coder or "")  # a name is text, never markup
         self.coder_label.setText(f"Coding as <b>{coder}</b> ({role})")
         done = ws.coder_done(self.project)
-        self.progress_label.setText(f"{done} / {self._codable_total} turns done")
+        self.progress_label.setText(f"{done} / {count(self._codable_total, 'turn')} done")
         self._update_undo()
 
     def _update_undo(self) -> None:
@@ -623,6 +625,15 @@ class MainWindow(QMainWindow):
     # -- help ---------------------------------------------------------------------------------
     def show_about(self) -> None:
         QMessageBox.about(self, "About sense7-coder", about_html())
+
+    def show_shortcuts(self) -> None:
+        """F1: the focused code's guide first, every code's anchors, then the shortcuts."""
+        from .help import shortcuts_and_guide
+
+        MarkdownDialog("Coding guide and keyboard shortcuts", shortcuts_and_guide(
+            self.project.codebook if self.project is not None else None,
+            self.workspace.coding.focused_key if self.workspace is not None else None),
+            self).exec()
 
     def show_guide(self) -> None:
         MarkdownDialog("User guide", user_guide_markdown(), self).exec()

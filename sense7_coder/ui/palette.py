@@ -54,6 +54,11 @@ def apply_env_palette(app: QApplication) -> None:
     """Use the dark palette when ``SENSE7_CODER_DARK`` is set to 1 (or yes/true)."""
     if os.environ.get(DARK_ENV, "").strip().lower() in ("1", "yes", "true", "on"):
         app.setPalette(dark_palette())
+    from .accessibility import CONTRAST_ENV, CONTRAST_STYLE, contrast_palette
+
+    if os.environ.get(CONTRAST_ENV, "").strip().lower() in ("1", "yes", "true", "on"):
+        app.setPalette(contrast_palette())
+        app.setStyleSheet(CONTRAST_STYLE)
 
 
 def is_dark(palette: QPalette) -> bool:

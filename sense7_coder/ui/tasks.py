@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.errors import Cancelled, Sense7Error
+from ..domain.words import sentence
 
 if TYPE_CHECKING:
     from ..project import Project
@@ -372,7 +373,7 @@ class TaskRunner(QObject):
 
 
 def show_task_error(parent: QWidget | None, title: str, error: TaskError) -> None:
-    box = QMessageBox(QMessageBox.Icon.Warning, title, error.message,
+    box = QMessageBox(QMessageBox.Icon.Warning, title, sentence(error.message),
                       QMessageBox.StandardButton.Ok, parent)
     if error.details:
         box.setDetailedText(error.details)

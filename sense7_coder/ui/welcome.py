@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.codebook import Codebook
-from ..domain.errors import CodebookError
+from ..domain.errors import CodebookError, Sense7Error
+from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..resources import bundled_codebooks, resolve_codebook
 
@@ -143,7 +144,7 @@ class NewProjectDialog(QDialog):
         for name in bundled_codebooks():
             try:
                 book = resolve_codebook(name)
-                label = f"{book.title or book.name}  ({len(book.active)} codes)"
+                label = f"{book.title or book.name}  ({count(len(book.active), 'code')})"
             except CodebookError:
                 continue
             self.codebook_box.addItem(label, name)
@@ -203,7 +204,7 @@ class NewProjectDialog(QDialog):
                 raise CodebookError("choose a codebook file")
             self.codebook = resolve_codebook(source)
         except CodebookError as e:
-            QMessageBox.warning(self, "New project", str(e))
+            QMessageBox.warning(self, "New project", sentence(str(e)))
             return
         path = self.project_path()
         if not path.name or path.name == PROJECT_SUFFIX:
@@ -213,4 +214,33 @@ class NewProjectDialog(QDialog):
             QMessageBox.warning(self, "New project",
                                 f"{path} already exists; choose another name.")
             return
+        # the form stays open on any error, so nothing typed is lost
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)  # e.g. ~/Documents not made yet
+        except OSError as e:
+            QMessageBox.warning(self, "New project", f"Cannot make the folder {path.parent}: "
+                                f"{e.strerror or e}. Choose another folder.")
+            return
+        from ..project import Project
+
+        try:
+            Project.create(path, self.codebook).close()
+        except Sense7Error as e:
+            QMessageBox.warning(self, "Cannot create the project", sentence(str(e)))
+            return
+        except OSError as e:
+            QMessageBox.warning(self, "Cannot create the project",
+                                f"{path}: {e.strerror or e}. Choose another folder or name.")
+            return
         super().accept()
+
+
+def default_folder(documents: str | Path | None, home: Path | None = None) -> Path:
+    """Where a new project goes by default: the Documents folder when there is one, else
+    the home folder (a Documents folder that does not exist is made only on Create)."""
+    home = home or Path.home()
+    if documents:
+        folder = Path(documents)
+        if folder.is_dir() or (folder.parent.is_dir() and folder.parent != folder):
+            return folder
+    return home

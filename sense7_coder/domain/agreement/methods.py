@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..versions import library_versions
+from ..words import count
 from .records import (
     ALPHA,
     APPLICABILITY,
@@ -166,7 +167,7 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         f"Inter-rater agreement was computed with {esc(ctx.software)} {esc(ctx.version)} "
         + (f"({esc(with_libs)}) " if with_libs else "") + "for "
         f"{len(codes)} code{'s' if len(codes) != 1 else ''} ({', '.join(codes)}) rated by "
-        f"{len(coders)} coders ({', '.join(coders)})"
+        f"{count(len(coders), 'coder')} ({', '.join(coders)})"
         + (f", restricted to {esc(ctx.filters)}" if ctx.filters else "") + ".",
         f"We report Krippendorff's {alpha} (Krippendorff, 2011) at each code's level of "
         f"measurement ({', '.join(esc(lv) for lv in levels) or 'as declared'}) over the "

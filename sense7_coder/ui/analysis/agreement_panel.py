@@ -35,6 +35,7 @@ from ...domain.agreement import LEVELS, AgreementReport
 from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
 from ...domain.files import atomic_text_file
+from ...domain.words import count
 from ...project import Project
 from ...project.agreement import (
     BY_CONSTRUCTION_NOTE,
@@ -297,7 +298,7 @@ class AgreementPanel(QWidget):
         flagged = ""
         if any(r.by_construction for r in self.report.records):
             flagged = f" 'By construction': {BY_CONSTRUCTION_NOTE}."
-        return (f"{len(self.report.codes)} codes, {coders}{where}; {draws}; "
+        return (f"{count(len(self.report.codes), 'code')}, {coders}{where}; {draws}; "
                 f"computed {dt.datetime.now():%H:%M}. {values_text(self.report)}{flagged}")
 
     # -- methods paragraph ----------------------------------------------------------------------

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.export import EXPORT_KINDS
+from ...domain.words import count
 from ...project import Project
 from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
@@ -229,8 +230,8 @@ class ExportDialog(QDialog):
         if summary.sources is not None:
             sources = " Rows by source: " + (", ".join(
                 f"{n} {source}" for source, n in summary.sources.items() if n) or "none") + "."
-        self.status.setText(f"Wrote {summary.path}: {summary.rows} rows, {summary.columns} "
-                            f"columns.{sources}")
+        self.status.setText(f"Wrote {summary.path}: {count(summary.rows, 'row')}, "
+                            f"{count(summary.columns, 'column')}.{sources}")
         self.close_button.setFocus()
 
     def _failed(self, error: TaskError) -> None:

@@ -98,6 +98,9 @@ class AnalysisMenu(QObject):
                 del self.panels[name]
 
     def _show(self, panel: QWidget) -> None:
+        from ..accessibility import name_controls
+
+        name_controls(panel)  # every control a name a screen reader can say
         panel.show()
         panel.raise_()
         panel.activateWindow()

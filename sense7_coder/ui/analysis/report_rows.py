@@ -26,6 +26,7 @@ from ...domain.agreement import (
     AgreementRecord,
     AgreementReport,
 )
+from ...domain.words import count
 
 #: what an undefined figure shows
 UNDEFINED = "—"
@@ -87,7 +88,7 @@ def explain(record: AgreementRecord | None, missing: str = "not computed") -> st
     head = f"{name}: {fmt(record.value)}"
     if record.value is None:
         head = f"{name} is undefined"
-    lines = [head, f"{record.n_units} units, {record.n_values} values"]
+    lines = [head, f"{count(record.n_units, 'unit')}, {count(record.n_values, 'value')}"]
     if ci_text(record):
         lines.append(f"95% CI {ci_text(record)}")
         if record.undefined_draws:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from ...domain.codebook import Code
 from ...domain.errors import CodebookError, ProjectError, Sense7Error
+from ...domain.words import count
 from ...project import Project
 from ...project import codebook_ops as ops
 from ..screen import fit_to_screen
@@ -291,7 +292,7 @@ class CodebookEditorDialog(QDialog):
         ok = self._run(apply, f"Imported {Path(path).name}.")
         if ok:
             self.message.show_message(
-                f"Imported {Path(path).name}: {counts.get('added', 0)} codes added, "
+                f"Imported {Path(path).name}: {count(counts.get('added', 0), 'code')} added, "
                 f"{counts.get('updated', 0)} updated."
                 + "".join(f" Note: {n[:1].upper()}{n[1:]}." for n in notes), "ok")
         self._reload()

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from ...domain.importers import FORMATS, MAP_FIELDS, ImportOptions
 from ...domain.models import ROLES
+from ...domain.words import count
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
 from ..screen import fit_to_screen
@@ -356,8 +357,8 @@ class ImportDialog(QDialog):
         self.status_label.setText("Importing…")
         self._import_task = self.runner.start(
             with_own_project(self.project, job), title="Importing conversations",
-            label=f"Importing {check.new_conversations} conversations from "
-                  f"{len(paths)} file{'s' if len(paths) > 1 else ''}…",
+            label=f"Importing {count(check.new_conversations, 'conversation')} from "
+                  f"{count(len(paths), 'file')}…",
             on_result=self._import_done, on_error=self._import_failed,
             on_cancelled=self._import_cancelled)
         return self._import_task

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPalette
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -19,6 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.codebook import Code
+from ..elided import WrappedLabel
+from .guidance import Guidance
 
 NOT_SET = object()  # no value coded yet (as opposed to None = not applicable)
 MAX_BUTTONS = 7
@@ -52,6 +55,11 @@ def level_tooltip(code: Code, index: int) -> str:
     return f"<p style='white-space: normal'>{head}{key}{body}</p>"
 
 
+def tip_text(tip: str) -> str:
+    """A tooltip's words without its markup (a button's accessible name)."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", tip)).split())
+
+
 def _key_for(code: Code, index: int) -> str:
     value = code.levels[index].value
     if code.kind in ("ordinal", "binary") and isinstance(value, int) and 0 <= value <= 9:
@@ -83,14 +91,14 @@ class CodeRow(QWidget):
         self.key_label.setToolTip(f"Press {code.shortcut} to focus this code" if code.shortcut else "")
         self.value_label = QLabel(self)
         self.value_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.others_label = QLabel(self)
+        self.others_label = WrappedLabel("", self)
         self.others_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.others_label.setTextFormat(Qt.TextFormat.RichText)
         self.others_label.setWordWrap(True)  # six long names wrap instead of widening
         self.others_label.hide()
-        self.description = QLabel(self)
-        self.description.setWordWrap(True)
-        self.description.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        # the focused code's guidance (description, level anchors, include/exclude), one
+        # line each, folded by the panel so that every code stays in view
+        self.description = Guidance(code, self)
         self.description.hide()
 
         self.buttons: list[QToolButton] = []
@@ -99,7 +107,7 @@ class CodeRow(QWidget):
         self.group = QButtonGroup(self)
         self.group.setExclusive(False)
         scale = QHBoxLayout()
-        scale.setSpacing(3)
+        scale.setSpacing(2)
         if len(code.levels) > MAX_BUTTONS:
             self.combo = QComboBox(self)
             self.combo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -109,6 +117,7 @@ class CodeRow(QWidget):
             if code.allow_na:
                 self.combo.addItem("not applicable", None)
             self.combo.activated.connect(self._combo_chosen)
+            self.combo.setAccessibleName(f"{code.label}: choose a value")
             scale.addWidget(self.combo, 1)
         else:
             for i, lv in enumerate(code.levels):
@@ -119,7 +128,10 @@ class CodeRow(QWidget):
                 self.na_button = self._button("n/a", "<b>Not applicable</b> (key 0 or N): this "
                                               "code cannot be judged on this unit")
                 scale.addWidget(self.na_button)
-            scale.addStretch(1)
+            scale.addSpacing(8)
+            # the others' values sit inline beside the scale (a compact row per code)
+            scale.addWidget(self.others_label, 1)
+            scale.addStretch(0)  # takes the room only while no others' values show
         self.group.idClicked.connect(self._button_clicked)
 
         head = QHBoxLayout()
@@ -128,13 +140,27 @@ class CodeRow(QWidget):
         head.addWidget(self.value_label)
         head.addWidget(self.key_label)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 4, 10, 5)
-        layout.setSpacing(2)
+        layout.setContentsMargins(10, 1, 8, 2)
+        layout.setSpacing(1)
         layout.addLayout(head)
         layout.addLayout(scale)
-        layout.addWidget(self.others_label)
+        if self.combo is not None:  # a long list of choices takes the width of the row
+            layout.addWidget(self.others_label)
         layout.addWidget(self.description)
         self._restyle()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """The height the row takes at its width (its word-wrapped labels would otherwise
+        ask for the height of a narrow column, and push other codes out of view)."""
+        hint = super().sizeHint()
+        if self.width() > 0 and self.hasHeightForWidth():
+            hint.setHeight(self.heightForWidth(self.width()))
+        return hint
+
+    def resizeEvent(self, e: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(e)
+        if e.size().width() != e.oldSize().width():
+            self.updateGeometry()
 
     def _button(self, text: str, tip: str) -> QToolButton:
         b = QToolButton(self)
@@ -144,7 +170,8 @@ class CodeRow(QWidget):
         b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         b.setAutoRaise(False)
         metrics = b.fontMetrics()
-        b.setMinimumSize(max(32, metrics.horizontalAdvance(text) + 16), metrics.height() + 10)
+        b.setMinimumSize(max(26, metrics.horizontalAdvance(text) + 14), metrics.height() + 4)
+        b.setAccessibleName(f"{self.code.label}: {tip_text(tip)}")
         self.group.addButton(b, len(self.group.buttons()))
         return b
 
@@ -176,9 +203,7 @@ class CodeRow(QWidget):
 
     def set_focused(self, focused: bool) -> None:
         self.focused = focused
-        self.description.setVisible(focused and bool(self.code.description))
-        if focused and self.code.description:
-            self.description.setText(self.code.description)
+        self.description.setVisible(focused and self.description.has_content())
         self._restyle()
 
     def _restyle(self) -> None:
@@ -200,7 +225,7 @@ class CodeRow(QWidget):
         self.setStyleSheet(
             f"CodeRow {{ background: {bg}; border-left: {width}px solid {bar}; border-radius: 3px; }}"
             f"QLabel#title {{ font-weight: {weight}; }}"
-            "QToolButton { padding: 2px 6px; border-radius: 3px; "
+            "QToolButton { padding: 1px 4px; border-radius: 3px; "
             "border: 1px solid palette(mid); background: palette(button); }"
             f"QToolButton:checked {{ background: {colour.name()}; color: {ink}; "
             f"border: 1px solid {colour.darker(130).name()}; font-weight: 600; }}"

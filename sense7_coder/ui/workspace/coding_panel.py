@@ -13,16 +13,18 @@ from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from ...domain.codebook import Code, Codebook
+from ..elided import WrappedLabel
 from .code_row import NOT_SET, CodeRow
+from .guidance import FOLDS
 
 SECTIONS = (("turn", "This turn"), ("sentence", "Sentence"), ("conversation", "Whole conversation"))
-HINT = ("<b>1–5</b> rate · <b>0</b>/<b>N</b> not applicable · <b>Del</b> clear · "
-        "<b>↑↓</b> next code · <b>letter</b> jump to code · <b>Ctrl+Enter</b> done")
+HINT = ("<b>1–5</b> rate · <b>0</b>/<b>N</b> n/a · <b>Del</b> clear · "
+        "<b>↑↓</b> code · <b>Ctrl+Enter</b> done · <b>F1</b> guide")
 
 
 def hint_text(advance: bool) -> str:
     """The key hint under the codes; says when a rating moves on to the next code."""
-    return HINT.replace("<b>1–5</b> rate", "<b>1–5</b> rate, then the next code") if advance \
+    return HINT.replace("<b>1–5</b> rate", "<b>1–5</b> rate, then next") if advance \
         else HINT
 
 
@@ -35,7 +37,7 @@ def _section_label(text: str, parent: QWidget) -> QLabel:
     font.setWeight(QFont.Weight.DemiBold)
     label.setFont(font)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-    label.setContentsMargins(4, 8, 0, 2)
+    label.setContentsMargins(4, 2, 0, 1)
     return label
 
 
@@ -53,8 +55,8 @@ class CodingPanel(QScrollArea):
         self.inner = QWidget(self)
         self.inner.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.layout_ = QVBoxLayout(self.inner)
-        self.layout_.setContentsMargins(8, 4, 8, 8)
-        self.layout_.setSpacing(4)
+        self.layout_.setContentsMargins(8, 2, 8, 4)
+        self.layout_.setSpacing(2)
         self.setWidget(self.inner)
 
         # the turn's title and status stay in view above the scrolling codes (the workspace
@@ -76,7 +78,7 @@ class CodingPanel(QScrollArea):
         self.empty = QLabel(self.inner)
         self.empty.setWordWrap(True)
         self.empty.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.hint = QLabel(HINT, self.inner)
+        self.hint = WrappedLabel(HINT, self.inner)
         self.hint.setWordWrap(True)
         self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         small = QFont(self.hint.font())
@@ -198,40 +200,39 @@ class CodingPanel(QScrollArea):
         if self._folding or e.size().height() == e.oldSize().height():
             return
         row = self.rows.get(self.focused_key or "")
-        if row is not None and row.focused and row.code.description:
+        if row is not None and row.focused and row.description.has_content():
             self._folding = True
             try:
-                row.description.show()  # decide again for the new height
-                self.fold_guidance(row)
+                self.fold_guidance(row)  # decide again for the new height
             finally:
                 self._folding = False
 
     def fold_guidance(self, row: Any) -> bool:
-        """Fold the focused code's guidance away when that lets every code fit in view (it
-        stays in the row's tooltip); where the codes need scrolling anyway it stays open
-        under the code. True when folded."""
-        if not row.description.isVisibleTo(row):
+        """Show as much of the focused code's guidance as lets every code fit in view: all
+        of it, the description and level anchors, the description alone (one line), or none
+        (it stays in the row's tooltip and F1). Where the codes need scrolling anyway, the
+        description and anchors stay open under the code. True when anything was folded."""
+        guidance = row.description
+        if not guidance.isVisibleTo(row):
             return False
 
         def fits() -> bool:
-            for w in (row, self.inner, self):
+            for w in (guidance, row, self.inner, self.viewport(), self):
                 QApplication.sendPostedEvents(w, QEvent.Type.LayoutRequest)
+            QApplication.sendEvent(self, QEvent(QEvent.Type.LayoutRequest))  # resizes inner
             keys = self.visible_keys()
             if not keys:
                 return True
-            layout = self.inner.layout()
-            gap = layout.spacing() if layout is not None else 0
-            rows = sum(self.rows[k].sizeHint().height() + max(gap, 0) for k in keys)
-            # every code in view at once, under the turn's title that stays pinned on top
-            return rows <= self.viewport().height() - self.title.height()
+            # the height the scroll area really gives the codes (word-wrapped labels make
+            # any size hint taller than what is laid out)
+            return self.inner.height() <= self.viewport().height()
 
-        if fits():
-            return False
-        row.description.hide()
-        if fits():
-            return True
-        row.description.show()
-        return False
+        for fold in FOLDS:
+            guidance.set_fold(fold)
+            if fits():
+                return fold != FOLDS[0]
+        guidance.set_fold("anchors")
+        return True
 
     def reveal(self, row: QWidget) -> None:
         """Scroll so the whole row shows, its description (shown when focused) included."""

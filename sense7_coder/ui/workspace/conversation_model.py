@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from ...domain.words import count
 from ...project import Project
 from ...project import workspace as ws
 from ...project.workspace import ConversationFilter
@@ -147,10 +148,13 @@ class ConversationListModel(QAbstractTableModel):
                         else r.get("model") or None)
             topic = r.get("topic")
             lines = [f"Conversation {r.get('conversation_id', '')}"]
+            if r.get("participant_id"):  # the whole id, as the column cuts a long one
+                lines.append(f"Participant {r.get('participant_id')}")
             if topic:
                 lines.append(f"Topic: {topic}")
-            lines.append(f"{r.get('n_turns', 0)} messages; you have done "
-                         f"{r.get('done', 0)} of {r.get('codable', 0)} turns to code")
+            lines.append(f"{count(r.get('n_turns', 0) or 0, 'message')}; you have done "
+                         f"{r.get('done', 0)} of {count(r.get('codable', 0) or 0, 'turn')} to "
+                         "code")
             return "\n".join(lines)
         elif role == _ID_ROLE:
             return r.get("conversation_id")

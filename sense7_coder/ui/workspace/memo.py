@@ -48,7 +48,7 @@ class MemoPanel(QWidget):
         self.editor = _Editor(self.flush, self)
         self.editor.setPlaceholderText("Notes, doubts, quotes… saved as you type")
         self.editor.setTabChangesFocus(True)
-        self.editor.setMinimumHeight(self.editor.fontMetrics().lineSpacing() * 3 + 12)
+        self.editor.setMinimumHeight(self.editor.fontMetrics().lineSpacing() * 2 + 12)
         self.timer = QTimer(self, singleShot=True, interval=IDLE_MS)
         self.timer.timeout.connect(self.flush)
         self.editor.textChanged.connect(self._edited)

@@ -92,7 +92,7 @@ class Workspace(CodingActions, QWidget):
         self.right_split.addWidget(lower)
         self.right_split.setStretchFactor(0, 1)
         self.right_split.setStretchFactor(1, 0)
-        self.right_split.setSizes([560, 200])
+        self.right_split.setSizes([600, 170])
         rl.addWidget(self.right_split)
 
         self.split = QSplitter(Qt.Orientation.Horizontal, self)
@@ -102,8 +102,8 @@ class Workspace(CodingActions, QWidget):
         self.split.addWidget(right)
         self.split.setStretchFactor(0, 0)
         self.split.setStretchFactor(1, 1)
-        self.split.setStretchFactor(2, 0)
-        self.split.setSizes([310, 550, 420])
+        self.split.setStretchFactor(2, 1)  # a wider screen widens the codes too (one line of values each)
+        self.split.setSizes([290, 520, 470])  # the codes and the others' values on one line each
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.split)
