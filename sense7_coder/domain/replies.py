@@ -92,7 +92,7 @@ def _json_value(code: Code, value: Any) -> int | str | None:
         if not code.allow_na:
             raise Unreadable(f"{code.key}: not applicable is not allowed for this code")
         return None
-    if isinstance(value, bool) or isinstance(value, list | dict) or isinstance(value, _Literal):
+    if isinstance(value, (bool, list | dict, _Literal)):
         shown = json.dumps(value)[:40] if not isinstance(value, _Literal) else value[:40]
         raise Unreadable(f"{code.key}: {shown} is {_kind(value)}, not a level")
     if isinstance(value, float):
@@ -239,10 +239,7 @@ def _from_lines(reply: str, codes: Sequence[Code]) -> dict[str, Reading | str]:
                 continue
             raw = m.group(1).strip()
             frac = _FRACTION.match(raw)
-            if frac:
-                raw = frac.group(1)
-            else:
-                raw = re.split(r"\s[-(–—]\s?|\s\(|\.\s", raw)[0]
+            raw = frac.group(1) if frac else re.split(r"\s[-(–—]\s?|\s\(|\.\s", raw)[0]
             try:
                 out[code.key] = Reading(_text_value(code, raw))
             except Unreadable as e:
