@@ -254,3 +254,29 @@ def test_every_kind_of_code_at_every_unit(demo_project: Path,
                        (False, False, "affective"): None}
         # --unit keeps only the codes of that unit
         assert [c.key for c in plan(p, unit="conversation", measure=False).codes] == ["stance"]
+
+
+def test_hostile_replies_and_endpoints(demo_project: Path, serve: Callable[..., FakeServer]):
+    from sense7_coder.domain.errors import ProjectError
+
+    huge = "blah " * 600_000  # 3 MB of text with no level in it
+
+    def reply(body: dict[str, Any], n: int) -> tuple[int, str]:
+        if "[turn 2, assistant]\n>>>" in body["messages"][1]["content"]:
+            return 200, completion(huge)
+        return 200, completion('{"affective": {"value": 123456789012345678901234567890}}')
+
+    server = serve(reply)
+    secret_url = server.url.replace("http://", "http://user:secret@")
+    with Project.open(demo_project, backup=False) as p:
+        out = run_llm(p, plan(p, ["affective"]), secret_url, "m", **FAST)
+        assert out.run.answered == 0 and out.run.no_answer == out.requests
+        assert out.run.endpoint_host == server.url.split("//")[1].split("/")[0]
+        assert "secret" not in str(p.db.execute("SELECT * FROM suggestion_runs").fetchall())
+        kept = [s for s in suggestions(p, "101") if s.unit.position == 2]
+        assert kept and all(len(s.reply or "") == 100_000 for s in kept)
+        # a coder who is not the lead runs no model
+        p.set_coder("lee", "adjudicator")
+        p.set_coder("dora")
+        with pytest.raises(ProjectError, match="only a lead"):
+            run_llm(p, plan(p, ["affective"]), server.url, "m", **FAST)

@@ -40,6 +40,8 @@ NA_WORDS = frozenset({"n/a", "na", "not applicable", "none", "null"})
 MAX_RATIONALE_CHARS = 2000
 #: a number written with more characters than this is no level
 MAX_NUMBER_CHARS = 20
+#: the characters of a reply read for a value outside a JSON object
+MAX_TEXT_CHARS = 20_000
 
 
 class Unreadable(ValueError):
@@ -291,12 +293,15 @@ def read_reply(reply: str, codes: Sequence[Code]) -> dict[str, Reading | str]:
                 out[key] = got
         if all(isinstance(out.get(c.key), Reading) for c in codes):
             return out
+    # the text readers scan the beginning only: a value is stated near the top, and a
+    # reply of megabytes must not take seconds of regular-expression work
+    head = reply[:MAX_TEXT_CHARS]
     for reader in (_from_tags, _from_lines):
-        for key, got in reader(reply, codes).items():
+        for key, got in reader(head, codes).items():
             if not isinstance(out.get(key), Reading):
                 out[key] = got
     if len(codes) == 1 and not isinstance(out.get(codes[0].key), Reading):
-        got = _from_text(reply.strip(), codes[0])
+        got = _from_text(head.strip(), codes[0])
         previous = out.get(codes[0].key)
         out[codes[0].key] = got if isinstance(got, Reading) or previous is None else previous
     said = reply.strip()[:MAX_RATIONALE_CHARS]
