@@ -24,6 +24,7 @@ or label, the present/absent words), like every other incoming value.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import re
@@ -127,6 +128,15 @@ def _text_value(code: Code, text: str) -> int | str | None:
         if not code.allow_na:
             raise Unreadable(f"{code.key}: not applicable is not allowed for this code")
         return None
+    if _NUMERIC.fullmatch(text) and text not in {str(v) for v in code.values}:
+        # a number as text is exact: 4.0 is 4, but 4.99999999999999999999999 is no 5
+        try:
+            number = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            number = None
+        if (len(text) > MAX_NUMBER_CHARS or number is None or not number.is_finite()
+                or number != number.to_integral_value()):
+            raise Unreadable(f"{code.key}: {text[:40]} is not a level")
     try:
         return code.parse_value(text)
     except ValueError as e:
@@ -144,6 +154,7 @@ def _rationale(obj: dict[str, Any]) -> str:
 
 # -- the reply's shapes ------------------------------------------------------------------------
 
+_NUMERIC = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TAG = re.compile(r"<\s*([A-Za-z][\w-]{0,40})\s*>\s*([^<>]{0,80}?)\s*<\s*/\s*\1\s*>")
 
