@@ -77,6 +77,8 @@ class MethodsContext:
     by_construction: str = ""
     #: library -> version of what computed the figures (None: the installed ones)
     libraries: dict[str, str] | None = None
+    #: the sentence on models' suggestions compared as raters ('' = none entered)
+    models: str = ""
 
 
 def _fmt(value: float | None) -> str:
@@ -202,6 +204,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
             f"applicable versus not applicable over every coding of the codes that allow it.")
     if ctx.by_construction:
         parts.append(esc(ctx.by_construction))
+    if ctx.models:
+        parts.append(esc(ctx.models))
     parts += _interval_sentences(rows, ctx, alpha, esc, pct)
     parts.append(_band_sentence(ctx, alpha, latex, esc))
     return " ".join(parts)
