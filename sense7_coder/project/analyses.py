@@ -24,6 +24,9 @@ from .project import Project
 
 SOURCES = ("users", "coders", "consensus", "final")
 DROP = 2
+#: the note when the default source has nothing: front ends word the remedy in their terms
+NO_USER_RATINGS = ("the users rated no assistant turn in the selected conversations; the "
+                   "coders' values can be analysed instead (source: coders)")
 
 
 @dataclass
@@ -202,7 +205,8 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
     values, codings, convs = rating_values(project, source, conversations)
     tick()
     if values.empty:
-        out.notes.append(f"no ratings from source '{source}' in the selected conversations")
+        out.notes.append(NO_USER_RATINGS if source == "users" else
+                         f"no ratings from source '{source}' in the selected conversations")
     else:
         dist = an.distribution(values)
         table("distribution", dist)

@@ -1,0 +1,116 @@
+"""Predictors measured against the users' own ratings, per dimension and per turn.
+
+* :class:`MissingTarget` -- a structured refusal when the users' ratings do not hold the
+  target of a level (ESConv-like data rate each turn ``overall`` only, while the paper's
+  conversation target is the mean of the seven dimensions). Front ends word it in their own
+  terms (the command line names its options; this layer names none).
+* :func:`evaluate_per_dimension` -- every stored predictor (and every model's suggestions
+  for a code the users rated) against the users' rating of the same dimension, with
+  bootstrap intervals over conversations (:mod:`..domain.grain_evaluation`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from ..domain.errors import ProjectError
+from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
+from ..domain.models import DIMENSIONS
+from ..store.conversations import ConversationFilter
+from .project import Project
+
+#: the dimension column of the conversation-level target (the paper's)
+CONVERSATION_TARGET = "mean of the seven dimensions"
+
+
+class MissingTarget(ProjectError):
+    """The users' ratings lack what the target of ``level`` is made of.
+
+    ``rated`` holds the rating keys the users gave at least once; ``overall_turns`` the
+    number of turns with an overall rating; ``other_level`` the level whose target the data
+    do hold (None when neither)."""
+
+    def __init__(self, level: str, rated: Sequence[str], overall_turns: int) -> None:
+        self.level = level
+        self.rated = sorted(rated)
+        self.overall_turns = overall_turns
+        self.other_level: str | None = None
+        if level == "conversation" and overall_turns:
+            self.other_level = "turn"
+        if not rated:
+            text = "the users rated no assistant turn in the selected conversations: there is "\
+                   "nothing to train on or evaluate against"
+        elif level == "conversation":
+            text = (f"the conversation-level target is the mean of the seven dimensions "
+                    f"({', '.join(DIMENSIONS)}) over the assistant turns, and the users rated "
+                    f"only {', '.join(self.rated)}"
+                    + (f" ({overall_turns} turns); evaluate at turn level, against the "
+                       "overall rating" if overall_turns else ""))
+        else:
+            text = (f"the turn-level target is the user's overall rating of the turn, and the "
+                    f"users rated only {', '.join(self.rated)}")
+        super().__init__(text)
+
+
+def require_target(turns: Sequence[Any], level: str) -> None:
+    """Raise :class:`MissingTarget` unless some of ``turns`` (``RatedTurn``) carry the
+    target of ``level``."""
+    rated = {k for t in turns for k, v in t.ratings.items() if v is not None}
+    overall = sum(1 for t in turns if t.ratings.get("overall") is not None)
+    has = bool(rated & set(DIMENSIONS)) if level == "conversation" else overall > 0
+    if not has:
+        raise MissingTarget(level, sorted(rated), overall)
+
+
+def check_target(project: Project, level: str,
+                 conversations: ConversationFilter | None = None) -> None:
+    """:func:`require_target` on the project's assistant turns."""
+    from .predictions import rated_turns
+
+    require_target(rated_turns(project, conversations), level)
+
+
+def evaluate_per_dimension(project: Project, conversations: ConversationFilter | None = None,
+                           *, draws: int = DRAWS, seed: int = SEED) -> list[dict[str, Any]]:
+    """One row per predictor, level and dimension: the paper's five figures against the
+    users' ratings, each with a bootstrap interval over conversations.
+
+    Stored predictors score the overall level: turn-level scores are compared with the
+    user's overall rating of the turn, conversation-level scores with the paper's
+    conversation target. A model's suggestions (raters ``model:NAME``) are compared per
+    code with the user's rating of the same dimension, turn by turn."""
+    project.require_unblinded("evaluate predictors against the users' ratings")
+    from .predictions import predictor_counts, rated_turns, stored_runs, targets
+
+    turns = rated_turns(project, conversations)
+    rows: list[dict[str, Any]] = []
+
+    def add(predictor: str, level: str, dimension: str, truth: dict[Hashable, float],
+            runs: dict[int, dict[Hashable, float | None]]) -> None:
+        result = evaluate_with_intervals(truth, runs, draws=draws, seed=seed)
+        if result.n:
+            rows.append({"predictor": predictor, "level": level, "dimension": dimension,
+                         **result.row()})
+
+    counts = predictor_counts(project)
+    for level, dimension in (("turn", "overall"), ("conversation", CONVERSATION_TARGET)):
+        names = [n for n, c in counts.items() if c.get(level)]
+        if not names:
+            continue
+        truth = targets(project, level, conversations, turns)
+        for name in names:
+            add(name, level, dimension, truth, stored_runs(project, name, level, conversations))
+    for name, code, runs in _suggestion_runs(project, conversations):
+        truth = {(t.conversation_id, t.position): float(v) for t in turns
+                 if (v := t.ratings.get(code)) is not None}
+        add(name, "turn", code, truth, runs)
+    return rows
+
+
+def _suggestion_runs(project: Project, conversations: ConversationFilter | None
+                     ) -> list[tuple[str, str, dict[int, dict[Hashable, float | None]]]]:
+    """(rater name, code, run -> (conversation, position) -> value) of the models'
+    suggestions on turns, for the codes the users also rate; none before any exist."""
+    del project, conversations
+    return []
