@@ -162,3 +162,27 @@ def test_analyze_without_users_ratings_suggests_the_coders(tmp_path: Path,
     assert "users rated no assistant turn" in err and "--source coders" in err
     code, _, err = run(capsys, "classify", path, "--evaluate", "--level", "turn")
     assert code == 2 and "the users rated no assistant turn" in err
+
+
+def test_analyze_writes_the_evaluation_per_dimension(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import csv
+
+    dims = ("affective", "cognitive", "response")
+    path = _project(tmp_path / "rated.sense7",
+                    [{"overall": v, **dict.fromkeys(dims, 6 - v)} for v in (1, 3, 4, 5)])
+    assert run(capsys, "classify", path, "--model", "baseline", "--level", "turn")[0] == 0
+    assert run(capsys, "classify", path, "--model", "baseline")[0] == 0
+    out_dir = tmp_path / "out"
+    code, _, err = run(capsys, "analyze", path, "--out", out_dir)
+    assert code == 0, err
+    rows = list(csv.DictReader((out_dir / "evaluation_per_dimension.csv").open()))
+    assert [(r["predictor"], r["level"], r["dimension"]) for r in rows] == [
+        ("baseline", "turn", "overall"),
+        ("baseline", "conversation", "mean of the seven dimensions")]
+    turn = rows[0]
+    assert (turn["n"], turn["conversations"], turn["draws"]) == ("24", "6", "1000")
+    for m in ("accuracy", "macro_f1", "within_one", "mae"):
+        assert float(turn[f"{m}_low"]) <= float(turn[m]) <= float(turn[f"{m}_high"])
+    assert (out_dir / "evaluation_per_dimension.png").stat().st_size > 10_000
+    assert "evaluation_per_dimension.png" in (out_dir / "index.html").read_text()

@@ -100,6 +100,76 @@ def resamples(clusters: Sequence[Hashable], draws: int = DRAWS, seed: int = SEED
     return rng.integers(0, len(clusters), size=(draws, len(clusters)))
 
 
+def _draw_counts(draws: Any, groups: int) -> Any:
+    """How often each conversation is drawn in each draw (draws x conversations)."""
+    import numpy as np
+
+    rows = np.repeat(np.arange(len(draws)), draws.shape[1])
+    counts = np.zeros((len(draws), groups))
+    np.add.at(counts, (rows, draws.ravel()), 1.0)
+    return counts
+
+
+def _weighted_ranks(values: Any, weights: Any) -> Any:
+    """Average ranks (ties shared) of ``values`` repeated ``weights`` times, per row of
+    ``weights`` (draws x units): the ranks scipy's ``rankdata`` gives the resampled data."""
+    import numpy as np
+
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    group = np.cumsum(np.r_[True, sorted_values[1:] != sorted_values[:-1]]) - 1
+    totals = np.add.reduceat(weights[:, order], starts, axis=1)  # draws x distinct values
+    below = np.cumsum(totals, axis=1) - totals
+    average = below + (totals + 1) / 2
+    ranks = np.empty_like(weights)
+    ranks[:, order] = average[:, group]
+    return ranks
+
+
+def _draw_figures(y: Any, p: Any, clusters: Any, counts: Any, chunk: int = 200
+                  ) -> dict[str, Any]:
+    """Each figure in each draw (``counts``: draws x conversations), computed on weights
+    (a unit drawn k times weighs k) so that no resample is built: the same numbers as
+    :func:`figures` on the resampled units."""
+    import numpy as np
+
+    out = {m: np.full(len(counts), np.nan) for m in METRICS}
+    if len(y) == 0:
+        return out
+    ly, lp = _levels(y), _levels(p)
+    size = max(LEVELS) + 1
+    cells = np.zeros((len(y), size * size))
+    cells[np.arange(len(y)), ly * size + lp] = 1.0
+    equal, near = (ly == lp).astype(float), (np.abs(ly - lp) <= 1).astype(float)
+    error = np.abs(y - p)
+    for first in range(0, len(counts), chunk):
+        w = counts[first:first + chunk][:, clusters]  # draws x units
+        total = w.sum(axis=1)
+        part = slice(first, first + len(w))
+        with np.errstate(all="ignore"):
+            out["accuracy"][part] = w @ equal / total
+            out["within_one"][part] = w @ near / total
+            out["mae"][part] = w @ error / total
+            confusion = (w @ cells).reshape(len(w), size, size)
+            tp = np.diagonal(confusion, axis1=1, axis2=2)
+            both = confusion.sum(axis=2) + confusion.sum(axis=1)
+            seen = both > 0
+            f1 = np.where(seen, 2 * tp / np.where(seen, both, 1), 0.0)
+            out["macro_f1"][part] = f1.sum(axis=1) / seen.sum(axis=1)
+            ry, rp = _weighted_ranks(y, w), _weighted_ranks(p, w)
+            my = (w * ry).sum(axis=1, keepdims=True) / total[:, None]
+            mp = (w * rp).sum(axis=1, keepdims=True) / total[:, None]
+            cov = (w * (ry - my) * (rp - mp)).sum(axis=1)
+            vy = (w * (ry - my) ** 2).sum(axis=1)
+            vp = (w * (rp - mp) ** 2).sum(axis=1)
+            defined = (vy > 1e-12 * total ** 3) & (vp > 1e-12 * total ** 3) & (total >= 2)
+            out["spearman"][part] = np.where(defined, cov / np.sqrt(vy * vp), np.nan)
+            for m in METRICS:
+                out[m][part] = np.where(total > 0, out[m][part], np.nan)
+    return out
+
+
 def evaluate_with_intervals(
     truth: Mapping[Hashable, float],
     runs: Mapping[int, Mapping[Hashable, float | None]],
@@ -135,19 +205,15 @@ def evaluate_with_intervals(
         return GrainResult(dict(empty), dict(empty), dict(empty), 0, 0, len(runs), 0)
     estimates = [figures(y, p) for y, p, _ in per_run]
     estimate = {m: _mean([e[m] for e in estimates]) for m in METRICS}
-    # units of each conversation, per run, so a draw gathers them at once
-    members = [[np.flatnonzero(cl == g) for g in range(len(clusters))] for _, _, cl in per_run]
-    samples = {m: np.full(draws, np.nan) for m in METRICS}
-    for d, draw in enumerate(resamples(list(clusters), draws, seed)):
-        values: dict[str, list[float | None]] = {m: [] for m in METRICS}
-        for (y, p, _), groups in zip(per_run, members, strict=True):
-            idx = np.concatenate([groups[g] for g in draw])
-            for m, v in figures(y[idx], p[idx]).items():
-                values[m].append(v)
-        for m in METRICS:
-            mean = _mean(values[m])
-            if mean is not None:
-                samples[m][d] = mean
+    counts = _draw_counts(resamples(list(clusters), draws, seed), len(clusters))
+    per_draw = [_draw_figures(y, p, cl, counts) for y, p, cl in per_run]
+    samples = {}
+    for m in METRICS:
+        stacked = np.vstack([f[m] for f in per_draw])  # runs x draws
+        with np.errstate(all="ignore"):
+            defined = (~np.isnan(stacked)).sum(axis=0)
+            samples[m] = np.where(defined > 0, np.nansum(stacked, axis=0) / np.maximum(defined, 1),
+                                  np.nan)
     alpha = (1 - confidence) / 2
     low: dict[str, float | None] = {}
     high: dict[str, float | None] = {}

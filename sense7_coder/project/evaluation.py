@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from ..domain.errors import ProjectError
+from ..domain.errors import Cancelled, ProjectError
 from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
 from ..domain.models import DIMENSIONS
 from ..store.conversations import ConversationFilter
@@ -72,7 +72,8 @@ def check_target(project: Project, level: str,
 
 
 def evaluate_per_dimension(project: Project, conversations: ConversationFilter | None = None,
-                           *, draws: int = DRAWS, seed: int = SEED) -> list[dict[str, Any]]:
+                           *, draws: int = DRAWS, seed: int = SEED,
+                           cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
     """One row per predictor, level and dimension: the paper's five figures against the
     users' ratings, each with a bootstrap interval over conversations.
 
@@ -88,6 +89,8 @@ def evaluate_per_dimension(project: Project, conversations: ConversationFilter |
 
     def add(predictor: str, level: str, dimension: str, truth: dict[Hashable, float],
             runs: dict[int, dict[Hashable, float | None]]) -> None:
+        if cancel is not None and cancel():
+            raise Cancelled()
         result = evaluate_with_intervals(truth, runs, draws=draws, seed=seed)
         if result.n:
             rows.append({"predictor": predictor, "level": level, "dimension": dimension,
