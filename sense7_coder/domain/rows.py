@@ -98,8 +98,16 @@ def _name_problem(value: str) -> str | None:
     return None
 
 
+#: what begins the name of a model read as a rater; no coder's name may begin with it
+MODEL_RATER_PREFIX = "model:"
+
+
 def coder_name(value: Any, field: str = "coder") -> str:
-    return name(value, "coder name", field)
+    value = name(value, "coder name", field)
+    if value.casefold().startswith(MODEL_RATER_PREFIX):
+        raise RowError(field, f"the coder name {_shown(value)} begins with "
+                              f"'{MODEL_RATER_PREFIX}', which names a model's suggestions")
+    return value
 
 
 def conversation_id(value: Any, field: str = "conversation_id") -> str:

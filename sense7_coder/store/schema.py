@@ -587,4 +587,59 @@ def m009_provenance(db: Database) -> None:
     ]))
 
 
+
+@migrations()
+def m010_suggestions(db: Database) -> None:
+    """A model's suggested values, kept apart from every coder's codings.
+
+    ``suggestion_runs`` holds one row per run of a model (the LLM judge or the baseline):
+    its rater name (shown as ``model:NAME``), the method, the endpoint's host only (never a
+    key or a path), the hash of the prompts it was sent, its settings as JSON, when it
+    started and finished, and its counts. ``suggestions`` holds each run's value of a code
+    on a unit (``status`` ok or no_answer; the reply of a unit that stayed unreadable is
+    kept in ``reply`` for inspection; ``spread`` is the model's own uncertainty where it
+    has one). ``code_prompts`` holds a code's prompt where the lead edited it."""
+    _script(db,
+        """
+        CREATE TABLE suggestion_runs (
+            run INTEGER PRIMARY KEY,
+            model TEXT NOT NULL,
+            method TEXT NOT NULL,
+            api_model TEXT,
+            endpoint_host TEXT,
+            prompt_hash TEXT NOT NULL DEFAULT '',
+            unit TEXT NOT NULL,
+            settings TEXT NOT NULL DEFAULT '{}',
+            started_at TEXT,
+            finished_at TEXT,
+            requests INTEGER NOT NULL DEFAULT 0,
+            answered INTEGER NOT NULL DEFAULT 0,
+            no_answer INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX suggestion_runs_model ON suggestion_runs(model);
+        CREATE TABLE suggestions (
+            run INTEGER NOT NULL REFERENCES suggestion_runs(run) ON DELETE CASCADE,
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key) ON DELETE CASCADE,
+            status TEXT NOT NULL DEFAULT 'ok',
+            value,
+            rationale TEXT NOT NULL DEFAULT '',
+            reply TEXT,
+            spread REAL,
+            PRIMARY KEY (run, conversation_id, position, sentence, code)
+        );
+        CREATE INDEX suggestions_unit ON suggestions(conversation_id, position, sentence,
+                                                     code, run);
+        CREATE INDEX suggestions_code ON suggestions(code);
+        CREATE TABLE code_prompts (
+            code TEXT PRIMARY KEY REFERENCES codes(key) ON DELETE CASCADE,
+            prompt TEXT NOT NULL,
+            updated_at TEXT
+        );
+        """
+    )
+
 SCHEMA_VERSION = len(migrations._migrations)

@@ -94,6 +94,13 @@ _TABLES: dict[str, dict[str, Shape]] = {
         "request_key": KEY, "conversation_id": KEY, "api_model": "text", "run": "count",
         "reply": "text", "score": "number?", "answered_at": "text?",
     },
+    "suggestion_runs": {
+        "run": "count", "model": "text", "method": "text", "api_model": "text?",
+        "endpoint_host": "text?", "prompt_hash": "text", "unit": "text", "settings": "text",
+        "started_at": "text?", "finished_at": "text?", "requests": "count",
+        "answered": "count", "no_answer": "count",
+    },
+    "code_prompts": {"code": KEY, "prompt": "text", "updated_at": "text?"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed
@@ -105,6 +112,11 @@ _BIG_TABLES: dict[str, dict[str, Shape]] = {
     },
     "user_ratings": {"conversation_id": KEY, "position": "count", "rating": "text"},
     "history": {"position": "count?", "sentence": "count?"},
+    "suggestions": {
+        "run": "count", "conversation_id": KEY, "position": "count", "sentence": "count",
+        "code": KEY, "status": "text", "rationale": "text", "reply": "text?",
+        "spread": "number?",
+    },
 }
 
 #: big tables: the text columns that lead one of their indexes (checked through it)
@@ -112,6 +124,7 @@ _INDEXED_KEYS: dict[str, tuple[str, ...]] = {
     "codings": ("coder", "conversation_id", "code"),
     "user_ratings": ("conversation_id",),
     "history": ("conversation_id",),
+    "suggestions": ("conversation_id", "code"),
 }
 
 _CLASS_NAMES = {"blob": "binary data (a BLOB)", "real": "a fractional number",

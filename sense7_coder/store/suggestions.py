@@ -1,0 +1,164 @@
+"""A model's suggested values (tables ``suggestion_runs``, ``suggestions``, ``code_prompts``).
+
+Suggestions never enter ``codings``: each belongs to a run of a model, and a model is read
+as a rater of its own (``model:NAME``). Writes run inside the caller's
+``ProjectDB.atomic()``; reads join the runs, so a suggestion whose run was removed is never
+read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+#: a suggestion's status: a value was read from the reply, or none could be
+STATUSES = ("ok", "no_answer")
+RUN_COLUMNS = ("run", "model", "method", "api_model", "endpoint_host", "prompt_hash", "unit",
+               "settings", "started_at", "finished_at", "requests", "answered", "no_answer")
+#: (conversation_id, position, sentence, code, status, value, rationale, reply, spread)
+SuggestionRow = tuple[str, int, int, str, str, Any, str, str | None, float | None]
+_COLUMNS = ("s.run", "r.model", "r.method", "s.conversation_id", "s.position", "s.sentence",
+            "s.code", "s.status", "s.value", "s.rationale", "s.reply", "s.spread",
+            "r.prompt_hash", "r.started_at")
+FIELDS = tuple(c.split(".")[1] for c in _COLUMNS)
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+# -- runs ------------------------------------------------------------------------------------
+
+def start_run(db: Database, model: str, method: str, unit: str, *, api_model: str | None,
+              endpoint_host: str | None, prompt_hash: str, settings: str) -> int:
+    """A new run of ``model``; returns its number."""
+    cur = db.execute(
+        "INSERT INTO suggestion_runs (model, method, api_model, endpoint_host, prompt_hash, "
+        "unit, settings, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [model, method, api_model, endpoint_host, prompt_hash, unit, settings, now()])
+    return int(cur.lastrowid or 0)
+
+
+def finish_run(db: Database, run: int, *, requests: int, answered: int, no_answer: int
+               ) -> None:
+    db.execute("UPDATE suggestion_runs SET finished_at = ?, requests = ?, answered = ?, "
+               "no_answer = ? WHERE run = ?", [now(), requests, answered, no_answer, run])
+
+
+def delete_run(db: Database, run: int) -> int:
+    db.execute("DELETE FROM suggestions WHERE run = ?", [run])
+    return int(db.execute("DELETE FROM suggestion_runs WHERE run = ?", [run]).rowcount)
+
+
+def runs(db: Database, model: str | None = None) -> list[dict[str, Any]]:
+    """Every run (of ``model``), oldest first."""
+    where, params = (" WHERE model = ?", [model]) if model is not None else ("", [])
+    sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM suggestion_runs{where} ORDER BY run"
+    return [dict(zip(RUN_COLUMNS, r, strict=True)) for r in db.execute(sql, params)]
+
+
+def model_names(db: Database) -> list[str]:
+    """Models with at least one finished run holding a suggestion, by name."""
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT r.model FROM suggestion_runs r WHERE r.finished_at IS NOT NULL "
+        "AND EXISTS (SELECT 1 FROM suggestions s WHERE s.run = r.run AND s.status = 'ok') "
+        "ORDER BY r.model")]
+
+
+# -- suggestions -----------------------------------------------------------------------------
+
+def put_suggestions(db: Database, run: int, rows: Iterable[SuggestionRow]) -> int:
+    cur = db.conn.executemany(
+        "INSERT OR REPLACE INTO suggestions (run, conversation_id, position, sentence, code, "
+        "status, value, rationale, reply, spread) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ((run, *row) for row in rows))
+    return int(cur.rowcount)
+
+
+def suggestions_of(db: Database, conversation_id: str, position: int | None = None,
+                   sentence: int | None = None, code: str | None = None,
+                   model: str | None = None) -> list[dict[str, Any]]:
+    """The suggestions of one conversation (one unit, one code, one model), in unit, code
+    and run order; only finished runs."""
+    where = ["s.conversation_id = ?", "r.finished_at IS NOT NULL"]
+    params: list[Any] = [conversation_id]
+    for column, value in (("s.position", position), ("s.sentence", sentence),
+                          ("s.code", code), ("r.model", model)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
+           f"ON r.run = s.run WHERE {' AND '.join(where)} "
+           "ORDER BY s.position, s.sentence, s.code, s.run")
+    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, params)]
+
+
+def run_suggestions(db: Database, run: int) -> list[dict[str, Any]]:
+    """Every suggestion of one run, in import order of the conversations."""
+    sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
+           "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id "
+           "WHERE s.run = ? ORDER BY c.rowid, s.position, s.sentence, s.code")
+    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, [run])]
+
+
+def all_suggestions(db: Database, models: Sequence[str] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Every suggestion of finished runs (of ``models``), in conversation import order."""
+    where = "WHERE r.finished_at IS NOT NULL"
+    params: list[Any] = []
+    if models is not None:
+        where += f" AND r.model IN ({','.join('?' * len(models))})"
+        params += list(models)
+    sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
+           "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id "
+           f"{where} ORDER BY c.rowid, s.position, s.sentence, s.code, s.run")
+    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, params)]
+
+
+def latest_values(db: Database, models: Sequence[str] | None = None
+                  ) -> list[tuple[str, str, int, int, str, Any]]:
+    """(model, conversation_id, position, sentence, code, value): for each model, unit and
+    code the value of its latest finished run that answered there (what agreement reads)."""
+    where = "WHERE r.finished_at IS NOT NULL AND s.status = 'ok'"
+    params: list[Any] = []
+    if models is not None:
+        where += f" AND r.model IN ({','.join('?' * len(models))})"
+        params += list(models)
+    sql = ("SELECT model, conversation_id, position, sentence, code, value FROM ("
+           "SELECT r.model AS model, s.conversation_id AS conversation_id, "
+           "s.position AS position, s.sentence AS sentence, s.code AS code, "
+           "s.value AS value, ROW_NUMBER() OVER (PARTITION BY r.model, s.conversation_id, "
+           "s.position, s.sentence, s.code ORDER BY s.run DESC) AS k "
+           f"FROM suggestions s JOIN suggestion_runs r ON r.run = s.run {where}) "
+           "WHERE k = 1")
+    return [tuple(r) for r in db.execute(sql, params)]
+
+
+def suggestion_count(db: Database) -> int:
+    if not db["suggestions"].exists():
+        return 0
+    return int(db.execute("SELECT COUNT(*) FROM suggestions").fetchone()[0])
+
+
+# -- per-code prompts ------------------------------------------------------------------------
+
+def prompt(db: Database, code: str) -> str | None:
+    row = db.execute("SELECT prompt FROM code_prompts WHERE code = ?", [code]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def prompts(db: Database) -> dict[str, str]:
+    return {r[0]: r[1] for r in db.execute("SELECT code, prompt FROM code_prompts ORDER BY code")}
+
+
+def set_prompt(db: Database, code: str, text: str | None) -> None:
+    """Store a code's own prompt (None: back to the one built from the codebook)."""
+    if text is None:
+        db.execute("DELETE FROM code_prompts WHERE code = ?", [code])
+        return
+    db.execute("INSERT INTO code_prompts (code, prompt, updated_at) VALUES (?, ?, ?) "
+               "ON CONFLICT(code) DO UPDATE SET prompt = excluded.prompt, "
+               "updated_at = excluded.updated_at", [code, text, now()])
