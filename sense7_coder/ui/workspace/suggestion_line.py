@@ -56,6 +56,12 @@ class SuggestionLine(QWidget):
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignTop)
         self.hide()
 
+    def _value_text(self, value: Any) -> str:
+        label = self.code.level_label(value)
+        if self.code.kind == "ordinal" and value is not None and str(value) != label:
+            return f"{value} {label}"
+        return label
+
     def show_suggestion(self, shown: sv.RowSuggestion | None, current: Any,
                         key_free: bool) -> None:
         self.shown = shown
@@ -63,16 +69,12 @@ class SuggestionLine(QWidget):
             self.hide()
             return
         s = shown.chosen
-        value = escape(str(s.value)) if self.code.kind == "ordinal" and s.value is not None \
-            else ""
-        label = escape(shown.value_text())
-        head = f"<b>{value} {label}</b>" if value else f"<b>{label}</b>"
-        parts = [f"Model suggests {head}"]
+        parts = [f"Model suggests <b>{escape(self._value_text(s.value))}</b>"]
         if s.rationale:
             parts.append(f"— <i>{escape(_short(s.rationale))}</i>")
         if shown.others:
             parts.append("<br/>" + " · ".join(
-                f"{escape(r)} <b>{escape(self.code.level_label(v))}</b>" for r, v in shown.others))
+                f"{escape(r)} <b>{escape(self._value_text(v))}</b>" for r, v in shown.others))
         self.text.setText(" ".join(parts))
         self.text.setToolTip(f"<p>{escape(s.rater)}, run {s.run}"
                              f"{' · spread ' + format(s.spread, '.2f') if s.spread else ''}"

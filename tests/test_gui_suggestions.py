@@ -1,0 +1,92 @@
+"""A model's suggestions on the coding panel's rows, driven by keyboard like a coder would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project
+from sense7_coder.project.suggestion_view import set_shown_in_workspace
+from sense7_coder.project.suggestions import NewSuggestion, store_run
+
+pytestmark = pytest.mark.gui
+CTRL = Qt.KeyboardModifier.ControlModifier
+TURN = Unit("101", 2)
+VALUES = {"overall": 3, "affective": 4, "cognitive": 2, "response": 5}
+
+
+def _prepare(path: Path, *, show: bool, blind: bool = False) -> None:
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        store_run(p, "judge", "llm", "turn",
+                  [NewSuggestion(TURN, k, "ok", v, f"the reply {k} reads as {v}")
+                   for k, v in VALUES.items()], requests=1)
+        set_shown_in_workspace(p, show)
+        p.blind_coding = blind
+
+
+def _source(path: Path, coder: str, code: str) -> tuple[object, ...] | None:
+    with Project.open(path, backup=False) as p:
+        return p.db.execute(
+            "SELECT value, source FROM codings WHERE coder = ? AND conversation_id = '101' "
+            "AND position = 2 AND code = ?", [coder, code]).fetchone()
+
+
+def _line(w, key: str):
+    return w.workspace.model_suggestions.lines.get(key)
+
+
+def test_shown_only_when_the_lead_allows_it(gui, demo_project: Path) -> None:
+    _prepare(demo_project, show=False)
+    w = gui.open(demo_project)
+    assert (w.workspace.conversation_id, w.workspace.position) == ("101", 2)
+    assert all(line.isHidden() for line in w.workspace.model_suggestions.lines.values())
+    gui.press(w, "Y")
+    assert _source(demo_project, "dana", "overall") is None
+    w.close()
+
+
+def test_keys_take_a_suggestion_with_its_provenance(gui, demo_project: Path) -> None:
+    _prepare(demo_project, show=True)
+    w = gui.open(demo_project)
+    ws = w.workspace
+    line = _line(w, "affective")
+    assert line is not None and line.isVisible()
+    assert "Model suggests" in line.text.text() and "4 good" in line.text.text()
+    assert "the reply affective reads as 4" in line.text.text()
+    assert ws.coding.focused_key == "overall"
+    gui.press(w, "Y")  # the focused code's suggestion, then on to the next code
+    assert _source(demo_project, "dana", "overall") == (3, "suggestion_accepted")
+    assert ws.coding.focused_key == "affective"
+    assert _line(w, "overall").button.text() == "✓ yours"
+    gui.press(w, "R", "1")  # the coder's own value stays the coder's
+    gui.press(w, Qt.Key.Key_Y, modifier=Qt.KeyboardModifier.ShiftModifier)  # the rest
+    assert _source(demo_project, "dana", "affective") == (4, "suggestion_accepted")
+    assert _source(demo_project, "dana", "cognitive") == (2, "suggestion_accepted")
+    assert _source(demo_project, "dana", "response") == (5, "suggestion_accepted")
+    assert _source(demo_project, "dana", "prosocial") is None  # no suggestion there
+    w.close()
+
+
+def test_a_blind_coder_sees_it_after_own_value_and_reveal(gui, demo_project: Path) -> None:
+    _prepare(demo_project, show=True, blind=True)
+    w = gui.open(demo_project, coder="dora")
+    ws = w.workspace
+    assert (ws.conversation_id, ws.position) == ("101", 2)
+    lines = ws.model_suggestions.lines
+    assert all(line.isHidden() for line in lines.values())
+    gui.press(w, "A", "2")  # own value of affective, not revealed yet
+    assert all(line.isHidden() for line in lines.values())
+    gui.press(w, "Y")
+    assert _source(demo_project, "dora", "affective")[0] == 2  # nothing taken
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)
+    gui.press(w, Qt.Key.Key_Return, modifier=CTRL)  # done with codes left empty: revealed
+    assert (ws.conversation_id, ws.position) == ("101", 2)
+    assert _line(w, "affective").isVisible()
+    assert "4 good" in _line(w, "affective").text.text()
+    for key in ("overall", "cognitive", "response"):  # no own value there: still hidden
+        assert _line(w, key) is None or _line(w, key).isHidden()
+    w.close()
