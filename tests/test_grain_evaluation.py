@@ -186,3 +186,38 @@ def test_analyze_writes_the_evaluation_per_dimension(tmp_path: Path,
         assert float(turn[f"{m}_low"]) <= float(turn[m]) <= float(turn[f"{m}_high"])
     assert (out_dir / "evaluation_per_dimension.png").stat().st_size > 10_000
     assert "evaluation_per_dimension.png" in (out_dir / "index.html").read_text()
+
+
+def test_models_suggestions_are_measured_per_code_against_the_users(demo_project: Path
+                                                                    ) -> None:
+    from sense7_coder.domain.evaluation import evaluate
+    from sense7_coder.domain.models import Unit
+    from sense7_coder.project.evaluation import evaluate_per_dimension
+    from sense7_coder.project.predictions import rated_turns
+    from sense7_coder.project.suggestions import NewSuggestion, store_run
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        turns = rated_turns(p)
+        guesses = {}
+        for run in (1, 2):
+            items, guesses[run] = [], {}
+            for i, t in enumerate(turns):
+                value = 1 + (i * (run + 2) + t.position) % 5
+                guesses[run][(t.conversation_id, t.position)] = float(value)
+                items += [NewSuggestion(Unit(t.conversation_id, t.position), "affective",
+                                        "ok", value, ""),
+                          NewSuggestion(Unit(t.conversation_id, t.position), "overall",
+                                        "no_answer", reply="?")]
+            store_run(p, "judge", "llm", "turn", items, requests=len(items))
+        rows = evaluate_per_dimension(p, draws=50)
+    mine = [r for r in rows if r["predictor"] == "model:judge"]
+    assert [(r["level"], r["dimension"], r["runs"]) for r in mine] == [("turn", "affective", 2)]
+    truth = {(t.conversation_id, t.position): float(v) for t in turns
+             if (v := t.ratings.get("affective")) is not None}
+    expected = [evaluate(truth, guesses[r]) for r in (1, 2)]
+    row = mine[0]
+    assert row["n"] == len(truth) == expected[0].n
+    for metric in ("accuracy", "macro_f1", "within_one", "mae", "spearman"):
+        assert row[metric] == pytest.approx(
+            (getattr(expected[0], metric) + getattr(expected[1], metric)) / 2), metric

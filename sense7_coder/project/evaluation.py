@@ -68,16 +68,42 @@ def evaluate_per_dimension(project: Project, conversations: ConversationFilter |
         truth = targets(project, level, conversations, turns)
         for name in names:
             add(name, level, dimension, truth, stored_runs(project, name, level, conversations))
-    for name, code, runs in _suggestion_runs(project, conversations):
+    for name, rating, runs in _suggestion_runs(project, conversations):
         truth = {(t.conversation_id, t.position): float(v) for t in turns
-                 if (v := t.ratings.get(code)) is not None}
-        add(name, "turn", code, truth, runs)
+                 if (v := t.ratings.get(rating)) is not None}
+        add(name, "turn", rating, truth, runs)
     return rows
 
 
 def _suggestion_runs(project: Project, conversations: ConversationFilter | None
                      ) -> list[tuple[str, str, dict[int, dict[Hashable, float | None]]]]:
-    """(rater name, code, run -> (conversation, position) -> value) of the models'
-    suggestions on turns, for the codes the users also rate; none before any exist."""
-    del project, conversations
-    return []
+    """(rater ``model:NAME``, rating key, run -> (conversation, position) -> value) of the
+    models' answered suggestions on turns, for the ordinal codes that stand for a users'
+    rating key (``user_rating``); a run is one of the model's runs."""
+    from ..store import suggestions as store_sug
+    from .suggestions import rater_name
+
+    keys = {c.key: c.user_rating for c in project.codebook.codes
+            if c.kind == "ordinal" and c.user_rating}
+    if not keys:
+        return []
+    wanted = None
+    if conversations is not None:
+        from .predictions import rated_turns
+
+        wanted = {t.conversation_id for t in rated_turns(project, conversations)}
+    out: dict[tuple[str, str], dict[int, dict[Hashable, float | None]]] = {}
+    for row in store_sug.all_suggestions(project.db):
+        rating = keys.get(row["code"])
+        if (rating is None or row["status"] != "ok" or row["value"] is None
+                or int(row["sentence"]) != 0 or int(row["position"]) < 1
+                or (wanted is not None and row["conversation_id"] not in wanted)):
+            continue
+        try:
+            value = float(row["value"])
+        except (TypeError, ValueError):
+            continue
+        runs = out.setdefault((rater_name(row["model"]), rating), {})
+        runs.setdefault(int(row["run"]), {})[(row["conversation_id"],
+                                              int(row["position"]))] = value
+    return [(name, rating, runs) for (name, rating), runs in out.items()]
