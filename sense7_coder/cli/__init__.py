@@ -34,6 +34,9 @@ _MODULES.append(predict)
 from . import team  # noqa: E402  (assign, package)
 
 _MODULES.append(team)
+from . import suggest  # noqa: E402  (a model's suggestions)
+
+_MODULES.append(suggest)
 
 
 def build_parser() -> argparse.ArgumentParser:

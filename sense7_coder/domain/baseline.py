@@ -43,19 +43,24 @@ class BaselineResult:
     folds: list[tuple[int, frozenset[str], frozenset[str]]] = field(default_factory=list)
 
 
-def _pipeline() -> Any:
+def features() -> Any:
+    """TF-IDF of the unit's words and word pairs, and a separate one of its context."""
     from sklearn.compose import ColumnTransformer
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import Ridge
-    from sklearn.pipeline import Pipeline
 
-    features = ColumnTransformer([
+    return ColumnTransformer([
         ("turn", TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True,
                                  max_features=50_000), "text"),
         ("context", TfidfVectorizer(min_df=2, sublinear_tf=True, max_features=20_000),
          "context"),
     ])
-    return Pipeline([("features", features), ("ridge", Ridge(alpha=1.0))])
+
+
+def _pipeline() -> Any:
+    from sklearn.linear_model import Ridge
+    from sklearn.pipeline import Pipeline
+
+    return Pipeline([("features", features()), ("ridge", Ridge(alpha=1.0))])
 
 
 def _fit(train: Any) -> Any:

@@ -353,3 +353,28 @@ def history(at: Any, coder_: Any, action: Any, kind: Any, cid: Any, position: An
     text(actor, "actor", "actor", null=True)
     if origin is not None:  # None: an event of the file itself (a merge names the file)
         name(origin, "origin", "origin")
+
+
+#: a model's suggestion: ok (a value was read) or no_answer (none could be)
+SUGGESTION_STATUSES = ("ok", "no_answer")
+#: the most characters of a model's rationale or kept reply
+MAX_REPLY_CHARS = 100_000
+
+
+def suggestion(status: Any, rationale: Any, reply: Any, spread: Any) -> None:
+    """A model's suggestion apart from its value (which its code checks, as a coder's):
+    a known status, a rationale and kept reply of text, a finite spread or none."""
+    if status not in SUGGESTION_STATUSES:
+        raise RowError("status", f"the status {_shown(status)} is not one of "
+                                 f"{', '.join(SUGGESTION_STATUSES)}")
+    for field, value in (("rationale", rationale), ("reply", reply)):
+        if value is None and field == "reply":
+            continue
+        if not isinstance(value, str):
+            raise RowError(field, f"the {field} {_shown(value)} is not text")
+        if len(value) > MAX_REPLY_CHARS:
+            raise RowError(field, f"the {field} has {len(value):,} characters "
+                                  f"(at most {MAX_REPLY_CHARS:,})")
+    if spread is not None and (isinstance(spread, bool) or not isinstance(spread, int | float)
+                               or spread != spread or abs(spread) > 1e15):
+        raise RowError("spread", f"the spread {_shown(spread)} is not a number")

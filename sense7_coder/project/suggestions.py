@@ -251,15 +251,18 @@ def prompt_hash(texts: Iterable[str]) -> str:
 def store_run(project: Project, model: str, method: str, unit: str,
               items: Sequence[NewSuggestion], *, api_model: str | None = None,
               endpoint_host: str | None = None, prompt_digest: str = "",
-              settings: dict[str, Any] | None = None, requests: int = 0) -> SuggestionRun:
-    """Store one finished run of ``model`` in one transaction. Every value passes the
-    checks a coder's value passes (the code exists and applies to the unit, the value is
-    on its scale); a value that does not is refused with the unit and code named."""
+              settings: dict[str, Any] | None = None, requests: int = 0,
+              known_units: bool = False) -> SuggestionRun:
+    """Store one finished run of ``model`` in one transaction. Every suggestion passes the
+    row validator (:func:`..domain.rows.suggestion`) and its value the checks a coder's
+    value passes (the code exists and applies to the unit, the value is on its scale); one
+    that does not is refused with the unit and code named. ``known_units``: the units
+    were read from this project just now (their existence is not looked up again)."""
     from ..domain import rows
 
     project.require_lead("store a model's suggestions")
     try:
-        model = rows.name(model, "a model", "model")
+        model = rows.name(model, "model name", "model")
     except rows.RowError as e:
         raise ProjectError(e.message) from None
     if method not in METHODS:
@@ -267,16 +270,20 @@ def store_run(project: Project, model: str, method: str, unit: str,
     checked: list[store_sug.SuggestionRow] = []
     answered = no_answer = 0
     for item in items:
-        if item.status not in STATUSES:
-            raise ProjectError(f"status must be one of {', '.join(STATUSES)}")
+        where = (f"suggestion for conversation '{item.unit.conversation_id}', turn "
+                 f"{item.unit.position}, code {item.code}")
+        try:
+            rows.suggestion(item.status, item.rationale, item.reply, item.spread)
+        except rows.RowError as e:
+            raise ProjectError(f"{where}: {e.message}") from None
         value: Value = None
         if item.status == "ok":
             try:
-                value = project.checked_value(item.unit, item.code, item.value)
+                value = (project._check_value(project.code(item.code), item.value)
+                         if known_units else
+                         project.checked_value(item.unit, item.code, item.value))
             except ProjectError as e:
-                raise ProjectError(
-                    f"suggestion for conversation '{item.unit.conversation_id}', turn "
-                    f"{item.unit.position}, code {item.code}: {e}") from None
+                raise ProjectError(f"{where}: {e}") from None
             answered += 1
         else:
             project.code(item.code)
@@ -292,3 +299,9 @@ def store_run(project: Project, model: str, method: str, unit: str,
         store_sug.finish_run(db, run, requests=requests, answered=answered,
                              no_answer=no_answer)
     return next(r for r in suggestion_runs(project, model) if r.run == run)
+
+
+def store_checked_run(project: Project, model: str, method: str, unit: str,
+                      items: Sequence[NewSuggestion], **kw: Any) -> SuggestionRun:
+    """:func:`store_run` for units a run read from this project itself."""
+    return store_run(project, model, method, unit, items, known_units=True, **kw)

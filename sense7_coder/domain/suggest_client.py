@@ -1,0 +1,202 @@
+"""Asking an OpenAI-compatible server for suggested values, many requests at once.
+
+* :class:`SuggestClient` posts one request through :mod:`.guarded_http` (no redirect to
+  another origin, a deadline, a 4 MiB cap, cancellable within a second). It asks for
+  structured output (``response_format`` with the codes' JSON schema); a server that
+  refuses that with HTTP 400 is asked again without it, and so is every later request of
+  the run. Timeouts, dropped connections, 429 and 5xx are retried with backoff; a reply
+  that holds no readable value is asked again (another seed) up to the retries, then
+  stands as *no answer* with the reply kept. Other HTTP errors (401, 403, 404...), a
+  refused connection after the retries and a redirect elsewhere fail the run
+  (:class:`~.llm_judge.LLMError`): the endpoint itself is wrong.
+* :func:`ask_all` keeps at most ``concurrency`` requests in flight (threads), hands each
+  answer to ``save`` on the calling thread as it arrives, and stops on the first endpoint
+  failure or a cancel.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import guarded_http
+from .codebook import Code
+from .errors import Cancelled
+from .llm_judge import _HEADER_SAFE, MAX_BACKOFF_S, LLMError, _sleep
+from .replies import Reading, read_reply, response_format
+
+
+@dataclass
+class Answer:
+    """What one request gave: each code's reading or why none (``reply``: the last reply;
+    ``attempts``: requests sent)."""
+
+    readings: dict[str, Reading | str]
+    reply: str
+    attempts: int
+
+
+@dataclass
+class SuggestClient:
+    endpoint: str
+    api_model: str
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 1.0
+    temperature: float = 0.0
+    structured: bool = True
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def url(self) -> str:
+        url = self.endpoint.rstrip("/")
+        return url if url.endswith("/chat/completions") else url + "/chat/completions"
+
+    def _body(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
+              structured: bool) -> bytes:
+        body: dict[str, Any] = {"model": self.api_model, "messages": messages,
+                                "temperature": self.temperature, "seed": seed}
+        if structured:
+            body["response_format"] = response_format(codes)
+        return json.dumps(body).encode("utf-8")
+
+    def _post(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
+              cancel: Callable[[], bool] | None) -> str:
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "Accept-Encoding": "identity", "Connection": "close"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        structured = self.structured
+        try:
+            payload = guarded_http.post(self.url, self._body(messages, codes, seed, structured),
+                                        headers, timeout_s=self.timeout_s, cancel=cancel)
+        except guarded_http.HTTPFailure as e:
+            if not (structured and e.code == 400):
+                raise
+            with self._lock:  # the server takes no response_format: never ask again
+                self.structured = False
+            payload = guarded_http.post(self.url, self._body(messages, codes, seed, False),
+                                        headers, timeout_s=self.timeout_s, cancel=cancel)
+        try:
+            content = json.loads(payload)["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+            raise _Malformed(f"the reply is not a chat completion: {payload[:200]!r}") from None
+        if not isinstance(content, str):
+            raise _Malformed("the reply's message has no text content")
+        return content
+
+    def ask(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int = 0,
+            cancel: Callable[[], bool] | None = None) -> Answer:
+        """Each code's value from the server; an unreadable reply is asked again (seed + 1,
+        ...) up to the retries, then returned as it is (no answer). LLMError when the
+        endpoint fails."""
+        if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
+            raise LLMError("the API key holds a line break or another control character")
+        problem = ""
+        best: Answer | None = None
+        sent = 0
+        for attempt in range(self.retries + 1):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
+            try:
+                sent += 1
+                reply = self._post(messages, codes, seed + attempt, cancel)
+                readings = read_reply(reply, codes)
+                answer = Answer(readings, reply, sent)
+                read = sum(isinstance(r, Reading) for r in readings.values())
+                if best is None or read > sum(isinstance(r, Reading)
+                                              for r in best.readings.values()):
+                    best = answer
+                if read == len(codes):
+                    return answer
+                continue  # asked again at once: the server is fine, the reply was not
+            except guarded_http.HTTPFailure as e:
+                problem = str(e)
+                if e.code != 429 and e.code < 500:
+                    raise LLMError(f"{self.url}: {problem} (model '{self.api_model}')") from None
+                if e.retry_after and e.retry_after.strip().isdigit():
+                    wait = min(max(wait, float(e.retry_after.strip()[:6])), MAX_BACKOFF_S)
+            except guarded_http.Refused as e:
+                raise LLMError(f"{self.url}: {e}") from None
+            except guarded_http.Unreachable as e:
+                problem = f"not reachable ({e})"
+            except (TimeoutError, ConnectionError) as e:
+                problem = f"no answer ({e.__class__.__name__}: {e})"
+            except _Malformed as e:
+                problem = str(e)
+            if attempt < self.retries:
+                _sleep(wait, cancel)
+        if best is not None:
+            best.attempts = sent
+            return best
+        raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
+
+
+class _Malformed(Exception):
+    pass
+
+
+@dataclass
+class Request:
+    """One request of a run: its cache key, messages, the codes it asks and its seed."""
+
+    key: str
+    messages: list[dict[str, str]]
+    codes: Sequence[Code]
+    seed: int = 0
+    tag: Any = None
+
+
+def ask_all(requests: Sequence[Request], client: SuggestClient, *,
+            save: Callable[[Request, Answer], None], concurrency: int = 4,
+            progress: Callable[[int, int], None] | None = None,
+            cancel: Callable[[], bool] | None = None, where: Callable[[Request], str] = str
+            ) -> int:
+    """Send every request with at most ``concurrency`` in flight; returns how many were
+    answered. The first endpoint failure stops the run (LLMError naming ``where`` the
+    request was), keeping what ``save`` got before it."""
+    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+    total = len(requests)
+    if progress is not None:
+        progress(0, total)
+    if not requests:
+        return 0
+    stop = False
+
+    def stopped() -> bool:
+        return stop or (cancel is not None and cancel())
+
+    limit = max(1, concurrency)
+    answered = 0
+    pool = ThreadPoolExecutor(max_workers=min(limit, total))
+    pending: dict[Future[Answer], Request] = {}
+    queue = list(reversed(requests))
+    try:
+        while queue or pending:
+            while queue and len(pending) < limit:
+                req = queue.pop()
+                pending[pool.submit(client.ask, req.messages, req.codes, req.seed,
+                                    stopped)] = req
+            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
+            if cancel is not None and cancel():
+                raise Cancelled()
+            for fut in done:
+                req = pending.pop(fut)
+                try:
+                    answer = fut.result()
+                except LLMError as e:
+                    raise LLMError(f"{where(req)}: {e}") from None
+                save(req, answer)
+                answered += 1
+                if progress is not None:
+                    progress(answered, total)
+    finally:
+        stop = True
+        pool.shutdown(wait=True, cancel_futures=True)
+    return answered
