@@ -179,7 +179,7 @@ def test_analyze_writes_the_evaluation_per_dimension(tmp_path: Path,
     rows = list(csv.DictReader((out_dir / "evaluation_per_dimension.csv").open()))
     assert [(r["predictor"], r["level"], r["dimension"]) for r in rows] == [
         ("baseline", "turn", "overall"),
-        ("baseline", "conversation", "mean of the seven dimensions")]
+        ("baseline", "conversation", "seven-dimension mean")]
     turn = rows[0]
     assert (turn["n"], turn["conversations"], turn["draws"]) == ("24", "6", "1000")
     for m in ("accuracy", "macro_f1", "within_one", "mae"):

@@ -90,3 +90,31 @@ def test_a_blind_coder_sees_it_after_own_value_and_reveal(gui, demo_project: Pat
     for key in ("overall", "cognitive", "response"):  # no own value there: still hidden
         assert _line(w, key) is None or _line(w, key).isHidden()
     w.close()
+
+
+def test_the_analysis_window_shows_the_evaluation_per_dimension(qtbot, demo_project: Path,
+                                                                tmp_path: Path) -> None:
+    from sense7_coder.project.predictions import run_baseline
+    from sense7_coder.ui.analysis.analysis_panel import AnalysisPanel
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        run_baseline(p, level="turn")
+        panel = AnalysisPanel(p)
+        qtbot.addWidget(panel)
+        panel.out_dir.setText(str(tmp_path / "out"))
+        panel.show()
+        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        assert panel.wait(180) and panel.error is None, panel.error
+        panel.table_choice.setCurrentIndex(panel.table_choice.findData(
+            "evaluation_per_dimension"))
+        model = panel.table_model
+        header = [model.headerData(c, Qt.Orientation.Horizontal) for c in
+                  range(model.columnCount())]
+        assert {"accuracy_low", "spearman_high"} <= set(header)
+        assert model.index(0, 0).data() == "baseline" and model.index(0, 2).data() == "overall"
+        i = panel.figure_choice.findText("evaluation per dimension")
+        assert i >= 0
+        panel.figure_choice.setCurrentIndex(i)
+        assert not panel.figure.pixmap().isNull()
+        panel.close()

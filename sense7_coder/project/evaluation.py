@@ -16,6 +16,7 @@ from typing import Any
 
 from ..domain.errors import Cancelled
 from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
+from ..domain.models import RATING_KEYS
 from ..store.conversations import ConversationFilter
 from .project import Project
 from .targets import MissingTarget, require_target
@@ -24,7 +25,7 @@ __all__ = ["CONVERSATION_TARGET", "MissingTarget", "check_target", "evaluate_per
            "require_target"]
 
 #: the dimension column of the conversation-level target (the paper's)
-CONVERSATION_TARGET = "mean of the seven dimensions"
+CONVERSATION_TARGET = "seven-dimension mean"
 
 
 def check_target(project: Project, level: str,
@@ -106,4 +107,6 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
         runs = out.setdefault((rater_name(row["model"]), rating), {})
         runs.setdefault(int(row["run"]), {})[(row["conversation_id"],
                                               int(row["position"]))] = value
-    return [(name, rating, runs) for (name, rating), runs in out.items()]
+    order = {k: i for i, k in enumerate(RATING_KEYS)}
+    return [(name, rating, out[(name, rating)]) for name, rating in
+            sorted(out, key=lambda k: (k[0], order.get(k[1], len(order)), k[1]))]
