@@ -221,3 +221,24 @@ def test_models_suggestions_are_measured_per_code_against_the_users(demo_project
     for metric in ("accuracy", "macro_f1", "within_one", "mae", "spearman"):
         assert row[metric] == pytest.approx(
             (getattr(expected[0], metric) + getattr(expected[1], metric)) / 2), metric
+
+
+def test_a_hand_edited_suggestion_off_the_scale_is_named_not_measured(demo_project: Path
+                                                                      ) -> None:
+    import sqlite3
+
+    from sense7_coder.domain.errors import ProjectError
+    from sense7_coder.domain.models import Unit
+    from sense7_coder.project.evaluation import evaluate_per_dimension
+    from sense7_coder.project.suggestions import NewSuggestion, store_run
+
+    with Project.open(demo_project, backup=False) as p:
+        store_run(p, "judge", "llm", "turn", [NewSuggestion(Unit("101", 2), "affective",
+                                                            "ok", 4, "")])
+    conn = sqlite3.connect(demo_project)
+    with conn:
+        conn.execute("UPDATE suggestions SET value = 77")
+    conn.close()
+    with Project.open(demo_project, backup=False) as p, \
+            pytest.raises(ProjectError, match=r"changed outside.*turn 2.*77"):
+        evaluate_per_dimension(p, draws=10)

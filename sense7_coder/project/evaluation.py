@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from ..domain.errors import Cancelled
+from ..domain.errors import Cancelled, ProjectError
 from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
 from ..domain.models import RATING_KEYS
 from ..store.conversations import ConversationFilter
+from ..store.shapes import changed_message
 from .project import Project
 from .targets import MissingTarget, require_target
 
@@ -84,8 +85,8 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
     from ..store import suggestions as store_sug
     from .suggestions import rater_name
 
-    keys = {c.key: c.user_rating for c in project.codebook.codes
-            if c.kind == "ordinal" and c.user_rating}
+    codes = {c.key: c for c in project.codebook.codes if c.kind == "ordinal" and c.user_rating}
+    keys = {k: c.user_rating for k, c in codes.items()}
     if not keys:
         return []
     wanted = None
@@ -101,9 +102,11 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
                 or (wanted is not None and row["conversation_id"] not in wanted)):
             continue
         try:
-            value = float(row["value"])
-        except (TypeError, ValueError):
-            continue
+            value = float(codes[row["code"]].parse_value(row["value"]))  # type: ignore[arg-type]
+        except (TypeError, ValueError) as e:  # a hand edit: named, never measured
+            raise ProjectError(changed_message(
+                project.path, f"suggestion of run {row['run']} for conversation "
+                f"'{row['conversation_id']}', turn {row['position']}: {e}")) from None
         runs = out.setdefault((rater_name(row["model"]), rating), {})
         runs.setdefault(int(row["run"]), {})[(row["conversation_id"],
                                               int(row["position"]))] = value

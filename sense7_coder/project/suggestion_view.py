@@ -149,7 +149,8 @@ def uncertainty(project: Project) -> dict[str, float]:
         if row["spread"] is not None and code is not None and code.kind == "ordinal":
             scale = [v for v in code.values if isinstance(v, int | float)]
             width = (max(scale) - min(scale)) if len(scale) > 1 else 1
-            spreads.setdefault(key, []).append(min(1.0, float(row["spread"]) / width))
+            spreads.setdefault(key, []).append(
+                min(1.0, max(0.0, float(row["spread"]) / width)))
     per_conv: dict[str, list[float]] = {}
     for key, vals in values.items():
         parts = []
