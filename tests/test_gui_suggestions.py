@@ -118,3 +118,17 @@ def test_the_analysis_window_shows_the_evaluation_per_dimension(qtbot, demo_proj
         panel.figure_choice.setCurrentIndex(i)
         assert not panel.figure.pixmap().isNull()
         panel.close()
+
+
+def test_typing_y_in_the_memo_is_text_not_an_accept(gui, demo_project: Path) -> None:
+    _prepare(demo_project, show=True)
+    w = gui.open(demo_project)
+    ws = w.workspace
+    ws.memo.editor.setFocus()
+    gui.qtbot.waitUntil(lambda: ws.memo.editor.hasFocus(), timeout=2000)
+    gui.press(w, "Yes")
+    gui.press(w, Qt.Key.Key_Y, modifier=Qt.KeyboardModifier.ShiftModifier)
+    assert ws.memo.editor.toPlainText().lower() == "yesy"  # both went into the text
+    assert _source(demo_project, "dana", "overall") is None
+    assert _source(demo_project, "dana", "affective") is None
+    w.close()
