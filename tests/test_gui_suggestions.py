@@ -132,3 +132,31 @@ def test_typing_y_in_the_memo_is_text_not_an_accept(gui, demo_project: Path) -> 
     assert _source(demo_project, "dana", "overall") is None
     assert _source(demo_project, "dana", "affective") is None
     w.close()
+
+
+def test_the_team_dialog_allows_suggestions_and_orders_queues(qtbot, demo_project: Path
+                                                              ) -> None:
+    from sense7_coder.project.assignments import assigned_to
+    from sense7_coder.project.suggestion_view import shown_in_workspace
+    from sense7_coder.ui.team_dialog import TeamDialog
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        for model, value in (("a", 1), ("b", 5)):  # two models apart on conversation 107
+            store_run(p, model, "llm", "turn",
+                      [NewSuggestion(Unit("107", 2), "affective", "ok", value, "")])
+        dialog = TeamDialog(p)
+        qtbot.addWidget(dialog)
+        assert not dialog.show_suggestions.isChecked()
+        dialog.show_suggestions.setChecked(True)
+        assert shown_in_workspace(p)
+        dialog.coders_edit.setText("ana")
+        dialog.by_uncertainty.setChecked(True)
+        assert dialog.run_assign().wait(30)
+        assert "ana: queue ordered by the model's uncertainty" in dialog.status.text()
+        assert assigned_to(p, "ana")[0] == "107"
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("ana")
+        dialog = TeamDialog(p)
+        qtbot.addWidget(dialog)
+        assert dialog.show_suggestions.isChecked() and not dialog.show_suggestions.isEnabled()
