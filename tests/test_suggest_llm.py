@@ -202,3 +202,23 @@ def test_the_command_line_prints_the_cost_and_refuses_a_big_run_without_yes(
     assert "model:qwen (llm at 127.0.0.1:" in listed.stdout
     shown = _cli("suggest", str(demo_project), "--show-prompt", "affective")
     assert "Affective" in shown.stdout and "built from the codebook" in shown.stderr
+
+
+@pytest.mark.slow
+def test_every_sense7_dimension_of_the_322_conversations(
+        shared_data: Path, tmp_path: Path, serve: Callable[..., FakeServer]):
+    """SENSE-7 and WildChat conversations: every dimension of every assistant turn."""
+    from sense7_coder.domain.importers import ImportOptions
+    from sense7_coder.project.imports import import_files
+    from sense7_coder.resources import resolve_codebook
+
+    source = shared_data / "mint-empathy" / "training" / "conversations_322.json"
+    server = serve(json_answer)
+    with Project.create(tmp_path / "mint.sense7", resolve_codebook("sense7")) as p:
+        import_files(p, [source], ImportOptions())
+        the_plan = plan(p)
+        assert the_plan.units == 1719 and the_plan.values == 1719 * 8
+        out = run_llm(p, the_plan, server.url, "qwen", concurrency=16, **FAST)
+        assert out.run.answered == 1719 * 8 and out.run.no_answer == 0
+        per_code = dict(p.db.execute("SELECT code, COUNT(*) FROM suggestions GROUP BY code"))
+        assert per_code == {c.key: 1719 for c in p.codebook.active}

@@ -86,6 +86,11 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predictor", action=_ListAction, default=[], metavar="NAME,...",
                    help="stored predictors whose turn-level scores join as raters "
                    "'model:NAME' of the code matching the users' overall rating")
+    p.add_argument("--no-models", action="store_true",
+                   help="leave the models' suggestions (raters 'model:NAME', made by "
+                   "'suggest') out; by default every model's join")
+    p.add_argument("--model-rater", action=_ListAction, default=[], metavar="NAME,...",
+                   help="only these models' suggestions join as raters")
     p.add_argument("--values", choices=("blind", "final"), default="blind",
                    help="blind (default): each coder's value as set before the turn was "
                    "revealed to them; final: with the values changed after the reveal")
@@ -222,6 +227,8 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         include_consensus=not getattr(args, "no_consensus", False),
         ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
+        model_raters=getattr(args, "model_rater", []),
+        include_models=not getattr(args, "no_models", False),
         measures=getattr(args, "measures", "all"),
         values=getattr(args, "values", "blind"),
         kappa_weights=getattr(args, "kappa_weights", "positions"),

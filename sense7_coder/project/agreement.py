@@ -58,6 +58,14 @@ from ..store.conversations import (
     conversation_rowids,
     distinct_values,
 )
+from .agreement_models import (
+    SUGGESTION_COLUMNS,
+    check_model_raters,
+    chosen_models,
+    model_parts,
+    models_sentence,
+    suggestions_frame,
+)
 from .project import Project
 
 ProgressFn = Callable[[int, int], None] | None
@@ -103,6 +111,11 @@ class AgreementOptions:
     #: stored predictors whose turn-level scores join as raters ("model:<name>") of the
     #: codes that correspond to the users' overall rating
     predictors: Sequence[str] = ()
+    #: a model's suggestions join as raters "model:<name>" of every code they suggest
+    #: (each unit's latest suggestion of the model): all models by default, these by name,
+    #: none with ``include_models`` False
+    model_raters: Sequence[str] = ()
+    include_models: bool = True
     measures: str = "all"
     #: 'blind': each coder's value as set before the turn was revealed to them (a change
     #: made after the reveal is left out); 'final': with those changes
@@ -182,6 +195,7 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         turn_level = [n for n, c in store_pred.predictor_counts(project.db).items() if c["turn"]]
         if any(p not in turn_level for p in options.predictors):
             raise _unknown("predictor with turn-level scores", options.predictors, turn_level)
+    check_model_raters(project, options)
     for column, asked, kind in (
         ("model", options.models, "model"),
         ("participant_id", options.participants, "participant"),
@@ -284,6 +298,8 @@ class ProjectRatings:
     #: predictor, conversation_id, position, score (mean over runs)
     predictions: pd.DataFrame = field(default_factory=lambda: _empty(
         "predictor", "conversation_id", "position", "score"))
+    #: model, conversation_id, position, sentence, code, value (each model's latest)
+    suggestions: pd.DataFrame = field(default_factory=lambda: _empty(*SUGGESTION_COLUMNS))
 
 
 def _empty(*columns: str) -> pd.DataFrame:
@@ -302,6 +318,7 @@ def read_ratings(
     times: bool = False,
     compact: bool = False,
     values: str = "blind",
+    model_raters: Sequence[str] | None = None,
 ) -> ProjectRatings:
     """Read the project's tables once for the given (non-empty list of) codes and filters
     (``times``: with when each coding was saved, for the diagnostics).
@@ -316,6 +333,8 @@ def read_ratings(
     with project.snapshot():
         data = _read_ratings(project, codes, coders, conversations, include_users,
                              include_consensus, predictors, times, compact)
+        if model_raters is None or model_raters:
+            data.suggestions = suggestions_frame(project, codes, conversations, model_raters)
         if values == "final":
             revised = frames.revisions_frame(project.db, codes=[c.key for c in codes],
                                              coders=coders, conversations=conversations)
@@ -558,6 +577,9 @@ def code_spec(
                 "position": part["position"].astype("int64"), "sentence": 0,
                 "value": pd.Series(values, index=part.index, dtype=object)}))
             references.append(f"{MODEL_PREFIX}{name}")
+    for name, part in model_parts(code, data.suggestions):
+        parts.append(part)
+        references.append(name)
     if include_consensus:
         cons = data.consensus[data.consensus["code"] == code.key]
         if len(cons):
@@ -665,6 +687,7 @@ def project_agreement(
         include_users=options.include_users, include_consensus=options.include_consensus,
         predictors=options.predictors,
         times=options.measures == "all", compact=True, values=options.values,
+        model_raters=chosen_models(options),
     )
     specs: dict[str, CodeFrameSpec] = {}
     stored: dict[str, int] = {}  # how many of a spec's first rows are stored codings
@@ -799,5 +822,5 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed, options.ci,
                          options.min_units or min_units_setting(project), "; ".join(scope),
                          values=values_text(report) if report.values else "",
-                         by_construction=construction)
+                         by_construction=construction, models=models_sentence(project, report))
     return methods_text(report, ctx, fmt)

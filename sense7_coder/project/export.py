@@ -112,6 +112,11 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         return _final_table(project, options)
     if kind == "agreement":
         return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
+    if kind == "suggestions":  # a model's values: never mixed with the coders' (long, wide)
+        from .suggestions import suggestions_table
+
+        return suggestions_table(project, check_request(project, options),
+                                 options.conversation_filter())
     selected = check_request(project, options)
     keys = [c.key for c in selected]
     book = project.codebook

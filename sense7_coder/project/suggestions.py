@@ -305,3 +305,36 @@ def store_checked_run(project: Project, model: str, method: str, unit: str,
                       items: Sequence[NewSuggestion], **kw: Any) -> SuggestionRun:
     """:func:`store_run` for units a run read from this project itself."""
     return store_run(project, model, method, unit, items, known_units=True, **kw)
+
+
+#: the columns of ``export --kind suggestions``
+EXPORT_COLUMNS = ("rater", "run", "method", "api_model", "prompt_hash", "conversation_id",
+                  "turn", "sentence", "code", "status", "value", "level_label", "rationale",
+                  "spread", "reply")
+
+
+def suggestions_table(project: Project, codes: Sequence[Code],
+                      conversations: Any = None) -> Any:
+    """Every suggestion of every finished run (of ``codes``, in the selected
+    conversations), one row each: what ``export --kind suggestions`` writes. A blind coder
+    is refused (the export checks it first)."""
+    import pandas as pd
+
+    project.require_unblinded("export the models' suggestions")
+    keys = {c.key for c in codes}
+    book = project.codebook
+    runs = {r.run: r for r in suggestion_runs(project)}
+    rows = []
+    for row in store_sug.all_suggestions(project.db, conversations=conversations):
+        if row["code"] not in keys:
+            continue
+        record = _record(project, row)
+        run = runs[record.run]
+        code = book.get(record.code)
+        rows.append((record.rater, record.run, record.method, run.api_model or "",
+                     record.prompt_hash, record.unit.conversation_id, record.unit.position,
+                     record.unit.sentence, record.code, record.status,
+                     record.value if record.answered else None,
+                     code.level_label(record.value) if record.answered and code else "",
+                     record.rationale, record.spread, record.reply or ""))
+    return pd.DataFrame(rows, columns=list(EXPORT_COLUMNS))

@@ -14,6 +14,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from .conversations import ConversationFilter, _filter_sql
+
 #: a suggestion's status: a value was read from the reply, or none could be
 STATUSES = ("ok", "no_answer")
 RUN_COLUMNS = ("run", "model", "method", "api_model", "endpoint_host", "prompt_hash", "unit",
@@ -104,36 +106,43 @@ def run_suggestions(db: Database, run: int) -> list[dict[str, Any]]:
     return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, [run])]
 
 
-def all_suggestions(db: Database, models: Sequence[str] | None = None
-                    ) -> list[dict[str, Any]]:
-    """Every suggestion of finished runs (of ``models``), in conversation import order."""
-    where = "WHERE r.finished_at IS NOT NULL"
-    params: list[Any] = []
+def all_suggestions(db: Database, models: Sequence[str] | None = None,
+                    conversations: ConversationFilter | None = None) -> list[dict[str, Any]]:
+    """Every suggestion of finished runs (of ``models``, in the conversations that pass
+    the filter), in conversation import order."""
+    where, params = _filter_sql(conversations or ConversationFilter())
+    where += (" AND " if where else " WHERE ") + "r.finished_at IS NOT NULL"
     if models is not None:
         where += f" AND r.model IN ({','.join('?' * len(models))})"
         params += list(models)
     sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
-           "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id "
+           "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id"
            f"{where} ORDER BY c.rowid, s.position, s.sentence, s.code, s.run")
     return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, params)]
 
 
-def latest_values(db: Database, models: Sequence[str] | None = None
+def latest_values(db: Database, models: Sequence[str] | None = None,
+                  codes: Sequence[str] | None = None,
+                  conversations: ConversationFilter | None = None
                   ) -> list[tuple[str, str, int, int, str, Any]]:
     """(model, conversation_id, position, sentence, code, value): for each model, unit and
-    code the value of its latest finished run that answered there (what agreement reads)."""
-    where = "WHERE r.finished_at IS NOT NULL AND s.status = 'ok'"
-    params: list[Any] = []
-    if models is not None:
-        where += f" AND r.model IN ({','.join('?' * len(models))})"
-        params += list(models)
+    code the value of its latest finished run that answered there (what agreement reads),
+    in conversation import order."""
+    where, params = _filter_sql(conversations or ConversationFilter())
+    where += (" AND " if where else " WHERE ") + "r.finished_at IS NOT NULL AND s.status = 'ok'"
+    for column, names in (("r.model", models), ("s.code", codes)):
+        if names is not None:
+            where += f" AND {column} IN ({','.join('?' * len(names))})"
+            params += list(names)
     sql = ("SELECT model, conversation_id, position, sentence, code, value FROM ("
            "SELECT r.model AS model, s.conversation_id AS conversation_id, "
            "s.position AS position, s.sentence AS sentence, s.code AS code, "
-           "s.value AS value, ROW_NUMBER() OVER (PARTITION BY r.model, s.conversation_id, "
+           "s.value AS value, c.rowid AS ord, "
+           "ROW_NUMBER() OVER (PARTITION BY r.model, s.conversation_id, "
            "s.position, s.sentence, s.code ORDER BY s.run DESC) AS k "
-           f"FROM suggestions s JOIN suggestion_runs r ON r.run = s.run {where}) "
-           "WHERE k = 1")
+           "FROM suggestions s JOIN suggestion_runs r ON r.run = s.run "
+           f"JOIN conversations c ON c.conversation_id = s.conversation_id{where}) "
+           "WHERE k = 1 ORDER BY ord, position, sentence, code, model")
     return [tuple(r) for r in db.execute(sql, params)]
 
 

@@ -70,6 +70,8 @@ class MethodsContext:
     values: str = ""
     #: the sentence on figures against a consensus made of the coders' own majority
     by_construction: str = ""
+    #: the sentence on models' suggestions compared as raters ('' = none entered)
+    models: str = ""
 
 
 def _fmt(value: float | None) -> str:
@@ -192,6 +194,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
             f"applicable versus not applicable over every coding of the codes that allow it.")
     if ctx.by_construction:
         parts.append(esc(ctx.by_construction))
+    if ctx.models:
+        parts.append(esc(ctx.models))
     parts += _interval_sentences(rows, ctx, alpha, esc, pct)
     parts.append(_band_sentence(ctx, alpha, latex, esc))
     return " ".join(parts)
