@@ -160,3 +160,14 @@ def test_the_team_dialog_allows_suggestions_and_orders_queues(qtbot, demo_projec
         dialog = TeamDialog(p)
         qtbot.addWidget(dialog)
         assert dialog.show_suggestions.isChecked() and not dialog.show_suggestions.isEnabled()
+
+
+def test_the_key_hint_names_the_accept_keys_only_while_suggestions_show(gui, demo_project: Path
+                                                                       ) -> None:
+    _prepare(demo_project, show=True)
+    w = gui.open(demo_project)
+    ws = w.workspace
+    assert "take the model's value" in ws.coding.hint.text()
+    ws.go_to("102", 2)  # no suggestion there
+    assert "take the model's value" not in ws.coding.hint.text()
+    w.close()

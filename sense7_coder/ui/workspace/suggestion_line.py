@@ -25,6 +25,8 @@ from .code_row import NOT_SET, CodeRow
 
 KEY = "Y"
 RATIONALE_CHARS = 160
+#: added to the coding panel's key hint while suggestions show
+HINT = f" · <b>{KEY}</b> take the model's value · <b>Shift+{KEY}</b> all of them"
 
 
 def _short(text: str, limit: int = RATIONALE_CHARS) -> str:
@@ -133,6 +135,9 @@ class RowSuggestions(QObject):
         except ProjectError:
             found = {}
         self.shown = {code: found[(unit, code)] for unit, code in items if (unit, code) in found}
+        hint = self.ws.coding.hint
+        if self.shown and free and HINT not in hint.text():
+            hint.setText(hint.text() + HINT)
         for key, row in self.ws.coding.rows.items():
             if key in self.shown or key in self.lines:
                 self._line(row).show_suggestion(self.shown.get(key),
