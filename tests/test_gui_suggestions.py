@@ -171,3 +171,16 @@ def test_the_key_hint_names_the_accept_keys_only_while_suggestions_show(gui, dem
     ws.go_to("102", 2)  # no suggestion there
     assert "take the model's value" not in ws.coding.hint.text()
     w.close()
+
+
+def test_an_accepted_suggestion_is_undone_like_any_value(gui, demo_project: Path) -> None:
+    _prepare(demo_project, show=True)
+    w = gui.open(demo_project)
+    gui.press(w, "Y")
+    assert _source(demo_project, "dana", "overall") == (3, "suggestion_accepted")
+    assert w.actions_.undo.text() == "&Undo set Overall empathy to neutral"
+    gui.press(w, "z", modifier=CTRL)
+    assert _source(demo_project, "dana", "overall") is None
+    gui.press(w, "z", modifier=CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert _source(demo_project, "dana", "overall") == (3, "suggestion_accepted")
+    w.close()
