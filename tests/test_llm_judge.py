@@ -105,6 +105,9 @@ def test_parse_score_reads_json_fences_labels_and_refuses_nonsense():
     assert parse_score('Sure.\n```json\n{"Score": "2"}\n```')[0] == 2.0
     assert parse_score("Score: 3.5 because ...")[0] == 3.5
     assert parse_score("5")[0] == 5.0
+    # the shapes the issue found unread: the paper's tags, a labelled level, a fraction
+    for reply in ("<S2>4</S2>", "Empathy level: 4", "4/5", "I'd call it good."):
+        assert parse_score(reply)[0] == 4.0
     for bad in ("I cannot judge this.", '{"score": 9}', "", "The year 2024 was hard"):
         with pytest.raises(ValueError):
             parse_score(bad)

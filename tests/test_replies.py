@@ -145,3 +145,13 @@ def test_nothing_reads_into_a_value_off_the_scale(reply: str):
 def test_a_list_an_object_or_a_bool_is_never_a_level(value: object):
     for key in ("value", "score", "affective"):
         assert isinstance(value_of(json.dumps({key: value})), str)
+
+
+@pytest.mark.parametrize("reply", ["level: 4.99999999999999999999999", "4.00000000000000000001",
+                                   "Score: 3.5", "level: 1e400", "level: 4e0x"])
+def test_a_number_written_as_text_is_exact(reply: str):
+    assert isinstance(value_of(reply), str)
+
+
+def test_whole_numbers_written_as_text_fractions_are_levels():
+    assert value_of("level: 4.0") == 4 and value_of("4.00") == 4 and value_of("4e0") == 4

@@ -222,3 +222,61 @@ def test_every_sense7_dimension_of_the_322_conversations(
         assert out.run.answered == 1719 * 8 and out.run.no_answer == 0
         per_code = dict(p.db.execute("SELECT code, COUNT(*) FROM suggestions GROUP BY code"))
         assert per_code == {c.key: 1719 for c in p.codebook.active}
+
+
+def test_every_kind_of_code_at_every_unit(demo_project: Path,
+                                          serve: Callable[..., FakeServer]):
+    from sense7_coder.domain.codebook import Code, Level
+    from sense7_coder.project.codebook_ops import add_code
+
+    def reply(body: dict[str, Any], n: int) -> tuple[int, str]:
+        answer = {"stance": {"value": "refuse", "rationale": "says no"},
+                  "apology": {"value": 1, "rationale": "says sorry"},
+                  "affective": {"value": None, "rationale": "nothing to judge"}}
+        return 200, completion(json.dumps({k: answer[k] for k in _keys(body)}))
+
+    server = serve(reply)
+    with Project.open(demo_project, backup=False) as p:
+        add_code(p, Code("stance", "Stance", kind="nominal", unit="conversation",
+                         levels=[Level("agree", "agrees"), Level("refuse", "refuses")]))
+        add_code(p, Code("apology", "Apology", kind="binary", unit="sentence",
+                         allow_na=False, levels=[Level(0, "absent"), Level(1, "present")]))
+        the_plan = plan(p, ["stance", "apology", "affective"], conversations=None)
+        kinds = {(a.unit.position == 0, a.unit.sentence > 0) for a in the_plan.asks}
+        assert kinds == {(True, False), (False, True), (False, False)}
+        sentence = next(a for a in the_plan.asks if a.unit.sentence)
+        assert ">>>" in the_plan.messages_of(sentence, sentence.codes)[1]["content"]
+        out = run_llm(p, the_plan, server.url, "m", concurrency=4, **FAST)
+        assert out.run.no_answer == 0 and out.run.answered == the_plan.values
+        got = {(s.unit.position == 0, s.unit.sentence > 0, s.code): s.value
+               for s in suggestions(p, "101")}
+        assert got == {(True, False, "stance"): "refuse", (False, True, "apology"): 1,
+                       (False, False, "affective"): None}
+        # --unit keeps only the codes of that unit
+        assert [c.key for c in plan(p, unit="conversation", measure=False).codes] == ["stance"]
+
+
+def test_hostile_replies_and_endpoints(demo_project: Path, serve: Callable[..., FakeServer]):
+    from sense7_coder.domain.errors import ProjectError
+
+    huge = "blah " * 600_000  # 3 MB of text with no level in it
+
+    def reply(body: dict[str, Any], n: int) -> tuple[int, str]:
+        if "[turn 2, assistant]\n>>>" in body["messages"][1]["content"]:
+            return 200, completion(huge)
+        return 200, completion('{"affective": {"value": 123456789012345678901234567890}}')
+
+    server = serve(reply)
+    secret_url = server.url.replace("http://", "http://user:secret@")
+    with Project.open(demo_project, backup=False) as p:
+        out = run_llm(p, plan(p, ["affective"]), secret_url, "m", **FAST)
+        assert out.run.answered == 0 and out.run.no_answer == out.requests
+        assert out.run.endpoint_host == server.url.split("//")[1].split("/")[0]
+        assert "secret" not in str(p.db.execute("SELECT * FROM suggestion_runs").fetchall())
+        kept = [s for s in suggestions(p, "101") if s.unit.position == 2]
+        assert kept and all(len(s.reply or "") == 100_000 for s in kept)
+        # a coder who is not the lead runs no model
+        p.set_coder("lee", "adjudicator")
+        p.set_coder("dora")
+        with pytest.raises(ProjectError, match="only a lead"):
+            run_llm(p, plan(p, ["affective"]), server.url, "m", **FAST)

@@ -131,3 +131,23 @@ def test_a_coder_package_carries_no_suggestions(demo_project: Path, tmp_path: Pa
     with Project.open(tmp_path / "alice.sense7", backup=False) as pkg:
         assert pkg.db.execute("SELECT COUNT(*) FROM suggestions").fetchone()[0] == 0
         assert pkg.db.execute("SELECT COUNT(*) FROM suggestion_runs").fetchone()[0] == 0
+
+
+def test_turn_uncertainty_follows_runs_that_disagree_and_no_answers(demo_project: Path):
+    from sense7_coder.project.suggestions import turn_uncertainty
+
+    with Project.open(demo_project, backup=False) as p:
+        other = Unit("101", 4)
+        store_run(p, "judge", "llm", "turn", [NewSuggestion(TURN, "affective", "ok", 1),
+                                              NewSuggestion(other, "affective", "ok", 3)])
+        store_run(p, "judge", "llm", "turn", [NewSuggestion(TURN, "affective", "ok", 5),
+                                              NewSuggestion(other, "affective", "ok", 3)])
+        got = turn_uncertainty(p)
+        assert got[("101", 2)] == pytest.approx(0.5) and got[("101", 4)] == 0.0
+        store_run(p, "judge", "llm", "turn", [NewSuggestion(other, "overall", "no_answer",
+                                                            reply="?")])
+        assert turn_uncertainty(p)[("101", 4)] == 1.0
+        p.set_coder("lee", "adjudicator")
+        p.set_coder("dora")
+        with pytest.raises(ProjectError, match="only a lead"):
+            turn_uncertainty(p)

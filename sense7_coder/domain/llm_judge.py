@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import guarded_http
+from .codebook import Code, Level
 from .errors import Cancelled, Sense7Error
 
 DEFAULT_PROMPT = """\
@@ -133,7 +134,19 @@ def parse_score(reply: str) -> tuple[float, str]:
     m = _LABELLED.search(reply) or _BARE.match(reply)
     if m:
         return float(m.group(1)), reply.strip()
+    # what else servers write: <S2>4</S2>, "Empathy level: 4", "4/5", "good" (see .replies)
+    from .replies import Reading, read_reply
+
+    got = read_reply(reply, [_SCALE])[_SCALE.key]
+    if isinstance(got, Reading) and got.value is not None:
+        return float(got.value), reply.strip()
     raise ValueError("no score from 1 to 5 in the reply")
+
+
+#: the judge's scale, as the tolerant reader of replies takes it
+_SCALE = Code("score", "Empathy", kind="ordinal", allow_na=False, levels=[
+    Level(1, "very poor"), Level(2, "poor"), Level(3, "neutral"), Level(4, "good"),
+    Level(5, "very good")])
 
 
 @dataclass

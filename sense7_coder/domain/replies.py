@@ -24,6 +24,7 @@ or label, the present/absent words), like every other incoming value.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import re
@@ -40,6 +41,8 @@ NA_WORDS = frozenset({"n/a", "na", "not applicable", "none", "null"})
 MAX_RATIONALE_CHARS = 2000
 #: a number written with more characters than this is no level
 MAX_NUMBER_CHARS = 20
+#: the characters of a reply read for a value outside a JSON object
+MAX_TEXT_CHARS = 20_000
 
 
 class Unreadable(ValueError):
@@ -125,6 +128,15 @@ def _text_value(code: Code, text: str) -> int | str | None:
         if not code.allow_na:
             raise Unreadable(f"{code.key}: not applicable is not allowed for this code")
         return None
+    if _NUMERIC.fullmatch(text) and text not in {str(v) for v in code.values}:
+        # a number as text is exact: 4.0 is 4, but 4.99999999999999999999999 is no 5
+        try:
+            number = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            number = None
+        if (len(text) > MAX_NUMBER_CHARS or number is None or not number.is_finite()
+                or number != number.to_integral_value()):
+            raise Unreadable(f"{code.key}: {text[:40]} is not a level")
     try:
         return code.parse_value(text)
     except ValueError as e:
@@ -142,6 +154,7 @@ def _rationale(obj: dict[str, Any]) -> str:
 
 # -- the reply's shapes ------------------------------------------------------------------------
 
+_NUMERIC = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TAG = re.compile(r"<\s*([A-Za-z][\w-]{0,40})\s*>\s*([^<>]{0,80}?)\s*<\s*/\s*\1\s*>")
 
@@ -291,12 +304,15 @@ def read_reply(reply: str, codes: Sequence[Code]) -> dict[str, Reading | str]:
                 out[key] = got
         if all(isinstance(out.get(c.key), Reading) for c in codes):
             return out
+    # the text readers scan the beginning only: a value is stated near the top, and a
+    # reply of megabytes must not take seconds of regular-expression work
+    head = reply[:MAX_TEXT_CHARS]
     for reader in (_from_tags, _from_lines):
-        for key, got in reader(reply, codes).items():
+        for key, got in reader(head, codes).items():
             if not isinstance(out.get(key), Reading):
                 out[key] = got
     if len(codes) == 1 and not isinstance(out.get(codes[0].key), Reading):
-        got = _from_text(reply.strip(), codes[0])
+        got = _from_text(head.strip(), codes[0])
         previous = out.get(codes[0].key)
         out[codes[0].key] = got if isinstance(got, Reading) or previous is None else previous
     said = reply.strip()[:MAX_RATIONALE_CHARS]

@@ -338,3 +338,53 @@ def suggestions_table(project: Project, codes: Sequence[Code],
                      code.level_label(record.value) if record.answered and code else "",
                      record.rationale, record.spread, record.reply or ""))
     return pd.DataFrame(rows, columns=list(EXPORT_COLUMNS))
+
+
+def turn_uncertainty(project: Project, models: Sequence[str] | None = None
+                     ) -> dict[tuple[str, int], float]:
+    """How unsure the models are of each turn, (conversation_id, position) -> 0 (sure) or
+    more, for a lead to order the coders' queues by (most unsure first).
+
+    Per code and unit: the spread a run recorded (the baseline's), the disagreement of a
+    model's runs (ordinal: their values' standard deviation over the scale's range;
+    otherwise the share of runs off the most frequent value) and of the models with each
+    other (the same, over the models' latest values); a unit left without an answer counts
+    as 1. A turn takes the largest over its codes and sentences."""
+    import statistics
+    from collections import Counter
+
+    project.require_lead("order the work by the models' uncertainty")
+    book = project.codebook
+    by_key: dict[tuple[str, int, int, str], list[dict[str, Any]]] = {}
+    for row in store_sug.all_suggestions(project.db, models):
+        by_key.setdefault((row["conversation_id"], row["position"], row["sentence"],
+                           row["code"]), []).append(row)
+
+    def disagreement(code: Code | None, values: list[Any]) -> float:
+        if len(values) < 2 or code is None:
+            return 0.0
+        if code.kind == "ordinal" and all(isinstance(v, int | float) for v in values):
+            span = max(code.values) - min(code.values) or 1  # type: ignore[operator]
+            return float(statistics.pstdev(values)) / float(span)
+        top = Counter(values).most_common(1)[0][1]
+        return 1 - top / len(values)
+
+    out: dict[tuple[str, int], float] = {}
+    for (cid, pos, _sent, key), rows in by_key.items():
+        code = book.get(key)
+        worst = 0.0
+        latest: dict[str, Any] = {}
+        runs_of: dict[str, list[Any]] = {}
+        for row in rows:  # in run order
+            if row["status"] != "ok":
+                worst = max(worst, 1.0)
+                continue
+            if row["spread"] is not None:
+                worst = max(worst, float(row["spread"]))
+            latest[row["model"]] = row["value"]
+            runs_of.setdefault(row["model"], []).append(row["value"])
+        for values in runs_of.values():
+            worst = max(worst, disagreement(code, [v for v in values if v is not None]))
+        worst = max(worst, disagreement(code, [v for v in latest.values() if v is not None]))
+        out[(cid, pos)] = max(out.get((cid, pos), 0.0), worst)
+    return out

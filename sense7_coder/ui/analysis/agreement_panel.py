@@ -109,6 +109,11 @@ class AgreementPanel(QWidget):
         self.include_predictors.setToolTip(
             "Every stored predictor with turn-level scores joins as rater 'model:NAME' of the "
             "code that matches the users' overall rating (scores rounded to the scale)")
+        self.include_models = QCheckBox("Include models' suggestions (model:NAME)", self)
+        self.include_models.setChecked(True)
+        self.include_models.setToolTip(
+            "Each model that suggested codes (sense7-coder suggest) joins as rater "
+            "'model:NAME' of every code it suggested, beside the coders and the users")
         self.run_button = QPushButton("Run", self)
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
@@ -126,6 +131,7 @@ class AgreementPanel(QWidget):
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
         form.addRow(self.include_predictors)
+        form.addRow(self.include_models)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -167,7 +173,7 @@ class AgreementPanel(QWidget):
                        self.seed.valueChanged, self.ci.currentIndexChanged,
                        self.min_units.valueChanged, self.include_users.toggled,
                        self.include_consensus.toggled, self.include_predictors.toggled,
-                       self.values.currentIndexChanged):
+                       self.include_models.toggled, self.values.currentIndexChanged):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
         self.load_choices()
@@ -193,6 +199,7 @@ class AgreementPanel(QWidget):
             include_consensus=self.include_consensus.isChecked(),
             ci=self.ci.currentData(), min_units=self.min_units.value(),
             predictors=self._predictors() if self.include_predictors.isChecked() else (),
+            include_models=self.include_models.isChecked(),
             values=self.values.currentData() or "blind",
         ))
 
