@@ -159,10 +159,12 @@ def test_the_queue_puts_the_models_least_sure_conversations_first(demo_project: 
         _run(p, "b", {"affective": 5}, Unit(unsure, 2))
         _run(p, "base", {"affective": 3}, Unit(spread, 2), spread=1.0)
         scores = uncertainty(p)
-        assert scores[sure] == 0.0 and scores[unsure] == 0.5 and scores[spread] == 0.25
+        # 1 and 5 from two models: their SD (2) over the scale's range (4); the spread as
+        # recorded
+        assert scores[sure] == 0.0 and scores[unsure] == 0.5 and scores[spread] == 1.0
         ordered = order_queue(p, "alice")
-        assert [c for c, _ in ordered[:3]] == [unsure, spread, sure]
-        assert assigned_to(p, "alice")[:3] == [unsure, spread, sure]
+        assert [c for c, _ in ordered[:3]] == [spread, unsure, sure]
+        assert assigned_to(p, "alice")[:3] == [spread, unsure, sure]
         rest = [c for c in queue if c not in (sure, unsure, spread)]
         assert assigned_to(p, "alice")[3:] == rest  # the others keep their order
         p.blind_coding = True

@@ -23,7 +23,6 @@ from ..domain.codebook import Code
 from ..domain.errors import ProjectError
 from ..domain.models import Unit, Value
 from ..store import assignments as store_assignments
-from ..store import suggestions as store_sug
 from ..store.recorded_settings import set_recorded
 from .project import Project
 from .suggestions import Suggestion, suggestions
@@ -123,42 +122,16 @@ def accept_all(project: Project, items: Sequence[tuple[Unit, str]]) -> list[str]
 # -- uncertainty -------------------------------------------------------------------------------
 
 
-def _disagreement(values: Sequence[Any]) -> float:
-    """Share of the answers that differ from the most frequent one (0: all agree)."""
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[repr(v)] = counts.get(repr(v), 0) + 1
-    return 1 - max(counts.values()) / len(values)
-
-
 def uncertainty(project: Project) -> dict[str, float]:
-    """Per conversation the model's uncertainty in 0..1: the mean over its units and codes
-    of (a) the share of answers (every run of every model) that differ from the most
-    frequent one and, where a run stored one, (b) its spread as a share of the code's
-    range (the baseline's spread); the mean of both where both exist. Conversations without
+    """Per conversation the models' uncertainty: the mean over its turns that have
+    suggestions of :func:`.suggestions.turn_uncertainty` (a recorded spread, runs or
+    models that disagree, a unit left without an answer; 0 is sure). Conversations without
     suggestions are left out. A lead's view (it reads every unit)."""
-    project.require_lead("order a queue by the model's uncertainty")
-    values: dict[tuple[str, int, int, str], list[Any]] = {}
-    spreads: dict[tuple[str, int, int, str], list[float]] = {}
-    for row in store_sug.all_suggestions(project.db):
-        if row["status"] != "ok":
-            continue
-        key = (row["conversation_id"], int(row["position"]), int(row["sentence"]), row["code"])
-        values.setdefault(key, []).append(row["value"])
-        code = project.codebook.get(row["code"])
-        if row["spread"] is not None and code is not None and code.kind == "ordinal":
-            scale = [v for v in code.values if isinstance(v, int | float)]
-            width = (max(scale) - min(scale)) if len(scale) > 1 else 1
-            spreads.setdefault(key, []).append(
-                min(1.0, max(0.0, float(row["spread"]) / width)))
+    from .suggestions import turn_uncertainty
+
     per_conv: dict[str, list[float]] = {}
-    for key, vals in values.items():
-        parts = []
-        if len(vals) > 1:
-            parts.append(_disagreement(vals))
-        if key in spreads:
-            parts.append(sum(spreads[key]) / len(spreads[key]))
-        per_conv.setdefault(key[0], []).append(sum(parts) / len(parts) if parts else 0.0)
+    for (cid, _position), value in turn_uncertainty(project).items():
+        per_conv.setdefault(cid, []).append(float(value))
     return {cid: sum(v) / len(v) for cid, v in per_conv.items()}
 
 
