@@ -127,6 +127,10 @@ def _weighted_ranks(values: Any, weights: Any) -> Any:
     return ranks
 
 
+#: most (draw x unit) cells one step of :func:`_draw_figures` holds per array (16 MB)
+CELLS = 2_000_000
+
+
 def _draw_figures(y: Any, p: Any, clusters: Any, counts: Any, chunk: int = 200
                   ) -> dict[str, Any]:
     """Each figure in each draw (``counts``: draws x conversations), computed on weights
@@ -143,6 +147,7 @@ def _draw_figures(y: Any, p: Any, clusters: Any, counts: Any, chunk: int = 200
     cells[np.arange(len(y)), ly * size + lp] = 1.0
     equal, near = (ly == lp).astype(float), (np.abs(ly - lp) <= 1).astype(float)
     error = np.abs(y - p)
+    chunk = max(1, min(chunk, CELLS // len(y)))  # memory bounded on a large project
     for first in range(0, len(counts), chunk):
         w = counts[first:first + chunk][:, clusters]  # draws x units
         total = w.sum(axis=1)
