@@ -143,20 +143,26 @@ def _draw_figures(y: Any, p: Any, clusters: Any, counts: Any, chunk: int = 200
         return out
     ly, lp = _levels(y), _levels(p)
     size = max(LEVELS) + 1
-    cells = np.zeros((len(y), size * size))
-    cells[np.arange(len(y)), ly * size + lp] = 1.0
-    equal, near = (ly == lp).astype(float), (np.abs(ly - lp) <= 1).astype(float)
-    error = np.abs(y - p)
+    groups = counts.shape[1]
+    # per conversation: units, sums and confusion counts; a draw's figures other than
+    # Spearman's are then (draws x conversations) products, independent of the turns
+    units = np.bincount(clusters, minlength=groups).astype(float)
+    equal = np.bincount(clusters, (ly == lp).astype(float), minlength=groups)
+    near = np.bincount(clusters, (np.abs(ly - lp) <= 1).astype(float), minlength=groups)
+    error = np.bincount(clusters, np.abs(y - p), minlength=groups)
+    cells = np.zeros((groups, size * size))
+    np.add.at(cells, (clusters, ly * size + lp), 1.0)
     chunk = max(1, min(chunk, CELLS // len(y)))  # memory bounded on a large project
     for first in range(0, len(counts), chunk):
-        w = counts[first:first + chunk][:, clusters]  # draws x units
-        total = w.sum(axis=1)
-        part = slice(first, first + len(w))
+        c = counts[first:first + chunk]  # draws x conversations
+        w = c[:, clusters]  # draws x units (for the ranks)
+        total = c @ units
+        part = slice(first, first + len(c))
         with np.errstate(all="ignore"):
-            out["accuracy"][part] = w @ equal / total
-            out["within_one"][part] = w @ near / total
-            out["mae"][part] = w @ error / total
-            confusion = (w @ cells).reshape(len(w), size, size)
+            out["accuracy"][part] = c @ equal / total
+            out["within_one"][part] = c @ near / total
+            out["mae"][part] = c @ error / total
+            confusion = (c @ cells).reshape(len(c), size, size)
             tp = np.diagonal(confusion, axis1=1, axis2=2)
             both = confusion.sum(axis=2) + confusion.sum(axis=1)
             seen = both > 0
