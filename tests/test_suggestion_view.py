@@ -171,3 +171,20 @@ def test_the_queue_puts_the_models_least_sure_conversations_first(demo_project: 
     code = main(["assign", str(demo_project), "--coders", "alice", "--by-uncertainty",
                  "--as", "alice"])
     assert code == 2 and "lead" in capsys.readouterr().err
+
+
+def test_a_coders_package_follows_the_ordered_queue(demo_project: Path, tmp_path: Path
+                                                    ) -> None:
+    from sense7_coder.project.assignments import assign
+    from sense7_coder.project.package import make_package
+    from sense7_coder.store.assignments import conversation_order
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        assign(p, ["alice"])
+        _run(p, "a", {"affective": 1}, Unit("110", 2))
+        _run(p, "b", {"affective": 5}, Unit("110", 2))
+        assert order_queue(p, "alice")[0] == ("110", 0.5)
+        make_package(p, "alice", tmp_path / "alice.sense7")
+    with Project.open(tmp_path / "alice.sense7", backup=False) as pkg:
+        assert [cid for _, cid in conversation_order(pkg.db)][:2] == ["110", "101"]
