@@ -120,7 +120,7 @@ def test_judge_sends_the_conversation_as_json_caches_and_is_bounded(
         n_conv = p.info()["conversations"]
         out = run_llm(p, server.url, "local-model", runs=2, concurrency=3, **FAST)
         assert out == {"requests": 2 * n_conv, "asked": 2 * n_conv, "cached": 0,
-                       "stored": 2 * n_conv}
+                       "no_answer": 0, "stored": 2 * n_conv}
         assert 1 < server.max_in_flight <= 3
         first = server.requests[0]
         assert first["model"] == "local-model"
@@ -221,3 +221,20 @@ def test_endpoint_down_and_bad_url(demo_project: Path):
             run_llm(p, "http://127.0.0.1:9/v1", "m", concurrency=1, **FAST)
         with pytest.raises(Exception, match="not an http"):
             run_llm(p, "ftp://x", "m")
+
+
+def test_a_conversation_whose_replies_hold_no_score_is_counted_and_the_run_goes_on(
+        demo_project: Path, serve: Callable[..., FakeServer]):
+    def reply(body: dict[str, Any], n: int) -> tuple[int, str]:
+        conversation = json.loads(body["messages"][1]["content"])
+        if len(conversation) % 3 == 0:
+            return 200, completion("I'd rather not say.")
+        return score_by_length(body, n)
+
+    server = serve(reply)
+    with Project.open(demo_project, backup=False) as p:
+        out = run_llm(p, server.url, "m", concurrency=2, **FAST)
+        assert out["no_answer"] > 0 and out["asked"] + out["no_answer"] == out["requests"]
+        assert out["stored"] == out["asked"]
+        again = run_llm(p, server.url, "m", concurrency=2, **FAST)  # asked again, not cached
+        assert again["no_answer"] == out["no_answer"] and again["cached"] == out["asked"]

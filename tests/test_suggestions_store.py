@@ -151,3 +151,28 @@ def test_turn_uncertainty_follows_runs_that_disagree_and_no_answers(demo_project
         p.set_coder("dora")
         with pytest.raises(ProjectError, match="only a lead"):
             turn_uncertainty(p)
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE suggestions SET position = 'two' WHERE code = 'affective'",
+    "UPDATE suggestions SET status = 'maybe' WHERE code = 'affective'",
+    "UPDATE suggestions SET sentence = x'00' WHERE code = 'affective'",
+])
+def test_hand_edited_suggestions_are_named_in_one_line_everywhere(demo_project: Path,
+                                                                  edit: str):
+    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.project.suggestions import suggestions_table, turn_uncertainty
+
+    with Project.open(demo_project, backup=False) as p:
+        _run(p)
+    conn = sqlite3.connect(demo_project)
+    with conn:
+        conn.execute(edit)
+    conn.close()
+    with Project.open(demo_project, backup=False) as p:
+        for read in (lambda: suggestions(p, "101"), lambda: turn_uncertainty(p),
+                     lambda: suggestions_table(p, p.codebook.active),
+                     lambda: project_agreement(p, AgreementOptions(codes=["affective"],
+                                                                   bootstrap=0))):
+            with pytest.raises(ProjectError, match="changed outside sense7-coder"):
+                read()

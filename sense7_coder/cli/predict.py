@@ -203,6 +203,10 @@ def cmd_classify(args: argparse.Namespace) -> int:
                 return 130
             print(f"LLM judge: {out['asked']} requests sent, {out['cached']} answered from "
                   f"the project's cache", file=sys.stderr)
+            if out["no_answer"]:
+                print(f"LLM judge: {out['no_answer']} conversation"
+                      f"{'s' * (out['no_answer'] != 1)} left without a score: no reply held "
+                      "one (a re-run asks again)", file=sys.stderr)
             evaluated.append(name or f"llm:{args.api_model}")
         if not args.evaluate:
             return 0

@@ -50,6 +50,11 @@ class LLMError(Sense7Error):
     """The endpoint failed or replied something that holds no score."""
 
 
+class NoScore(LLMError):
+    """Every attempt reached the server and got a reply, none of which held a score: the
+    request stands without an answer (the endpoint itself works)."""
+
+
 def conversation_messages(turns: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
     """``(role, text)`` turns as the JSON list the model reads."""
     return [{"role": role, "content": text} for role, text in turns]
@@ -193,13 +198,18 @@ class ChatClient:
         if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
             raise LLMError("the API key holds a line break or another control character")
         problem = ""
+        unread = 0  # attempts answered with a reply that held no score
         for attempt in range(self.retries + 1):
             if cancel is not None and cancel():
                 raise Cancelled()
             wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
             try:
                 reply = self._post(messages, seed, cancel)
-                score, reasoning = parse_score(reply)
+                try:
+                    score, reasoning = parse_score(reply)
+                except ValueError:
+                    unread += 1
+                    raise
                 return reply, score, reasoning
             except guarded_http.HTTPFailure as e:
                 problem = str(e)
@@ -219,6 +229,8 @@ class ChatClient:
                 problem = f"{e}: {reply[:200]!r}"
             if attempt < self.retries:
                 _sleep(wait, cancel)
+        if unread == self.retries + 1:
+            raise NoScore(f"{problem} after {self.retries + 1} attempts")
         raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
 
 
@@ -255,8 +267,12 @@ def judge(
     concurrency: int = 4,
     progress: Callable[[int, int], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    unanswered: list[tuple[Job, str]] | None = None,
 ) -> int:
-    """Ask for every job not yet cached; returns how many requests were answered now."""
+    """Ask for every job not yet cached; returns how many requests were answered now.
+
+    A job whose replies never held a score goes into ``unanswered`` (with why) and the run
+    goes on; without that list it stops the run like an endpoint failure."""
     from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
     todo = [j for j in jobs if not cached(j.key)]
@@ -286,6 +302,12 @@ def judge(
                 job = pending.pop(fut)
                 try:
                     reply, score, reasoning = fut.result()
+                except NoScore as e:
+                    if unanswered is None:
+                        raise LLMError(f"conversation '{job.conversation_id}' (run "
+                                       f"{job.run}): {e}") from None
+                    unanswered.append((job, str(e)))
+                    continue
                 except LLMError as e:
                     raise LLMError(f"conversation '{job.conversation_id}' (run {job.run}): "
                                    f"{e}") from None

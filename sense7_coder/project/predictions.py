@@ -282,8 +282,9 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
             store_pred.save_llm_answer(db, job.key, job.conversation_id, api_model, job.run,
                                        reply, score)
 
+    unanswered: list[tuple[Job, str]] = []
     asked = judge(jobs, client, cached=cached, save=save, concurrency=concurrency,
-                  progress=progress, cancel=cancel)
+                  progress=progress, cancel=cancel, unanswered=unanswered)
     rows: list[store_pred.PredictionRow] = []
     for job in jobs:
         answer = store_pred.llm_answer(project.db, job.key)
@@ -296,7 +297,8 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
     predictor = name or f"llm:{api_model}"
     with project.pdb.atomic() as db:
         store_pred.replace_predictions(db, predictor, "conversation", rows)
-    return {"requests": len(jobs), "asked": asked, "cached": len(jobs) - asked,
+    return {"requests": len(jobs), "asked": asked, "no_answer": len(unanswered),
+            "cached": len(jobs) - asked - len(unanswered),
             "stored": len(rows)}
 
 

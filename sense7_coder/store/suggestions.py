@@ -14,7 +14,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from ..domain.errors import ProjectError
 from .conversations import ConversationFilter, _filter_sql
+from .db import read_snapshot
+from .shapes import changed_message
 
 #: a suggestion's status: a value was read from the reply, or none could be
 STATUSES = ("ok", "no_answer")
@@ -26,6 +29,35 @@ _COLUMNS = ("s.run", "r.model", "r.method", "s.conversation_id", "s.position", "
             "s.code", "s.status", "s.value", "s.rationale", "s.reply", "s.spread",
             "r.prompt_hash", "r.started_at")
 FIELDS = tuple(c.split(".")[1] for c in _COLUMNS)
+
+
+def _refuse(db: Database, detail: str) -> ProjectError:
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    return ProjectError(changed_message(path, f"table suggestions: {detail}"))
+
+
+def _check_statuses(db: Database, conversation_id: str | None = None) -> None:
+    """Refuse a status sense7-coder never writes (a hand edit), naming the row (only among
+    one conversation's, through its index, when ``conversation_id`` is given)."""
+    where, params = ("conversation_id = ? AND ", [conversation_id]) \
+        if conversation_id is not None else ("", [])
+    row = db.execute(f"SELECT rowid, status FROM suggestions WHERE {where}(status IS NULL "
+                     "OR status NOT IN ('ok', 'no_answer')) LIMIT 1", params).fetchone()
+    if row is not None:
+        raise _refuse(db, f"row {row[0]}: its status is {str(row[1])[:40]!r}, not ok or "
+                          "no_answer")
+
+
+def _typed(row: Sequence[Any]) -> dict[str, Any]:
+    """A suggestion row with its numbers as numbers (a hand-edited value of the wrong kind
+    fails here, inside :func:`read_snapshot`, which names it in one line)."""
+    out = dict(zip(FIELDS, row, strict=True))
+    for key in ("run", "position", "sentence"):
+        if isinstance(out[key], bool) or not isinstance(out[key], int):
+            raise ValueError(f"{key} {out[key]!r}")
+    if out["spread"] is not None:
+        out["spread"] = float(out["spread"])
+    return out
 
 
 def now() -> str:
@@ -55,6 +87,7 @@ def delete_run(db: Database, run: int) -> int:
     return int(db.execute("DELETE FROM suggestion_runs WHERE run = ?", [run]).rowcount)
 
 
+@read_snapshot
 def runs(db: Database, model: str | None = None) -> list[dict[str, Any]]:
     """Every run (of ``model``), oldest first."""
     where, params = (" WHERE model = ?", [model]) if model is not None else ("", [])
@@ -80,11 +113,13 @@ def put_suggestions(db: Database, run: int, rows: Iterable[SuggestionRow]) -> in
     return int(cur.rowcount)
 
 
+@read_snapshot
 def suggestions_of(db: Database, conversation_id: str, position: int | None = None,
                    sentence: int | None = None, code: str | None = None,
                    model: str | None = None) -> list[dict[str, Any]]:
     """The suggestions of one conversation (one unit, one code, one model), in unit, code
     and run order; only finished runs."""
+    _check_statuses(db, conversation_id)
     where = ["s.conversation_id = ?", "r.finished_at IS NOT NULL"]
     params: list[Any] = [conversation_id]
     for column, value in (("s.position", position), ("s.sentence", sentence),
@@ -95,21 +130,25 @@ def suggestions_of(db: Database, conversation_id: str, position: int | None = No
     sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
            f"ON r.run = s.run WHERE {' AND '.join(where)} "
            "ORDER BY s.position, s.sentence, s.code, s.run")
-    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, params)]
+    return [_typed(r) for r in db.execute(sql, params)]
 
 
+@read_snapshot
 def run_suggestions(db: Database, run: int) -> list[dict[str, Any]]:
     """Every suggestion of one run, in import order of the conversations."""
+    _check_statuses(db)
     sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
            "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id "
            "WHERE s.run = ? ORDER BY c.rowid, s.position, s.sentence, s.code")
-    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, [run])]
+    return [_typed(r) for r in db.execute(sql, [run])]
 
 
+@read_snapshot
 def all_suggestions(db: Database, models: Sequence[str] | None = None,
                     conversations: ConversationFilter | None = None) -> list[dict[str, Any]]:
     """Every suggestion of finished runs (of ``models``, in the conversations that pass
     the filter), in conversation import order."""
+    _check_statuses(db)
     where, params = _filter_sql(conversations or ConversationFilter())
     where += (" AND " if where else " WHERE ") + "r.finished_at IS NOT NULL"
     if models is not None:
@@ -118,9 +157,10 @@ def all_suggestions(db: Database, models: Sequence[str] | None = None,
     sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
            "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id"
            f"{where} ORDER BY c.rowid, s.position, s.sentence, s.code, s.run")
-    return [dict(zip(FIELDS, r, strict=True)) for r in db.execute(sql, params)]
+    return [_typed(r) for r in db.execute(sql, params)]
 
 
+@read_snapshot
 def latest_values(db: Database, models: Sequence[str] | None = None,
                   codes: Sequence[str] | None = None,
                   conversations: ConversationFilter | None = None
@@ -128,6 +168,7 @@ def latest_values(db: Database, models: Sequence[str] | None = None,
     """(model, conversation_id, position, sentence, code, value): for each model, unit and
     code the value of its latest finished run that answered there (what agreement reads),
     in conversation import order."""
+    _check_statuses(db)
     where, params = _filter_sql(conversations or ConversationFilter())
     where += (" AND " if where else " WHERE ") + "r.finished_at IS NOT NULL AND s.status = 'ok'"
     for column, names in (("r.model", models), ("s.code", codes)):
@@ -143,7 +184,12 @@ def latest_values(db: Database, models: Sequence[str] | None = None,
            "FROM suggestions s JOIN suggestion_runs r ON r.run = s.run "
            f"JOIN conversations c ON c.conversation_id = s.conversation_id{where}) "
            "WHERE k = 1 ORDER BY ord, position, sentence, code, model")
-    return [tuple(r) for r in db.execute(sql, params)]
+    out = []
+    for model, cid, position, sentence, code, value in db.execute(sql, params):
+        if not (isinstance(position, int) and isinstance(sentence, int)):
+            raise ValueError(f"position {position!r}, sentence {sentence!r}")
+        out.append((model, cid, position, sentence, code, value))
+    return out
 
 
 def suggestion_count(db: Database) -> int:

@@ -385,7 +385,8 @@ class AnalysisPanel(QWidget):
                                concurrency=concurrency, progress=progress, cancel=cancel,
                                **kwargs)
             return (f"{out['asked']} requests sent, {out['cached']} answered from the "
-                    "project's cache")
+                    "project's cache" + (f"; {out['no_answer']} without a score (no reply "
+                                         "held one)" if out["no_answer"] else ""))
 
         return self._predict_job(job, "LLM judge", f"Asking {api_model} at {endpoint}…")
 
