@@ -25,6 +25,8 @@ same public methods the GUI tests use, waits for their background tasks, and sav
 ``reconcile.png``        the reconciliation window, adjudicating with some decisions made
 ``analysis.png``         the Analysis window: the users' ratings over the course of the
                          conversations, after the baseline predictor was trained
+``suggestions.png``      the workspace showing a model's suggestions on each code's row
+                         (allowed by the lead; one taken with Y, two models apart on one code)
 
 Main windows are grabbed at 1280x800, dialogs at the size they take on a 1280x800 screen.
 With the offscreen platform the script gives Qt a 1280x800 screen itself. ``--only NAME ...``
@@ -55,7 +57,7 @@ if str(REPO) not in sys.path and (REPO / "sense7_coder").is_dir():
 
 SHOTS = ("welcome", "workspace", "workspace-1366x768", "workspace-dark", "workspace-200pct",
          "workspace-contrast", "import-dialog", "codebook-editor",
-         "agreement", "reconcile", "analysis")
+         "agreement", "reconcile", "analysis", "suggestions")
 WIDTH, HEIGHT = 1280, 800
 #: the folder the temporary one is shown as on the welcome screen (a README should not show
 #: a random temporary path); only the displayed text changes, the files are the real ones
@@ -447,6 +449,47 @@ def shoot_analysis(studio: Studio, out: Path) -> None:
     panel.close()
 
 
+#: what the model said about turn 2 of conversation 101 (value, rationale), for the screenshot
+SUGGESTED: dict[str, tuple[int | None, str]] = {
+    "overall": (4, "Warm and on task: it answers the request and acknowledges the stress."),
+    "affective": (4, "Names the user's frustration before moving to the fix."),
+    "cognitive": (4, "Restates the goal (a deadline on Friday) correctly."),
+    "response": (2, "Gives a full plan where the user only asked for a way in."),
+    "prosocial": (4, "Offers to work through it together."),
+    "interest": (3, "Asks which parts only the user can write, nothing more."),
+    "contextual": (3, "Uses the deadline, not the team's situation."),
+    "relational": (None, "First assistant turn: nothing earlier to continue."),
+}
+
+
+def shoot_suggestions(studio: Studio, out: Path) -> None:
+    from sense7_coder.domain.models import Unit
+    from sense7_coder.project import Project
+    from sense7_coder.project.suggestion_view import set_shown_in_workspace
+    from sense7_coder.project.suggestions import NewSuggestion, store_run
+
+    path = studio.docs / "suggestions.sense7"
+    shutil.copyfile(studio.demo, path)
+    unit = Unit("101", 2)
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        store_run(p, "baseline", "baseline", "turn", [
+            NewSuggestion(unit, "response", "ok", 4, "", spread=0.8)])
+        store_run(p, "qwen2.5-7b", "llm", "turn", [
+            NewSuggestion(unit, k, "ok", v, why) for k, (v, why) in SUGGESTED.items()],
+            api_model="qwen2.5-7b-instruct", endpoint_host="127.0.0.1:8080", requests=1)
+        set_shown_in_workspace(p, True)
+    w = studio.open(path, "dana")
+    ws = w.workspace
+    if not ws.go_to("101", 2):
+        raise RuntimeError("no turn 2 in conversation 101")
+    ws.coding.setFocus()
+    wait_until(lambda: ws.coding.hasFocus(), "the codes to take the keyboard")
+    press("Y")  # overall: the model's value taken, on to affective
+    w.statusBar().clearMessage()
+    save(w, out, "suggestions")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the PNG files")
@@ -485,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("agreement", lambda: shoot_agreement(studio, out)),
                 ("reconcile", lambda: shoot_reconcile(studio, out)),
                 ("analysis", lambda: shoot_analysis(studio, out)),
+                ("suggestions", lambda: shoot_suggestions(studio, out)),
             ]
             for name, step in steps:
                 if name in wanted:

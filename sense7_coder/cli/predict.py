@@ -111,13 +111,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from ..project.analyses import run_analyses
+    from ..project.analyses import NO_USER_RATINGS, run_analyses
 
     filt = _conversation_filter(args)
     with open_as(args, backup=False) as project:
         out = run_analyses(project, args.out, source=args.source, conversations=filt,
                            figures=not args.no_figures, agreement=not args.no_agreement)
     for note in out.notes:
+        if note == NO_USER_RATINGS:
+            note = ("the users rated no assistant turn in the selected conversations, and "
+                    "--source users (the default) analyses their ratings; to analyse the "
+                    "coders' values, run again with --source coders")
         print(f"note: {note}", file=sys.stderr)
     print(f"{len(out.tables)} tables and {len(out.figures)} figure files in {out.out_dir}; "
           f"read the report: {out.index}")
@@ -141,6 +145,24 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}"
 
 
+def _require_target(project: Any, level: str) -> None:
+    """Refuse a level whose target the users' ratings lack, in this command's terms."""
+    from ..domain.errors import Sense7Error
+    from ..project.evaluation import MissingTarget, check_target
+
+    try:
+        check_target(project, level)
+    except MissingTarget as e:
+        if e.other_level:
+            raise Sense7Error(
+                f"the {level}-level target is the mean of the seven dimensions over a "
+                f"conversation's assistant turns, and this project's users rated only "
+                f"{', '.join(e.rated)} ({e.overall_turns} turns with an overall rating); "
+                f"use --level {e.other_level} to train and evaluate against the users' "
+                "overall rating of each turn") from None
+        raise Sense7Error(str(e)) from None
+
+
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..domain.errors import Sense7Error
     from ..project import predictions as pred
@@ -156,6 +178,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
                       ) as project:
         if args.evaluate:  # refused before any predictor runs, not after
             project.require_unblinded("evaluate predictors against the users' ratings")
+        if args.evaluate or args.model == "baseline":
+            _require_target(project, args.level)
         if args.predictions:
             s = pred.import_predictions(project, args.predictions, args.predictor)
             print(f"{s.source}: stored {s.rows} {s.level}-level scores of '{s.predictor}' "

@@ -31,6 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--shuffle", action="store_true",
                    help="a seeded presentation order per coder (default: the project's order)")
+    p.add_argument("--by-uncertainty", action="store_true",
+                   help="then order each listed coder's queue by the model's uncertainty "
+                   "(runs of a model that disagree, or the baseline's spread): the "
+                   "conversations where it is least sure come first")
     p.set_defaults(func=cmd_assign)
 
     p = sub.add_parser(
@@ -79,7 +83,12 @@ def cmd_assign(args: argparse.Namespace) -> int:
         report = assign(project, coders, overlap=args.overlap, per_coder=args.per_coder,
                         conversations=filt, seed=args.seed,  # type: ignore[arg-type]
                         shuffle=args.shuffle)
-    print("\n".join(report.lines()))
+        lines = report.lines()
+        if args.by_uncertainty:
+            from ..project.suggestion_view import order_queues
+
+            lines += order_queues(project, coders)
+    print("\n".join(lines))
     return 0
 
 

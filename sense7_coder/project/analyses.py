@@ -22,6 +22,9 @@ from .project import Project
 
 SOURCES = ("users", "coders", "consensus", "final")
 DROP = 2
+#: the note when the default source has nothing: front ends word the remedy in their terms
+NO_USER_RATINGS = ("the users rated no assistant turn in the selected conversations; the "
+                   "coders' values can be analysed instead (source: coders)")
 
 
 @dataclass
@@ -177,7 +180,7 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
 
     out_dir.mkdir(parents=True, exist_ok=True)
     out = AnalysisOutput(out_dir, source)
-    steps = 10
+    steps = 11
     step = 0
 
     def tick() -> None:
@@ -201,7 +204,8 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
     values, codings, convs = rating_values(project, source, conversations)
     tick()
     if values.empty:
-        out.notes.append(f"no ratings from source '{source}' in the selected conversations")
+        out.notes.append(NO_USER_RATINGS if source == "users" else
+                         f"no ratings from source '{source}' in the selected conversations")
     else:
         dist = an.distribution(values)
         table("distribution", dist)
@@ -269,8 +273,26 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
         tick()
         table("crosstabs", an.crosstabs(codings, convs))
     tick()
+    _evaluation(project, conversations, table, figure, cancel)
+    tick()
     out.index = _write_index(project, out, conversations, figures, agreement, cancel)
     return out
+
+
+def _evaluation(project: Project, conversations: ConversationFilter | None, table: Any,
+                figure: Any, cancel: Callable[[], bool] | None) -> None:
+    """The predictors (and models' suggestions) against the users' ratings, per dimension
+    and per turn, with intervals over conversations: a table and a figure, when any exist."""
+    import pandas as pd
+
+    from ..domain import plots_evaluation
+    from .evaluation import evaluate_per_dimension
+
+    rows = evaluate_per_dimension(project, conversations, cancel=cancel)
+    if rows:
+        frame = pd.DataFrame(rows)
+        table("evaluation_per_dimension", frame)
+        figure("evaluation_per_dimension", plots_evaluation.evaluation(frame))
 
 
 def _write_index(project: Project, out: AnalysisOutput,

@@ -142,6 +142,9 @@ def evaluate_predictor(project: Project, predictor: str, level: str = "conversat
     project.require_unblinded("evaluate predictors against the users' ratings")
     _check_level(level)
     runs = stored_runs(project, predictor, level, conversations)
+    from .targets import require_target
+
+    require_target(rated_turns(project, conversations), level)
     if not runs:
         known = ", ".join(sorted(predictor_counts(project))) or "none"
         raise ProjectError(f"no {level}-level predictions of '{predictor}' in this project "
@@ -196,6 +199,9 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
     if runs < 1:
         raise ProjectError("runs must be 1 or more")
     turns = rated_turns(project, conversations)
+    from .targets import require_target
+
+    require_target(turns, level)
     group_by = grouping(turns)
     samples = []
     for t in turns:

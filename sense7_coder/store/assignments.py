@@ -78,3 +78,11 @@ def insert_merged(db: Database) -> int:
         "AND t.conversation_id = s.conversation_id)"
     )
     return int(cur.rowcount)
+
+
+def reorder(db: Database, coder: str, conversation_ids: Iterable[str]) -> int:
+    """Give ``coder``'s assignments the presentation order of ``conversation_ids``."""
+    cur = db.conn.executemany(
+        "UPDATE assignments SET ord = ? WHERE coder = ? AND conversation_id = ?",
+        [(i, coder, cid) for i, cid in enumerate(conversation_ids, start=1)])
+    return int(cur.rowcount)

@@ -33,6 +33,7 @@ from ..project import Project
 from ..project.analysis_view import attribute_names
 from ..project.assignments import AssignReport, assign, progress
 from ..project.package import PackageSummary, make_package
+from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
 from .palette import error_style
 from .tasks import CancelFn, ProgressFn, TaskError, TaskRunner, with_own_project
 
@@ -77,6 +78,10 @@ class TeamDialog(QDialog):
         self.seed.setRange(0, 2_000_000_000)
         self.shuffle = QCheckBox("Each coder sees the conversations in an order of their own",
                                  self)
+        self.by_uncertainty = QCheckBox("Then order each listed coder's queue by the model's "
+                                        "uncertainty (least sure first)", self)
+        self.by_uncertainty.setToolTip("Runs of a model that disagree, or the baseline's "
+                                       "spread, put a conversation early in the queue")
         self.assign_button = QPushButton("Assign", self)
         self.assign_button.setAutoDefault(False)
         self.assign_button.clicked.connect(self.run_assign)
@@ -86,6 +91,7 @@ class TeamDialog(QDialog):
         form.addRow("Per coder", self.per_coder)
         form.addRow("Seed", self.seed)
         form.addRow("", self.shuffle)
+        form.addRow("", self.by_uncertainty)
         form.addRow("", self.assign_button)
         self.assign_box = QGroupBox("Assign the conversations not assigned yet", self)
         self.assign_box.setLayout(form)
@@ -129,6 +135,12 @@ class TeamDialog(QDialog):
         blind_box.addLayout(blind_row)
         blind_box.addWidget(self.require_all)
         blind_box.addWidget(self.lock_revealed)
+        self.show_suggestions = QCheckBox("Show a model's suggestions on each code's row (a "
+                                          "blind coder sees one after their own value and "
+                                          "the reveal)", self)
+        self.show_suggestions.setChecked(shown_in_workspace(project))
+        self.show_suggestions.toggled.connect(self._save_suggestions)
+        blind_box.addWidget(self.show_suggestions)
         self.blind_group = QGroupBox("Blind coders (the users' ratings and other coders' "
                                      "values are always hidden until done)", self)
         self.blind_group.setLayout(blind_box)
@@ -164,6 +176,14 @@ class TeamDialog(QDialog):
             self.project.require_all_codes = self.require_all.isChecked()
             if self.project.lock_after_reveal != self.lock_revealed.isChecked():
                 self.project.lock_after_reveal = self.lock_revealed.isChecked()
+        except Sense7Error as e:
+            self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
+            return
+        self.changed.emit()
+
+    def _save_suggestions(self, on: bool) -> None:
+        try:
+            set_shown_in_workspace(self.project, on)
         except Sense7Error as e:
             self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
             return
@@ -205,11 +225,14 @@ class TeamDialog(QDialog):
         overlap = self.overlap.value() / 100
         per = self.per_coder.value() or None
         seed, shuffle = self.seed.value(), self.shuffle.isChecked()
+        by_uncertainty = self.by_uncertainty.isChecked()
 
-        def job(project: Project, progress_: ProgressFn, cancel: CancelFn) -> AssignReport:
+        def job(project: Project, progress_: ProgressFn, cancel: CancelFn
+                ) -> tuple[AssignReport, list[str]]:
             progress_(0, 0)
-            return assign(project, coders, overlap=overlap, per_coder=per, seed=seed,
-                          shuffle=shuffle)
+            report = assign(project, coders, overlap=overlap, per_coder=per, seed=seed,
+                            shuffle=shuffle)
+            return report, order_queues(project, coders) if by_uncertainty else []
 
         self.assign_button.setEnabled(False)
         return self.runner.start(
@@ -217,9 +240,10 @@ class TeamDialog(QDialog):
             label="Assigning conversations…", on_result=self._assigned,
             on_error=self._failed, on_finished=lambda: self.assign_button.setEnabled(True))
 
-    def _assigned(self, report: AssignReport) -> None:
+    def _assigned(self, result: tuple[AssignReport, list[str]]) -> None:
+        report, ordered = result
         self.project.changed_elsewhere()
-        self.status.setText("<br>".join(report.lines()))
+        self.status.setText("<br>".join(report.lines() + ordered))
         self.refresh()
         self.changed.emit()
 

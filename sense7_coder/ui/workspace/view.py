@@ -27,6 +27,7 @@ from .coding_actions import CodingActions
 from .coding_panel import CodingPanel, hint_text
 from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
+from .suggestion_line import RowSuggestions
 from .transcript import TranscriptView
 from .user_ratings import UserRatingsPanel
 
@@ -125,6 +126,7 @@ class Workspace(CodingActions, QWidget):
         # the list first: the workspace's own refresh selects the current row in it
         self.hub.changed.connect(self.list_panel.show_changes)
         self.hub.changed.connect(self.show_changes)
+        self.model_suggestions = RowSuggestions(self)
 
     # -- where am I ---------------------------------------------------------------------------
     @property
@@ -306,6 +308,7 @@ class Workspace(CodingActions, QWidget):
             value = self.state.get("codings", {}).get((unit.position, unit.sentence, code.key), NOT_SET)
             visible = conv_open if code.unit == "conversation" else turn_open
             self.coding.set_row(code.key, value, self._others_text(code, unit, visible))
+        self.model_suggestions.refresh(codes)
         if turn is None or not turn.ratings and not turn.comment:
             self.ratings.show_nothing("The user did not rate this turn." if turn else "")
         elif not turn_open:
