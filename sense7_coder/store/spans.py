@@ -146,3 +146,26 @@ def spans_frame(db: Database, *, codes: Sequence[str] = (), coders: Sequence[str
            f"{where} ORDER BY c.rowid, s.position, s.start, s.end, d.ord, s.code, s.coder")
     rows = db.execute(sql, params).fetchall()
     return pd.DataFrame([tuple(r) for r in rows], columns=list(SPAN_COLUMNS))
+
+
+def covered_conversations(db: Database) -> dict[str, set[str]]:
+    """coder -> conversations the coder worked on: marked a turn done or made a span."""
+    out: dict[str, set[str]] = {}
+    for coder, cid in db.execute(
+            "SELECT coder, conversation_id FROM turn_status WHERE done = 1 "
+            "UNION SELECT coder, conversation_id FROM spans"):
+        out.setdefault(coder, set()).add(cid)
+    return out
+
+
+def turn_lengths(db: Database, conversations: ConversationFilter | None = None
+                 ) -> list[tuple[str, int, str, int]]:
+    """(conversation id, position, role, characters of its text) of every turn of the
+    matching conversations, in conversation and turn order."""
+    from .conversations import _filter_sql
+
+    sql, params = _filter_sql(conversations) if conversations is not None else ("", [])
+    return [(r[0], int(r[1]), r[2], int(r[3])) for r in db.execute(
+        "SELECT t.conversation_id, t.position, t.role, length(t.text) FROM turns t "
+        "JOIN conversations c ON c.conversation_id = t.conversation_id"
+        f"{sql} ORDER BY c.rowid, t.position", params)]
