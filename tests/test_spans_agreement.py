@@ -21,12 +21,12 @@ from sense7_coder.project.span_agreement import span_agreement
 # of categories c and k (here shifted to start at 0). Published: uDo_c = .0144,
 # uDe_c = .0532, uDo_k = 0, uDe_k = .0490; the joint alpha_u = .8587 (c alone: .7285 from
 # the unrounded figures).
-I = [(75, 145, "c"), (220, 250, "c"), (30, 90, "k"), (150, 200, "k")]
-J = [(70, 150, "c"), (205, 225, "c"), (250, 270, "c"), (30, 90, "k"), (150, 200, "k")]
+OBSERVER_I = [(75, 145, "c"), (220, 250, "c"), (30, 90, "k"), (150, 200, "k")]
+OBSERVER_J = [(70, 150, "c"), (205, 225, "c"), (250, 270, "c"), (30, 90, "k"), (150, 200, "k")]
 
 
 def test_alpha_u_reproduces_krippendorffs_published_example() -> None:
-    result = unitizing_alpha(300, [I, J], ["c", "k"])
+    result = unitizing_alpha(300, [OBSERVER_I, OBSERVER_J], ["c", "k"])
     assert result.observed["c"] == pytest.approx(0.0144, abs=5e-5)
     assert result.observed["k"] == 0
     assert result.expected["c"] == pytest.approx(0.0532, abs=5e-5)

@@ -146,7 +146,7 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         table["text"] = unit_texts(project, table)
     from .span_export import long_with_spans
 
-    return long_with_spans(project, table, keys, options.coders, filt)
+    return long_with_spans(project, table, list(options.codes), options.coders, filt)
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")

@@ -24,6 +24,7 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
+from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 
 T = TypeVar("T")
@@ -58,6 +59,11 @@ class ImportSummary:
     @property
     def already_present(self) -> int:
         return sum(f.already_present for f in self.files)
+
+    @property
+    def changes(self) -> Changes:
+        """What the import changed: everything, once it wrote conversations."""
+        return NOTHING if self.dry_run or not self.conversations else EVERYTHING
 
     def lines(self) -> list[str]:
         verb = "would import" if self.dry_run else "imported"
@@ -247,6 +253,9 @@ class CodingsSummary:
     done: int = 0
     #: spans new or changed (span codes' rows, with start and end)
     spans: int = 0
+    #: what the import changed (everything once it wrote; nothing on a dry run)
+    changes: Changes = NOTHING
+
 
 
 def _split_spans(project: Project, path: Path, rows: Sequence[tuple[int, Coding]]
@@ -320,12 +329,15 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
         store_spans.insert_spans(db, spans)
         for coder, cid, position in marks:
             store_codings.put_done(db, coder, cid, position, True)
+    summary.changes = EVERYTHING
     return summary
 
 
 @dataclass
 class RaterSummary:
     files: list[Any] = field(default_factory=list)
+    #: what the import changed (everything once it wrote; nothing on a dry run)
+    changes: Changes = NOTHING
 
     def lines(self, dry_run: bool = False) -> list[str]:
         verb = "would import" if dry_run else "imported"
@@ -374,4 +386,5 @@ def import_rater_files(project: Project, paths: Sequence[str | Path], *,
             store_codings.insert_codings(db, (
                 (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code,
                  c.value) for _, c in f.codings), origin=Path(f.path).name)
+    summary.changes = EVERYTHING
     return summary

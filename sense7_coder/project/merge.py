@@ -50,6 +50,7 @@ from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store import spans as store_spans
 from ..store.values import restored
+from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 from .spans import checked_span
 
@@ -138,7 +139,8 @@ class SourceSummary:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def changes(self) -> int:
+    def additions(self) -> int:
+        """How many rows the source adds (or replaces)."""
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
                 + self.consensus + self.assignments + self.history + self.replaced
@@ -149,7 +151,7 @@ class SourceSummary:
         def count(n: int, what: str) -> str:  # "1 coding", "2 codings", "1 turn marked done"
             return f"{n} {_SINGULAR.get(what, what) if n == 1 else what}"
 
-        if not self.changes:
+        if not self.additions:
             return (f"{self.source}: nothing new "
                     f"({count(self.codings_unchanged, 'codings')} already present)")
         parts = [count(self.codings, "codings")]
@@ -181,8 +183,14 @@ class MergeReport:
         return [c for s in self.sources for c in s.conflicts]
 
     @property
-    def changes(self) -> int:
-        return sum(s.changes for s in self.sources)
+    def additions(self) -> int:
+        """How many rows the merge adds (or replaces), over every source."""
+        return sum(s.additions for s in self.sources)
+
+    @property
+    def changes(self) -> Changes:
+        """What the merge changed: everything, once it wrote anything."""
+        return EVERYTHING if self.written and not self.dry_run and self.additions else NOTHING
 
     def lines(self) -> list[str]:
         out = []

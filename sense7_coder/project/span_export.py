@@ -25,11 +25,13 @@ if TYPE_CHECKING:
 def long_with_spans(project: Project, table: pd.DataFrame, keys: list[str],
                     coders: Sequence[str],
                     conversations: ConversationFilter | None) -> pd.DataFrame:
-    """``table`` (a long export) with the spans of the span codes among ``keys``."""
+    """``table`` (a long export) with the spans of the span codes among ``keys`` (none
+    named: every active span code)."""
     import pandas as pd
 
     book = project.codebook
-    span_keys = [k for k in keys if (c := book.get(k)) is not None and c.unit == "span"]
+    named = keys or [c.key for c in book.active]
+    span_keys = [k for k in named if (c := book.get(k)) is not None and c.unit == "span"]
     if not span_keys:
         return table
     spans = store_spans.spans_frame(project.db, codes=span_keys, coders=list(coders),
