@@ -105,3 +105,16 @@ def test_gamma_through_pygamma_agreement_where_it_installs(tmp_path: Path) -> No
     (row,) = span_agreement(project, codes=["warmth"], draws=0, gamma=True)
     assert row.gamma is not None and row.gamma > 0.9  # identical spans: gamma near 1
     project.close()
+
+
+def test_the_demo_shows_tactic_spans_from_two_coders(demo_project: Path) -> None:
+    with Project.open(demo_project) as project:
+        assert project.code("validation").unit == "span"
+        spans = project_spans.all_spans(project)
+        assert {s.coder for s in spans} == {"alice", "bashir"} and len(spans) >= 10
+        turn = project.conversation("101").turns[1].text  # type: ignore[union-attr]
+        marked = {s.text_of(turn) for s in spans
+                  if (s.conversation_id, s.position, s.code) == ("101", 2, "validation")}
+        assert "it makes sense that you feel stretched thin" in marked
+        rows = {r.code: r for r in span_agreement(project, draws=50)}
+        assert rows["validation"].alpha_u is not None
