@@ -122,6 +122,9 @@ class Workspace(CodingActions, QWidget):
         self.setup_shortcuts()
         self.coding.set_codebook(project.codebook)
         self.hub.changed.connect(self.show_changes)
+        from .span_coding import SpanCoding
+
+        self.spans = SpanCoding(self)
 
     # -- where am I ---------------------------------------------------------------------------
     @property
