@@ -38,7 +38,8 @@ def build(path: Path, conversations: int, seed: int = 0) -> None:
     from sense7_coder.store import spans as store_spans
 
     rng = random.Random(seed)
-    words = "that sounds hard and it makes sense you feel tired let us plan it together".split()
+    words = ["that", "sounds", "hard", "and", "it", "makes", "sense", "you", "feel",
+             "tired", "let", "us", "plan", "it", "together"]
     convs = []
     for i in range(conversations):
         turns = []
