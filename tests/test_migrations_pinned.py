@@ -27,6 +27,7 @@ PINNED = {
     "m008_identity_history": "d2e5fe31dd338e93121034c604bdc7d57eddb875deb760ff1adb15000503c161",
     "m009_provenance": "1b3ee56b4521aded221d64425a962569bd5cdb886709bb9483b2dde902cf29e3",
     "m010_suggestions": "0b61e8d0394fd1b40f9ecbd13f5002d0cea5f9781b5bab08b51122df55790758",
+    "m011_spans": "3003f44f48235d1f7a092474d8dc9ac02b608d5a4a2abe28b9178959c0ac5c3b",
 }
 
 

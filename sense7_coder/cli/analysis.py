@@ -126,6 +126,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead of the figures, write a diagnostics table as CSV: confusion "
                    "matrix per coder pair, each coder's mean difference from the others, or "
                    "agreement over each coder's coding order")
+    p.add_argument("--gamma", action="store_true",
+                   help="span codes: also Mathet's gamma (needs the 'spans' extra, "
+                   "pygamma-agreement; slow)")
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -351,6 +354,18 @@ def cmd_agreement(args: argparse.Namespace) -> int:
                 print(f"note: --level {options.level} applies to the codes that can take it; "
                       f"{', '.join(kept)} keep their own level (name a code with --codes to "
                       "have it checked)", file=sys.stderr)
+        spans = _span_agreement(project, args, options)
+        book = project.codebook
+        if spans and options.codes and all(
+                (c := book.get(k)) is not None and c.unit == "span" for k in options.codes):
+            # only span codes named: their own figures are the whole answer
+            if args.format == "json":
+                print(json.dumps([r.as_row() for r in spans], indent=2, ensure_ascii=False))
+            else:
+                from ..project.span_agreement import span_agreement_lines
+
+                print("\n".join(span_agreement_lines(spans)))
+            return 0
         report = project_agreement(project, options, progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)
@@ -366,7 +381,24 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
     else:
         print("\n".join(agreement_lines(report, options.kappa_weights)))
+        if spans:
+            from ..project.span_agreement import span_agreement_lines
+
+            print()
+            print("\n".join(span_agreement_lines(spans)))
     return 0
+
+
+def _span_agreement(project: Any, args: argparse.Namespace, options: Any) -> list[Any]:
+    """Agreement on the span codes (none in the codebook: nothing, at no cost)."""
+    from ..project.span_agreement import span_agreement, span_codes
+
+    if not span_codes(project, options.codes):
+        return []
+    return span_agreement(project, codes=options.codes, coders=options.coders,
+                          conversations=options.conversation_filter(),
+                          draws=options.bootstrap, seed=options.seed,
+                          gamma=getattr(args, "gamma", False))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

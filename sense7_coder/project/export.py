@@ -137,6 +137,8 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         return prov.consensus_with_provenance(table, decided) if provenance else table
     codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
                                    conversations=filt, categorical=True)
+    if options.codes and not keys:  # only span codes named: no coding of a unit
+        codings = codings.iloc[0:0]
     if cancel and cancel():
         raise Cancelled()
     if kind != "long":
@@ -156,7 +158,9 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         from .team_tables import unit_texts
 
         table["text"] = unit_texts(project, table)
-    return table
+    from .span_export import long_with_spans
+
+    return long_with_spans(project, table, list(options.codes), options.coders, filt)
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")

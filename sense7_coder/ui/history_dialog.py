@@ -24,7 +24,8 @@ from .screen import fit_to_screen
 
 COLUMNS = ("Time (UTC)", "Coder", "What", "Code", "Before", "After", "How")
 KIND_WORDS = {"coding": "coding", "done": "done mark", "memo": "memo",
-              "consensus": "consensus", "assignment": "assignment"}
+              "consensus": "consensus", "assignment": "assignment", "span": "span",
+              "span memo": "span memo"}
 
 
 def _short_time(stamp: str) -> str:

@@ -127,6 +127,9 @@ class Workspace(CodingActions, QWidget):
         self.hub.changed.connect(self.list_panel.show_changes)
         self.hub.changed.connect(self.show_changes)
         self.model_suggestions = RowSuggestions(self)
+        from .span_coding import SpanCoding
+
+        self.spans = SpanCoding(self)
 
     # -- where am I ---------------------------------------------------------------------------
     @property
