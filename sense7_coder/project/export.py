@@ -90,8 +90,17 @@ def export_frame(
         raise ProjectError(f"provenance columns come with the {', '.join(PROVENANCE_KINDS)} "
                            "exports")
     with project.snapshot():  # every table read from one state of the file
-        return _export_frame(project, kind, options, progress, cancel, with_text, value,
-                             provenance)
+        table = _export_frame(project, kind, options, progress, cancel, with_text, value,
+                              provenance)
+        if kind in TURN_ATTRIBUTE_KINDS:
+            from .attributes import with_turn_attributes
+
+            table = with_turn_attributes(project, table)
+        return table
+
+
+#: the exports that carry the turns' attributes (``turn_<name>`` columns)
+TURN_ATTRIBUTE_KINDS = ("long", "segments", "final")
 
 
 #: the exports that can carry how each value was made (``final`` always does)
