@@ -26,7 +26,8 @@ PINNED = {
     "m007_covering_reads": "fe6fef4947300f85b0e9e3f1dc06bae76d56a7b87bdd64883224a4b187d31b4b",
     "m008_identity_history": "d2e5fe31dd338e93121034c604bdc7d57eddb875deb760ff1adb15000503c161",
     "m009_provenance": "1b3ee56b4521aded221d64425a962569bd5cdb886709bb9483b2dde902cf29e3",
-    "m012_attributes": "c97fc07d4da98b83fde444041b98e39639974b8cedbadd0a565d3bbb4b7b6af1",
+    "m011_spans": "3003f44f48235d1f7a092474d8dc9ac02b608d5a4a2abe28b9178959c0ac5c3b",
+    "m012_attributes": "c4eacfbe0bfd56ad4484b1760becd376164fd07f98ac757a41c693821c9c695a",
 }
 
 

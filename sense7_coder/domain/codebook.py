@@ -12,7 +12,7 @@ File format (JSON, written by hand; documented in the README)::
           "key": "affective",            # [a-z0-9_], no "__", unique; what exports and merges match on
           "label": "Affective understanding",
           "kind": "ordinal",             # ordinal | nominal | binary
-          "unit": "turn",                # turn | sentence | conversation
+          "unit": "turn",                # turn | sentence | conversation | span
           "applies_to": "assistant",     # assistant | user | any  (turn/sentence codes)
           "levels": [{"value": 1, "label": "very poor", "description": "..."}, ...],
           "allow_na": true,              # may a coder mark it "not applicable"?
@@ -41,7 +41,7 @@ from .errors import CodebookError
 
 FORMAT = "sense7-codebook/1"
 KINDS = ("ordinal", "nominal", "binary")
-UNITS = ("turn", "sentence", "conversation")
+UNITS = ("turn", "sentence", "conversation", "span")
 APPLIES_TO = ("assistant", "user", "any")
 #: no "__" in a key: the wide export names its columns <code>__<coder>
 KEY_RE = re.compile(r"^(?!.*__)[a-z][a-z0-9_]{0,39}$")

@@ -33,7 +33,7 @@ RATING_SCALE = (1, 5)
 #: (``role``, ``setting`` and ``identity`` events stay in the file that recorded them: a
 #: merge validates them with the rest, then leaves them out)
 HISTORY_KINDS = ("coding", "done", "memo", "consensus", "assignment", "code", "role",
-                 "setting", "identity")
+                 "setting", "identity", "span", "span memo")
 HISTORY_ACTIONS = ("set", "change", "clear")
 #: Unicode categories a name must not hold: control characters, format characters
 #: (zero-width spaces and joiners, bidi overrides and isolates, byte order marks), line
@@ -267,6 +267,40 @@ def coding_key(coder_: Any, cid: Any, position: Any, number: Any, code: Any) -> 
     unit_position(position)
     sentence_number(number)
     text(code, "code", "code", blank=False)
+
+
+def span_offsets(start: Any, end: Any, *, text_length: int) -> tuple[int, int]:
+    """A span's offsets: code points into its turn's text (``text_length`` of them), end
+    exclusive, so 0 <= start < end <= text_length."""
+    first = whole(start, "span start", "start")
+    last = whole(end, "span end", "end")
+    if first >= last:
+        raise RowError("end", f"the span ends at {last}, not after its start {first}")
+    if last > text_length:
+        raise RowError("end", f"the span {first}-{last} ends outside its turn's text "
+                       f"({text_length} characters)")
+    return first, last
+
+
+def span(coder_: Any, cid: Any, position: Any, start: Any, end: Any, code: Any, memo_: Any,
+         *, text_length: int) -> tuple[int, int]:
+    """A coded span of a turn whose text has ``text_length`` characters (its value is
+    checked against its code, and the code's unit, by the project); the offsets."""
+    coder_name(coder_)
+    conversation_id(cid)
+    turn_position(position)
+    text(code, "code", "code", blank=False)
+    text(memo_, "memo", "memo")
+    return span_offsets(start, end, text_length=text_length)
+
+
+def span_provenance(source: Any, blind: Any, origin: Any) -> None:
+    """How a span was made, as a project file holds it."""
+    text(source, "source", "source", blank=False)
+    if isinstance(blind, bool) or blind not in (0, 1):
+        raise RowError("blind", f"blind is {_shown(blind)}, not 0 or 1")
+    if origin is not None:
+        name(origin, "origin", "origin")
 
 
 def memo(coder_: Any, cid: Any, position: Any, number: Any, text_: Any,

@@ -16,10 +16,12 @@ from ..domain import rows
 from ..domain.codebook import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import RATING_KEYS, Conversation, Unit, Value
+from ..domain.spans import SpanKey
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import history as store_history
+from ..store import spans as store_spans
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
 from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
@@ -653,6 +655,8 @@ class Project:
         if kind == "consensus":
             cid, pos, sent, code = key
             return store_codings.get_consensus(db, Unit(cid, pos, sent), code)
+        if kind == "span":  # key: (coder, cid, pos, start, end, code); see project.spans
+            return store_spans.get_span(db, SpanKey(*key))
         raise ValueError(kind)
 
     def _write_cell(self, kind: str, key: tuple[Any, ...], value: Any,
@@ -681,6 +685,11 @@ class Project:
         elif kind == "consensus":
             cid, pos, sent, code = key
             store_codings.put_consensus(db, Unit(cid, pos, sent), code, value)
+        elif kind == "span":  # value: the Span as it was, or None
+            if value is None:
+                store_spans.delete_span(db, SpanKey(*key))
+            else:
+                store_spans.put_span(db, value)
         else:
             raise ValueError(kind)
 
@@ -706,7 +715,8 @@ class Project:
         every cell still holds what the command left there."""
         what = "undo" if reverse else "redo"
         for cell in cmd.cells:
-            if cell.kind == "coding" and self.revealed_to(cell.key[0], cell.key[1], cell.key[2]):
+            if cell.kind in ("coding", "span") and self.revealed_to(
+                    cell.key[0], cell.key[1], cell.key[2]):
                 # the value set blind stays as it was once the others' values were shown
                 self.undo_stack.drop(cmd)
                 raise ProjectError(

@@ -34,7 +34,14 @@ def _present(project: Project, options: AgreementOptions) -> tuple[list[str], pd
     codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
                                    conversations=options.conversation_filter())
     binary = {c.key for c in selected if c.kind == "binary"}
-    return keys, co.presences(codings, binary)
+    present = co.presences(codings, binary)
+    if any(c.unit == "span" for c in selected):  # a span code is present in its turn
+        from .span_queries import span_frame
+
+        _keys, spans = span_frame(project, options)
+        present = pd.concat([present, spans[["conversation_id", "position", "code"]]],
+                            ignore_index=True).drop_duplicates().reset_index(drop=True)
+    return keys, present
 
 
 def cooccurrence_table(project: Project, options: AgreementOptions | None = None,

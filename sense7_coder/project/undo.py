@@ -118,6 +118,10 @@ def _cell_place(cell: Cell) -> str:
     elif cell.kind == "memo":
         coder, cid, pos, sent = cell.key
         who = f"{coder}'s memo"
+    elif cell.kind == "span":
+        coder, cid, pos, start, end, code = cell.key
+        sent = 0
+        who = f"{coder}'s '{code}' span {start}-{end}"
     else:
         coder, cid, pos = cell.key
         sent = 0

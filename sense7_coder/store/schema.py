@@ -588,6 +588,72 @@ def m009_provenance(db: Database) -> None:
 
 
 @migrations()
+def m011_spans(db: Database) -> None:
+    """Coded spans: a stretch of a turn's text given a code.
+
+    ``start`` and ``end`` are code-point offsets into the turn's text (as REFI-QDA counts
+    them), end exclusive. A span is keyed by its coder, conversation, turn, offsets and
+    code, so it outlives anything but its conversation: a conversation imported again with
+    the same messages is skipped and keeps its spans, one with other messages is refused.
+    ``value`` is the level the span shows (1 for a binary code), ``memo`` a note on it;
+    ``source``, ``blind`` and ``origin`` say how it was made, as for ``codings``. The
+    history follows spans (kind ``span``: before/after read ``start-end: value``) and
+    their memos (kind ``span memo``)."""
+    _script(db,
+        """
+        CREATE TABLE spans (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            code TEXT NOT NULL REFERENCES codes(key),
+            value,
+            memo TEXT NOT NULL DEFAULT '',
+            updated_at TEXT,
+            source TEXT NOT NULL DEFAULT 'coded',
+            blind INTEGER NOT NULL DEFAULT 0,
+            origin TEXT,
+            PRIMARY KEY (coder, conversation_id, position, start, end, code)
+        );
+        CREATE INDEX spans_unit ON spans(conversation_id, position, start);
+        CREATE INDEX spans_code ON spans(code);
+        """
+    )
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+
+    def shown(r: str) -> str:  # a span as the history holds it
+        return f"({r}.start || '-' || {r}.end || ': ' || COALESCE({r}.value, 'NA'))"
+
+    def row(r: str, action: str, kind: str, before: str, after: str) -> str:
+        return (f"INSERT INTO history({cols}) VALUES ({now}, {r}.coder, '{action}', '{kind}', "
+                f"{r}.conversation_id, {r}.position, NULL, {r}.code, {before}, {after}, "
+                f"{ctx});")
+
+    _script(db, "\n".join([
+        "CREATE TRIGGER history_spans_insert AFTER INSERT ON spans BEGIN "
+        + row("new", "set", "span", "NULL", shown("new")) + " END;",
+        "CREATE TRIGGER history_spans_memo_insert AFTER INSERT ON spans "
+        "WHEN new.memo <> '' BEGIN "
+        + row("new", "set", "span memo", "NULL", "new.memo") + " END;",
+        "CREATE TRIGGER history_spans_update AFTER UPDATE ON spans "
+        "WHEN old.value IS NOT new.value BEGIN "
+        + row("new", "change", "span", shown("old"), shown("new")) + " END;",
+        "CREATE TRIGGER history_spans_memo_update AFTER UPDATE ON spans "
+        "WHEN old.memo IS NOT new.memo BEGIN "
+        + row("new", "change", "span memo", "NULLIF(old.memo, '')", "NULLIF(new.memo, '')")
+        + " END;",
+        "CREATE TRIGGER history_spans_delete AFTER DELETE ON spans BEGIN "
+        + row("old", "clear", "span", shown("old"), "NULL") + " END;",
+    ]))
+
+
+@migrations()
 def m012_attributes(db: Database) -> None:
     """The history follows a lead's edits of conversation attributes: the model, the
     participant and the topic (``code`` names the column) and the

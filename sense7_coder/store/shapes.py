@@ -74,6 +74,12 @@ _TABLES: dict[str, dict[str, Shape]] = {
         "coder": KEY, "conversation_id": KEY, "position": "count", "sentence": "count",
         "code": KEY, "updated_at": "text?",
     },
+    # coded spans (one per stretch a coder marked: scanned whole like the above)
+    "spans": {
+        "coder": KEY, "conversation_id": KEY, "position": "count", "start": "count",
+        "end": "count", "code": KEY, "memo": "text", "updated_at": "text?", "source": "text",
+        "blind": "flag", "origin": "text?",
+    },
     "sentences": {
         "conversation_id": KEY, "position": "count", "sentence": "count", "start": "whole",
         "end": "whole",

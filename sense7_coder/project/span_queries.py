@@ -1,0 +1,50 @@
+"""Spans for retrieval, the ``segments`` export and the co-occurrence of overlapping
+spans: each span's text and some context around it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..store import span_rows
+from ..store.conversations import ConversationFilter
+from .agreement import AgreementOptions, check_request
+from .project import Project
+
+#: characters of context shown on each side of a span
+CONTEXT = 60
+
+
+def context_of(text: str, start: int, end: int, width: int = CONTEXT) -> str:
+    """The span in its turn: up to ``width`` characters each side, the span in «»."""
+    before = text[max(0, start - width):start]
+    after = text[end:end + width]
+    lead = "…" if start - width > 0 else ""
+    tail = "…" if end + width < len(text) else ""
+    return " ".join(f"{lead}{before}«{text[start:end]}»{after}{tail}".split())
+
+
+def span_rows_of(project: Project, *, codes: list[str] | None = None,
+                 coders: list[str] | None = None, value: Any = None,
+                 with_value: bool = False, conversations: ConversationFilter | None = None
+                 ) -> list[tuple[Any, ...]]:
+    """(coder, conversation_id, turn, start, end, code, value, text, context) of spans."""
+    out = []
+    for coder, cid, pos, start, end, key, val, _memo, text in span_rows.coded_spans(
+            project.db, codes=codes or (), coders=coders or (), value=value,
+            with_value=with_value, conversations=conversations):
+        out.append((coder, cid, pos, start, end, key, val, text[start:end],
+                    context_of(text, start, end)))
+    return out
+
+
+def span_frame(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:
+    """The chosen span codes and their spans (``conversation_id, position, start, end,
+    code``) by the chosen coders in the chosen conversations."""
+    keys = [c.key for c in check_request(project, options) if c.unit == "span"]
+    found = span_rows_of(project, codes=keys, coders=list(options.coders),
+                         conversations=options.conversation_filter()) if keys else []
+    frame = pd.DataFrame([(r[1], r[2], r[3], r[4], r[5]) for r in found],
+                         columns=["conversation_id", "position", "start", "end", "code"])
+    return keys, frame
