@@ -274,3 +274,17 @@ def test_split_turns_keeps_offsets() -> None:
     assert [t.role for t in turns] == ["user", "assistant", "user"]
     (one,) = refi_import.split_turns("Note: not a transcript.\nJust text.")
     assert one.role == "user" and one.start == 0
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sense7_coder.cli import main
+
+    path = write_qdpx(tmp_path / "interviews.qdpx", qualcoder_style_qde())
+    assert main(["init", str(tmp_path / "a.sense7"), "--from", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 conversations (4 turns)" in out and "3 spans" in out
+    assert main(["init", str(tmp_path / "b.sense7")]) == 0
+    assert main(["import", str(tmp_path / "b.sense7"), str(path), "--dry-run"]) == 0
+    assert "would import 2 conversations" in capsys.readouterr().out
+    assert main(["import", str(tmp_path / "b.sense7"), str(path)]) == 0
+    assert "imported 2 conversations" in capsys.readouterr().out
