@@ -124,3 +124,18 @@ def with_turn_attributes(project: Project, table: pd.DataFrame) -> pd.DataFrame:
         taken.add(column)
         table[column] = [attrs.shown(found.get(k, {}).get(name)) for k in keys]
     return table
+
+
+def filter_choices(project: Project, limit: int = 500) -> dict[str, list[str]]:
+    """The conversation attributes a coder may filter on (participant, model and the
+    imported ones, less what blinding hides) and the values each takes, as text."""
+    sheet = attribute_sheet(project)
+    out: dict[str, list[str]] = {}
+    for name in sheet.columns:
+        if name in ("conversation_id", "turns", "topic"):
+            continue
+        values = sorted({attrs.shown(v) for v in sheet[name] if v is not None and v == v}
+                        - {""}, key=lambda t: (not t.replace(".", "", 1).isdigit(), t))
+        if values:
+            out[str(name)] = values[:limit]
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..domain.errors import ProjectError
 from ..domain.export import NA_TEXT
 from ..store import assignments as store_assignments
 from ..store import frames
@@ -176,12 +177,35 @@ def turn_history(project: Project, conversation_id: str, position: int) -> list[
     return rows
 
 
-def retrieve(project: Project, code: str, value: Any = None, with_value: bool = False
-             ) -> pd.DataFrame:
-    """Every unit coded ``code`` (holding ``value`` when ``with_value``), with its text.
-    A coder working blind retrieves only their own codings."""
-    coders = None
+def retrieve(project: Project, code: str, value: Any = None, with_value: bool = False,
+             *, coders: list[str] | None = None,
+             attributes: dict[str, str] | None = None) -> pd.DataFrame:
+    """Every unit coded ``code`` (holding ``value`` when ``with_value``; by ``coders``; in
+    conversations whose ``attributes`` hold those values), with its text; spans with their
+    offsets and context. A coder working blind retrieves only their own codings."""
     if project.blind_coding and not project.is_lead():
         coders = [project.coder or ""]
-    return segments_table(project, codes=[code], coders=coders, value=value,
-                          with_value=with_value)
+    conversations = None
+    if attributes:
+        for name in attributes:
+            if project.hides(name):
+                raise ProjectError(f"'{name}' is hidden from coders working blind")
+        rest = {k: v for k, v in attributes.items() if k not in ("model", "participant_id")}
+        conversations = ConversationFilter(
+            models=[attributes["model"]] if "model" in attributes else (),
+            participants=([attributes["participant_id"]] if "participant_id" in attributes
+                          else ()),
+            attributes=rest or None)
+    return segments_table(project, codes=[code], coders=coders or None, value=value,
+                          with_value=with_value, conversations=conversations)
+
+
+def tab_separated(frame: pd.DataFrame) -> str:
+    """A table as tab-separated text with a header (for the clipboard): tabs and line
+    breaks inside a cell become spaces."""
+    def cell(v: Any) -> str:
+        return "" if v is None or (isinstance(v, float) and pd.isna(v)) else " ".join(
+            str(v).split())
+    lines = ["\t".join(str(c) for c in frame.columns)]
+    lines += ["\t".join(cell(v) for v in row) for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -55,6 +55,7 @@ class AttributesDialog(QDialog):
         self.project = project
         self.setWindowTitle(f"Conversation attributes — {project.path.name}")
         self.lead = project.is_lead()
+        self._quiet = False
         self.model = QStandardItemModel(self)
         self.proxy = _Sorted(self)
         self.proxy.setSourceModel(self.model)
@@ -89,7 +90,7 @@ class AttributesDialog(QDialog):
         self.model.itemChanged.connect(self._item_changed)
 
     def load(self) -> None:
-        self.model.blockSignals(True)
+        self._quiet = True
         sheet = attribute_sheet(self.project)
         self.columns = list(sheet.columns)
         self.model.clear()
@@ -106,7 +107,7 @@ class AttributesDialog(QDialog):
                     item.setToolTip("Double-click to go to this conversation")
                 items.append(item)
             self.model.appendRow(items)
-        self.model.blockSignals(False)
+        self._quiet = False
         self.column_box.blockSignals(True)
         self.column_box.clear()
         self.column_box.addItem("any column", -1)
@@ -117,7 +118,8 @@ class AttributesDialog(QDialog):
         self._count()
 
     def _filter_changed(self, text: str) -> None:
-        self.proxy.setFilterKeyColumn(int(self.column_box.currentData() or -1))
+        column = self.column_box.currentData()
+        self.proxy.setFilterKeyColumn(-1 if column is None else int(column))
         self.proxy.setFilterFixedString(text)
         self._count()
 
@@ -129,6 +131,8 @@ class AttributesDialog(QDialog):
         self.count.setText(f"{shown_n}{where} conversation{'s' if total != 1 else ''} · {how}")
 
     def _item_changed(self, item: QStandardItem) -> None:
+        if self._quiet:
+            return
         name = self.columns[item.column()]
         cid = self.model.item(item.row(), 0).text()
         before = item.data(_VALUE)
@@ -139,10 +143,10 @@ class AttributesDialog(QDialog):
             QMessageBox.warning(self, "Attribute not changed", str(e))
             changed = False
             value = before
-        self.model.blockSignals(True)
+        self._quiet = True
         item.setText(shown(value))
         item.setData(value, _VALUE)
-        self.model.blockSignals(False)
+        self._quiet = False
         if changed:
             self.edited.emit()
 

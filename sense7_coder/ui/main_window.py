@@ -24,6 +24,7 @@ from ..domain.errors import Sense7Error
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
+from . import qda_windows
 from .coder_dialog import CoderDialog, take_identity
 from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
@@ -42,7 +43,7 @@ PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
     "prev_conversation", "done", "reopen", "blind", "coder", "codebook", "toggle_list",
-    "toggle_side", "auto_advance", "team", "history", "retrieve",
+    "toggle_side", "auto_advance", "team", "history", "retrieve", "cooccurrence", "attributes",
 )
 
 
@@ -82,6 +83,8 @@ class MainWindow(QMainWindow):
             "blind": self.set_blind, "coder": self.switch_coder, "codebook": self.edit_codebook,
             "team": self.show_team, "history": self.show_turn_history,
             "retrieve": self.show_retrieve,
+            "cooccurrence": lambda: qda_windows.show_cooccurrence(self),
+            "attributes": lambda: qda_windows.show_attributes(self),
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
             "shortcuts": lambda: MarkdownDialog("Keyboard shortcuts", SHORTCUTS, self).exec(),
