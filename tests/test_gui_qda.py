@@ -158,3 +158,28 @@ def test_transcript_heading_tags_turn_attributes() -> None:
     _role, meta = turn_header(conv, conv.turns[0])
     assert "strategy: Question" in meta
     assert "…" in meta and len(meta) < 120
+
+
+def test_qdpx_import_dialog_checks_then_imports(study: Project, qtbot: Any,
+                                                tmp_path: Path) -> None:
+    from test_refi_import import qualcoder_style_qde, write_qdpx
+
+    from sense7_coder.ui.dialogs.qdpx_import import QdpxImportDialog
+
+    bad = tmp_path / "bad.qdpx"
+    bad.write_bytes(b"no zip")
+    dialog = QdpxImportDialog(study)
+    qtbot.addWidget(dialog)
+    dialog.set_file(bad)
+    assert "Cannot be imported" in dialog.report.toPlainText()
+    assert not dialog.import_button.isEnabled()
+    good = write_qdpx(tmp_path / "interviews.qdpx", qualcoder_style_qde())
+    dialog.set_file(good)
+    assert "would import 2 conversations" in dialog.report.toPlainText()
+    assert study.conversation("interview 1") is None  # the check wrote nothing
+    task = dialog.start_import()
+    assert task is not None
+    qtbot.waitUntil(lambda: dialog.summary is not None, timeout=20000)
+    assert "imported 2 conversations" in dialog.report.toPlainText()
+    study.changed_elsewhere()
+    assert study.conversation("interview 1") is not None

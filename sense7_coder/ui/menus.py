@@ -54,6 +54,8 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
     m.addSeparator()
     act(m, "import", "&Import conversations…", ("Ctrl+I",),
         tip="Add conversations from spreadsheets, CSV or JSON files")
+    act(m, "import_qdpx", "Import REFI-QDA &project (.qdpx)…",
+        tip="Texts, codes, coders, codings and memos from QualCoder, ATLAS.ti, MAXQDA, NVivo")
     m.addSeparator()
     act(m, "close", "&Close project", (QKeySequence.StandardKey.Close,))
     act(m, "quit", "&Quit", (QKeySequence.StandardKey.Quit,))

@@ -3,6 +3,7 @@ of main_window.py so that it stays small)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 #: the main window (not imported: it imports this module)
@@ -41,3 +42,15 @@ def show_cooccurrence(window: MainWindow) -> None:
 
     dialog.retrieveCode.connect(retrieve)
     dialog.exec()
+
+
+def import_qdpx(window: MainWindow, path: Path | None = None) -> None:
+    if window.project is None or window.workspace is None:
+        return
+    from .dialogs.qdpx_import import QdpxImportDialog
+
+    dialog = QdpxImportDialog(window.project, window)
+    if path is not None:
+        dialog.set_file(path)
+    dialog.exec()
+    window._after_dialog(dialog.summary is not None)
