@@ -34,8 +34,22 @@ def demo_dir() -> Path:
     return resources_dir() / "demo"
 
 
+#: bundled codebooks also offered at the grain of spans: name -> the codebook it recodes
+SPAN_GRAIN = {"tactics-spans": "tactics"}
+
+
 def bundled_codebooks() -> list[str]:
-    return sorted(p.stem for p in codebooks_dir().glob("*.json"))
+    return sorted([p.stem for p in codebooks_dir().glob("*.json")] + list(SPAN_GRAIN))
+
+
+def at_span_grain(book: Codebook) -> Codebook:
+    """The codebook with every code coded on spans of text (a stretch of a turn shows the
+    tactic) instead of its own unit; keys, levels and definitions stay."""
+    import dataclasses
+
+    codes = [dataclasses.replace(c, unit="span", allow_na=False) for c in book.codes]
+    return dataclasses.replace(book, codes=codes, name=f"{book.name}-spans",
+                               title=f"{book.title} (spans)")
 
 
 def resolve_codebook(name_or_path: str) -> Codebook:
@@ -48,6 +62,8 @@ def resolve_codebook(name_or_path: str) -> Codebook:
         return load_qdc(p)
     if p.suffix == ".json" or p.exists():
         return load_codebook(p)
+    if name_or_path in SPAN_GRAIN:
+        return at_span_grain(resolve_codebook(SPAN_GRAIN[name_or_path]))
     bundled = codebooks_dir() / f"{name_or_path}.json"
     if bundled.exists():
         return load_codebook(bundled)

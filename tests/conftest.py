@@ -139,3 +139,11 @@ class GuiDriver:
 @pytest.fixture
 def gui(qtbot: Any) -> GuiDriver:
     return GuiDriver(qtbot)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that drives Qt (through ``qtbot`` or ``gui``) is a GUI test, whatever its
+    file: ``-m "not gui"`` runs only the headless ones."""
+    for item in items:
+        if {"qtbot", "gui"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.gui)

@@ -147,3 +147,10 @@ def test_context_is_bounded() -> None:
     shown = context_of(text, 200, 203)
     assert shown.startswith("…") and shown.endswith("…") and "«HIT»" in shown
     assert len(shown) == 60 + 60 + 3 + 4
+
+
+def test_every_code_counts_when_none_is_asked_for(study: Project) -> None:
+    keys = list(cooccurrence_table(study, scope="span")["code"])
+    assert keys == ["warmth", "ask"]
+    turn = list(cooccurrence_table(study)["code"])
+    assert "validation" in turn and "warmth" in turn

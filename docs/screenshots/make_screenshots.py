@@ -20,6 +20,8 @@ same public methods the GUI tests use, waits for their background tasks, and sav
 ``codebook-editor.png``  the SENSE-7 codebook in the codebook editor
 ``agreement.png``        agreement among the demo's coders and with the users (1000 draws, seed 0)
 ``reconcile.png``        the reconciliation window, adjudicating with some decisions made
+``spans.png``            span coding: bashir's tactic spans on conversation 101 tinted in
+                         their codes' colours, alice's underlined, a new stretch selected
 ``analysis.png``         the Analysis window: the users' ratings over the course of the
                          conversations, after the baseline predictor was trained
 
@@ -51,7 +53,7 @@ if str(REPO) not in sys.path and (REPO / "sense7_coder").is_dir():
     sys.path.insert(0, str(REPO))  # a source checkout that is not installed
 
 SHOTS = ("welcome", "workspace", "workspace-dark", "import-dialog", "codebook-editor",
-         "agreement", "reconcile", "analysis")
+         "agreement", "reconcile", "analysis", "spans")
 WIDTH, HEIGHT = 1280, 800
 #: the folder the temporary one is shown as on the welcome screen (a README should not show
 #: a random temporary path); only the displayed text changes, the files are the real ones
@@ -425,6 +427,29 @@ def shoot_analysis(studio: Studio, out: Path) -> None:
     panel.close()
 
 
+def shoot_spans(studio: Studio, out: Path) -> None:
+    from PySide6.QtGui import QTextCursor
+
+    w = studio.open(studio.team, "bashir")
+    ws = w.workspace
+    if not ws.go_to("101", 2):
+        raise RuntimeError("no turn 2 in conversation 101")
+    view = ws.transcript
+    body = view.body_start(2)
+    text = view.turn_text(2)
+    start = text.index("That is a lot")
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(body + start)
+    cursor.setPosition(body + start + len("That is a lot to carry at once"),
+                       QTextCursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+    view.setFocus()
+    w.statusBar().showMessage("Select with Shift+arrows (Ctrl: by word), then press a span "
+                              "code's key; Escape returns to the codes")
+    settle(200)
+    save(w, out, "spans")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the PNG files")
@@ -458,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("agreement", lambda: shoot_agreement(studio, out)),
                 ("reconcile", lambda: shoot_reconcile(studio, out)),
                 ("analysis", lambda: shoot_analysis(studio, out)),
+                ("spans", lambda: shoot_spans(studio, out)),
             ]
             for name, step in steps:
                 if name in wanted:

@@ -121,6 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="instead of the figures, write a diagnostics table as CSV: confusion "
                    "matrix per coder pair, each coder's mean difference from the others, or "
                    "agreement over each coder's coding order")
+    p.add_argument("--gamma", action="store_true",
+                   help="span codes: also Mathet's gamma (needs the 'spans' extra, "
+                   "pygamma-agreement; slow)")
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -349,6 +352,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
                       f"{', '.join(kept)} keep their own level (name a code with --codes to "
                       "have it checked)", file=sys.stderr)
         report = project_agreement(project, options, progress=_progress("agreement"))
+        spans = _span_agreement(project, args, options)
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)
                    if args.format in ("report", "latex") else "")
@@ -363,7 +367,24 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
     else:
         print("\n".join(agreement_lines(report, options.kappa_weights)))
+        if spans:
+            from ..project.span_agreement import span_agreement_lines
+
+            print()
+            print("\n".join(span_agreement_lines(spans)))
     return 0
+
+
+def _span_agreement(project: Any, args: argparse.Namespace, options: Any) -> list[Any]:
+    """Agreement on the span codes (none in the codebook: nothing, at no cost)."""
+    from ..project.span_agreement import span_agreement, span_codes
+
+    if not span_codes(project, options.codes):
+        return []
+    return span_agreement(project, codes=options.codes, coders=options.coders,
+                          conversations=options.conversation_filter(),
+                          draws=options.bootstrap, seed=options.seed,
+                          gamma=getattr(args, "gamma", False))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("key")
     c.add_argument("--kind", choices=("ordinal", "nominal", "binary"), required=True)
     c.add_argument("--levels", help="1..5 or a,b,c")
-    c.add_argument("--unit", choices=("turn", "sentence", "conversation"), default="turn")
+    c.add_argument("--unit", choices=("turn", "sentence", "conversation", "span"), default="turn")
     c.add_argument("--label")
     c.add_argument("--applies-to", choices=("assistant", "user", "any"), default="assistant")
     c.add_argument("--no-na", action="store_true", help="do not allow 'not applicable'")
@@ -224,7 +224,8 @@ def cmd_import_codings(args: argparse.Namespace) -> int:
     coders = f"; new coders: {names_text(s.new_coders, 'coders')}" if s.new_coders else ""
     done = f"; {s.done} turn{'s' if s.done != 1 else ''} marked done" if s.done else ""
     noun = "coding" if s.codings == 1 else "codings"
-    print(f"{s.source}: {verb} {s.codings} {noun}{extra}{coders}{done}")
+    spans = f" and {s.spans} span{'s' if s.spans != 1 else ''}" if s.spans else ""
+    print(f"{s.source}: {verb} {s.codings} {noun}{spans}{extra}{coders}{done}")
     return 0
 
 

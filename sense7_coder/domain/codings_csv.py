@@ -10,6 +10,11 @@
 * ``value``: a level value or label of that code (``Code.parse_value``); empty, ``NA`` or
   ``not applicable`` for not applicable where the code allows it.
 
+* ``start``, ``end``: optional columns; a span code's stretch of the turn's text, as
+  code-point offsets (end exclusive, as REFI-QDA counts them); required for span codes,
+  empty for the others. The value of a binary span code may be left empty (present).
+  Whether the span lies inside the turn's text is checked by the project (it has the text).
+
 * ``done``: optional column; ``1`` (or yes, true, done) marks that turn done for that coder,
   so work coded in a spreadsheet counts as finished; ``0``, no, false or empty leaves the
   turn's mark as it is.
@@ -38,9 +43,10 @@ from .export import unneutralise
 from .importers.common import shown
 from .importers.tables import norm, read_csv_table
 from .models import Coding, Unit
+from .spans import SpanCoding
 
 REQUIRED = ("coder", "conversation_id", "turn", "code", "value")
-OPTIONAL = ("sentence", "done")
+OPTIONAL = ("sentence", "done", "start", "end")
 _YES = ("1", "yes", "true", "done", "y")
 _NO = ("", "0", "no", "false", "n")
 
@@ -129,6 +135,33 @@ class _Existence:
         return self.roles.get((cid, position)) if self.roles is not None else None
 
 
+def _offsets(code: Code, start: str, end: str, start_col: str | None, end_col: str | None
+             ) -> tuple[int, int] | None:
+    """A span code's (start, end); None for other codes. Raises RowError naming the
+    field (``start`` or ``end``)."""
+    start, end = unneutralise(str(start).strip()), unneutralise(str(end).strip())
+    if code.unit != "span":
+        if start or end:
+            raise rows.RowError("start" if start else "end",
+                                f"code '{code.key}' applies to {code.unit}s; only a span "
+                                "code has a start and an end")
+        return None
+    if start_col is None or end_col is None:
+        raise rows.RowError("start" if start_col is None else "end",
+                            f"code '{code.key}' codes spans; the file needs start and end "
+                            "columns (code-point offsets into the turn's text)")
+    numbers = []
+    for text, what in ((start, "start"), (end, "end")):
+        if not text:
+            raise rows.RowError(what, f"a span of '{code.key}' needs a {what}")
+        try:
+            numbers.append(_whole(text, f"the span {what}"))
+        except ValueError as e:
+            raise rows.RowError(what, str(e)) from None
+    # inside the turn's text is checked by the project, which has the text
+    return rows.span_offsets(numbers[0], numbers[1], text_length=rows.MAX_NUMBER)
+
+
 def read_codings_csv(
     path: Path | str,
     codebook: Codebook,
@@ -185,13 +218,15 @@ def read_codings_file(
         names.append(sentence_col or "")
     done_col = by_norm.get("done")
     names.append(done_col or "")
+    start_col, end_col = by_norm.get("start"), by_norm.get("end")
+    names += [start_col or "", end_col or ""]
     where = _Existence(turns, conversations, known)
-    seen: dict[tuple[str, str, int, int, str], int] = {}
+    seen: dict[tuple[str | int, ...], int] = {}
     frame = table.frame
     columns = [frame[n].tolist() if n else [""] * len(frame) for n in names]
     out: list[tuple[int, Coding]] = []
     marks: dict[tuple[str, str, int], None] = {}
-    for label, coder, cid, turn, key, raw_value, sentence, done in zip(
+    for label, coder, cid, turn, key, raw_value, sentence, done, start, end in zip(
         frame.index.tolist(), *columns, strict=True
     ):
         line = table.line_number(label)
@@ -230,9 +265,18 @@ def read_codings_file(
                 raise bad(f"{e}; the file has no sentence column", "sentence") from None
             raise bad(str(e), sentence_col) from None
         try:
+            offsets = _offsets(code, start, end, start_col, end_col)
+        except rows.RowError as e:
+            raise bad(e.message, {"start": start_col, "end": end_col}[e.field] or e.field
+                      ) from None
+        if offsets is not None and code.kind == "binary" and not raw_value.strip():
+            raw_value = "1"  # a span marks that its code is present there
+        try:
             value = code.parse_value(raw_value)
         except ValueError as e:
             raise bad(str(e), names[4]) from None
+        if offsets is not None and value is None:
+            raise bad(f"a span of '{code.key}' cannot be not applicable", names[4])
         if where.exists(cid, 0) is False:
             raise bad(f"there is no conversation '{shown(cid)}' in the project", names[1])
         if position and where.exists(cid, position) is False:
@@ -241,12 +285,17 @@ def read_codings_file(
         if role is not None and code.applies_to not in ("any", role):
             raise bad(f"code '{code.key}' applies to {code.applies_to} turns; turn {position} "
                       f"of '{cid}' is a {role} turn", names[2])
-        ident = (coder, cid, position, sentence_no, code.key)
+        ident: tuple[str | int, ...] = (coder, cid, position, sentence_no, code.key)
+        if offsets is not None:
+            ident += offsets
         if ident in seen:
-            raise bad(f"coder '{coder}' coded '{code.key}' on this unit already on line "
+            what = "this span" if offsets is not None else "this unit"
+            raise bad(f"coder '{coder}' coded '{code.key}' on {what} already on line "
                       f"{seen[ident]}", names[3])
         seen[ident] = line
-        out.append((line, Coding(coder, Unit(cid, position, sentence_no), code.key, value)))
+        unit = Unit(cid, position, sentence_no)
+        out.append((line, Coding(coder, unit, code.key, value) if offsets is None
+                    else SpanCoding(coder, unit, code.key, value, *offsets)))
         flag = str(done).strip().casefold()
         if flag in _YES:
             if not position:

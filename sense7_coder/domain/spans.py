@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .models import Value
+from .models import Coding, Value
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -78,3 +78,16 @@ class Span:
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     """Do two stretches [start, end) share at least one character?"""
     return a[0] < b[1] and b[0] < a[1]
+
+
+@dataclass
+class SpanCoding(Coding):
+    """A coding of a span code read from a file (``import-codings``): the turn's unit plus
+    the stretch's offsets."""
+
+    start: int = 0
+    end: int = 0
+
+    def key(self) -> SpanKey:
+        return SpanKey(self.coder, self.unit.conversation_id, self.unit.position, self.start,
+                       self.end, self.code)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..domain.models import Conversation
 from ..store import conversations as store_conv
+from .cells import ConsensusCell
 from .project import Project
 from .undo import Command
 
@@ -34,16 +35,15 @@ def consensus_changes(cmd: Command, *, undone: bool) -> list[tuple[tuple[str, in
     """
     out = []
     for cell in cmd.cells:
-        if cell.kind == "consensus":
-            cid, pos, sent, code = cell.key
-            out.append(((str(cid), int(pos), int(sent), str(code)),
+        if isinstance(cell, ConsensusCell):
+            out.append(((cell.conversation_id, cell.position, cell.sentence, cell.code),
                         cell.before if undone else cell.after))
     return out
 
 
 def only_consensus(cmd: Command) -> bool:
     """Does the command change nothing but consensus decisions?"""
-    return bool(cmd.cells) and all(c.kind == "consensus" for c in cmd.cells)
+    return bool(cmd.cells) and all(isinstance(c, ConsensusCell) for c in cmd.cells)
 
 
 def adjudicators(project: Project) -> list[str]:

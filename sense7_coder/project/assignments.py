@@ -30,6 +30,7 @@ from ..store import assignments as store_assignments
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.conversations import ConversationFilter
+from .changes import CODERS, NOTHING, Changes
 from .project import Project, typed_coder_name
 
 
@@ -40,6 +41,11 @@ class AssignReport:
     overlap: int = 0
     unassigned: int = 0
     selected: int = 0
+
+    @property
+    def changes(self) -> Changes:
+        """Who codes what changed (nothing when nothing new was assigned)."""
+        return CODERS if sum(self.new.values()) else NOTHING
 
     def lines(self) -> list[str]:
         total = sum(self.new.values())

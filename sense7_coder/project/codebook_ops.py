@@ -19,7 +19,11 @@ from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
 from ..store.db import refuse_open_project_file
+from .changes import Changes
 from .project import Project
+
+#: what every codebook operation changes (each returns it)
+CODEBOOK = Changes(codebook=True)
 
 
 def _stored(project: Project, key: str) -> Code | None:
@@ -70,16 +74,17 @@ def _validate_all(project: Project, changed: Sequence[Code]) -> None:
         raise ProjectError(str(e)) from None
 
 
-def add_code(project: Project, code: Code) -> None:
+def add_code(project: Project, code: Code) -> Changes:
     if project.codebook.get(code.key) is not None:
         raise ProjectError(f"a code with key '{code.key}' already exists")
     _validate_all(project, [code])
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
+    return CODEBOOK
 
 
-def update_code(project: Project, code: Code) -> None:
+def update_code(project: Project, code: Code) -> Changes:
     if project.codebook.get(code.key) is None:
         raise ProjectError(f"no code '{code.key}' to change")
     _check_change(project, code)
@@ -87,9 +92,10 @@ def update_code(project: Project, code: Code) -> None:
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
+    return CODEBOOK
 
 
-def retire_code(project: Project, key: str, retired: bool = True) -> None:
+def retire_code(project: Project, key: str, retired: bool = True) -> Changes:
     """Hide a code from coding (its codings stay and still export)."""
     code = copy.deepcopy(project.code(key))
     code.retired = retired
@@ -97,9 +103,10 @@ def retire_code(project: Project, key: str, retired: bool = True) -> None:
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
+    return CODEBOOK
 
 
-def delete_code(project: Project, key: str) -> None:
+def delete_code(project: Project, key: str) -> Changes:
     project.code(key)
     used = store_codes.code_usage(project.db, key)
     if used:
@@ -109,15 +116,17 @@ def delete_code(project: Project, key: str) -> None:
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.delete_code(db, key)
     project.invalidate_codebook()
+    return CODEBOOK
 
 
-def reorder_codes(project: Project, keys: Sequence[str]) -> None:
+def reorder_codes(project: Project, keys: Sequence[str]) -> Changes:
     current = {c.key for c in project.codebook.codes}
     if set(keys) != current or len(keys) != len(current):
         raise ProjectError("reordering must list every code exactly once")
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.reorder_codes(db, keys)
     project.invalidate_codebook()
+    return CODEBOOK
 
 
 def _free_shortcuts(project: Project, codes: Sequence[Code], notes: list[str]) -> list[Code]:

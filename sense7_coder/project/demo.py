@@ -1,4 +1,5 @@
-"""The demo project: a dozen fictional work conversations, users' ratings, three coders."""
+"""The demo project: a dozen fictional work conversations, users' ratings, three coders,
+and a few spans of the empathy tactics marked by two of them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from ..domain.importers import ImportOptions
 from ..paths import PROJECT_SUFFIX, user_data_dir
 from ..resources import demo_dir, resolve_codebook
 from ..store import codings as store_codings
+from ..store import spans as store_spans
+from .codebook_ops import add_code
 from .imports import import_codings, import_files
 from .project import Project
 
@@ -41,6 +44,9 @@ def build_demo(folder: str | Path | None = None, *, fresh: bool = False) -> Path
             ImportOptions(format="sense7-csv"),
         )
         import_codings(project, src / "codings.csv")
+        # the ten empathy tactics at their natural grain: stretches of text, two coders
+        _add_span_codes(project)
+        import_codings(project, src / "spans.csv")
         _mark_coded_turns_done(project)
         project.blind_coding = False
     finally:
@@ -56,8 +62,23 @@ def build_demo(folder: str | Path | None = None, *, fresh: bool = False) -> Path
 
 def _mark_coded_turns_done(project: Project) -> None:
     """A demo coder has finished every turn they coded."""
-    rows = store_codings.coded_turns(project.db)
+    rows = store_codings.coded_turns(project.db) + store_spans.spanned_turns(project.db)
     with project.pdb.atomic() as db:
         for coder, cid, pos in rows:
             store_codings.put_done(db, coder, cid, pos, True)
 
+
+
+def _add_span_codes(project: Project) -> None:
+    """The tactics as span codes, each keeping its key's shortcut where the sense7 codes
+    leave it free, else taking a free letter of its label."""
+    import dataclasses
+    from string import ascii_uppercase
+
+    used = {c.shortcut for c in project.codebook.codes if c.shortcut}
+    for code in resolve_codebook("tactics-spans").codes:
+        letters = [ch for ch in (code.shortcut + code.label.upper() + ascii_uppercase)
+                   if ch in ascii_uppercase]
+        shortcut = next((ch for ch in letters if ch not in used), "")
+        used.add(shortcut)
+        add_code(project, dataclasses.replace(code, shortcut=shortcut))

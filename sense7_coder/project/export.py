@@ -162,7 +162,9 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         from .team_tables import unit_texts
 
         table["text"] = unit_texts(project, table)
-    return table
+    from .span_export import long_with_spans
+
+    return long_with_spans(project, table, list(options.codes), options.coders, filt)
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")

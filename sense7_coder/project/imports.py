@@ -13,14 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..domain import rows as rows_check
 from ..domain.codings_csv import read_codings_file
 from ..domain.errors import Cancelled, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
 from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
+from ..domain.spans import Span, SpanCoding
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
+from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 
 T = TypeVar("T")
@@ -55,6 +59,11 @@ class ImportSummary:
     @property
     def already_present(self) -> int:
         return sum(f.already_present for f in self.files)
+
+    @property
+    def changes(self) -> Changes:
+        """What the import changed: everything, once it wrote conversations."""
+        return NOTHING if self.dry_run or not self.conversations else EVERYTHING
 
     def lines(self) -> list[str]:
         verb = "would import" if self.dry_run else "imported"
@@ -242,6 +251,34 @@ class CodingsSummary:
     unchanged: int = 0
     #: turns the file's done column marks done that were not done before
     done: int = 0
+    #: spans new or changed (span codes' rows, with start and end)
+    spans: int = 0
+    #: what the import changed (everything once it wrote; nothing on a dry run)
+    changes: Changes = NOTHING
+
+
+
+def _split_spans(project: Project, path: Path, rows: Sequence[tuple[int, Coding]]
+                 ) -> tuple[list[tuple[int, Coding]], list[Span]]:
+    """The file's codings of unit codes, and its spans checked against their turns' text
+    (one line naming the file, row and field when one lies outside it)."""
+    codings: list[tuple[int, Coding]] = []
+    spans: list[Span] = []
+    lengths: dict[tuple[str, int], int] = {}
+    for line, c in rows:
+        if not isinstance(c, SpanCoding):
+            codings.append((line, c))
+            continue
+        where = (c.unit.conversation_id, c.unit.position)
+        if where not in lengths:
+            lengths[where] = len(store_conv.turn_text(project.db, *where) or "")
+        try:
+            rows_check.span_offsets(c.start, c.end, text_length=lengths[where])
+        except rows_check.RowError as e:
+            raise InputError(str(path), e.message, location=f"line {line}",
+                             field=e.field) from None
+        spans.append(Span(c.key(), c.value, "", "imported", False, path.name))
+    return codings, spans
 
 
 def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
@@ -258,9 +295,13 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
     conv_ids = store_conv.all_conversation_ids(project.db)
     rows, marks = read_codings_file(path, project.codebook, turns=turns,
                                     conversations=conv_ids, encoding=encoding)
+    rows, spans = _split_spans(project, path, rows)
     summary = CodingsSummary(str(path))
+    summary.spans = sum(1 for s in spans if (old := store_spans.get_span(project.db, s.key))
+                        is None or old.value != s.value)
     known = {c["name"] for c in project.coders()}
-    summary.new_coders = sorted({c.coder for _, c in rows} - known)
+    summary.new_coders = sorted(({c.coder for _, c in rows} | {s.coder for s in spans})
+                                - known)
     keys = [
         (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code) for _, c in rows
     ]
@@ -285,14 +326,18 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
             ),
             origin=path.name,
         )
+        store_spans.insert_spans(db, spans)
         for coder, cid, position in marks:
             store_codings.put_done(db, coder, cid, position, True)
+    summary.changes = EVERYTHING
     return summary
 
 
 @dataclass
 class RaterSummary:
     files: list[Any] = field(default_factory=list)
+    #: what the import changed (everything once it wrote; nothing on a dry run)
+    changes: Changes = NOTHING
 
     def lines(self, dry_run: bool = False) -> list[str]:
         verb = "would import" if dry_run else "imported"
@@ -341,4 +386,5 @@ def import_rater_files(project: Project, paths: Sequence[str | Path], *,
             store_codings.insert_codings(db, (
                 (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code,
                  c.value) for _, c in f.codings), origin=Path(f.path).name)
+    summary.changes = EVERYTHING
     return summary

@@ -42,13 +42,17 @@ from ..domain import rows
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
+from ..domain.spans import SpanKey
 from ..store import StorageError
 from ..store import assignments as store_assignments
 from ..store import codings as store_codings
 from ..store import history as store_history
 from ..store import merge as store_merge
+from ..store import spans as store_spans
 from ..store.values import restored
+from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
+from .spans import checked_span
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
@@ -76,6 +80,8 @@ class Conflict:
     kept: str | None = None
     #: why, in a few words (for 'newest': which was set later)
     why: str = ""
+    #: a span's (start, end) (kind 'span')
+    span: tuple[int, int] | None = None
 
     def describe(self) -> str:
         def show(v: Any) -> str:
@@ -91,6 +97,8 @@ class Conflict:
         what = f"code '{self.code}'" if self.code else "memo"
         if self.kind == "revision":
             what += " (changed after the reveal)"
+        if self.span is not None:
+            what += f", span {self.span[0]}-{self.span[1]}"
         text = (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
                 f"source has {show(self.source_value)}")
         if self.kept:
@@ -103,6 +111,7 @@ _SINGULAR = {
     "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
     "consensus decisions": "consensus decision", "assignments": "assignment",
     "history events": "history event", "values replaced": "value replaced",
+    "spans": "span",
 }
 
 
@@ -121,6 +130,7 @@ class SourceSummary:
     statuses: int = 0
     memos: int = 0
     consensus: int = 0
+    spans: int = 0
     assignments: int = 0
     history: int = 0
     #: the target's values replaced by the source's (keep-source, newest)
@@ -129,17 +139,19 @@ class SourceSummary:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def changes(self) -> int:
+    def additions(self) -> int:
+        """How many rows the source adds (or replaces)."""
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
-                + self.consensus + self.assignments + self.history + self.replaced)
+                + self.consensus + self.assignments + self.history + self.replaced
+                + self.spans)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
         def count(n: int, what: str) -> str:  # "1 coding", "2 codings", "1 turn marked done"
             return f"{n} {_SINGULAR.get(what, what) if n == 1 else what}"
 
-        if not self.changes:
+        if not self.additions:
             return (f"{self.source}: nothing new "
                     f"({count(self.codings_unchanged, 'codings')} already present)")
         parts = [count(self.codings, "codings")]
@@ -148,6 +160,7 @@ class SourceSummary:
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
                         (self.memos, "memos"), (self.consensus, "consensus decisions"),
+                        (self.spans, "spans"),
                         (self.assignments, "assignments"), (self.history, "history events"),
                         (self.replaced, "values replaced")):
             if n:
@@ -170,8 +183,14 @@ class MergeReport:
         return [c for s in self.sources for c in s.conflicts]
 
     @property
-    def changes(self) -> int:
-        return sum(s.changes for s in self.sources)
+    def additions(self) -> int:
+        """How many rows the merge adds (or replaces), over every source."""
+        return sum(s.additions for s in self.sources)
+
+    @property
+    def changes(self) -> Changes:
+        """What the merge changed: everything, once it wrote anything."""
+        return EVERYTHING if self.written and not self.dry_run and self.additions else NOTHING
 
     def lines(self) -> list[str]:
         out = []
@@ -423,7 +442,30 @@ def _validate(project: Project, name: str) -> None:
         _row_ok(problems, "assignments", row, rows.assignment, *row[1:])
     for row in staged(db, "history"):
         _row_ok(problems, "history", row, rows.history, *row[2:])
+    for row in staged(db, "spans"):
+        _check_span_row(project, problems, row, coder_ok)
     problems.raise_any()
+
+
+def _check_span_row(project: Project, problems: _Problems, row: tuple[Any, ...],
+                    coder_ok: Callable[[str, tuple[Any, ...], Any], bool]) -> None:
+    """A source's span: the row validator, then the API's checks (a span code that
+    applies to the turn, offsets inside the turn's text as this file holds it)."""
+    _n, coder, cid, pos, start, end, code, value, memo, updated, blind = row
+    if not (_row_ok(problems, "spans", row, rows.coding_key, coder, cid, pos, 0, code)
+            and _row_ok(problems, "spans", row, rows.time, updated, "update time",
+                        "updated_at")
+            and _row_ok(problems, "spans", row, rows.span_provenance, "merged", blind, None)
+            and coder_ok("spans", row, coder)):
+        return
+    try:
+        _key, checked = checked_span(project, SpanKey(coder, cid, pos, start, end, code),
+                                     value, memo)
+    except ProjectError as e:
+        problems.add("spans", row[0], str(e))
+        return
+    if checked != value or type(checked) is not type(value):
+        problems.add("spans", row[0], f"the value {value!r} is not a level of '{code}'")
 
 
 # -- the merge -------------------------------------------------------------------------------
@@ -443,6 +485,10 @@ def _conflicts(db: Any, name: str) -> list[Conflict]:
         out.append(Conflict("memo", name, _unit(row, 1), row[0], None, *row[4:]))
     for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
         out.append(Conflict("consensus", name, _unit(row, 0), None, row[3], *row[4:]))
+    for row in store_merge.conflicts(db, "spans", store_merge.SPAN_KEY, "value"):
+        coder, cid, pos, start, end, code, mine, theirs, my_time, their_time = row
+        out.append(Conflict("span", name, Unit(str(cid), int(pos)), coder, code, mine, theirs,
+                            my_time, their_time, span=(int(start), int(end))))
     return out
 
 
@@ -476,7 +522,8 @@ def _choose(conflict: Conflict, on_conflict: str) -> tuple[str | None, str]:
 _TABLE = {"coding": ("codings", store_merge.CODING_KEY),
           "revision": ("revisions", store_merge.CODING_KEY),
           "memo": ("memos", store_merge.MEMO_KEY),
-          "consensus": ("consensus", store_merge.CONSENSUS_KEY)}
+          "consensus": ("consensus", store_merge.CONSENSUS_KEY),
+          "span": ("spans", store_merge.SPAN_KEY)}
 
 
 def _settle(db: Any, conflicts: list[Conflict], on_conflict: str, origin: str) -> int:
@@ -487,6 +534,10 @@ def _settle(db: Any, conflicts: list[Conflict], on_conflict: str, origin: str) -
         c.kept, c.why = _choose(c, on_conflict)
         if c.kept == "source":
             unit = (c.unit.conversation_id, c.unit.position, c.unit.sentence)
+            if c.kind == "span" and c.span is not None:
+                taken.setdefault(c.kind, []).append(
+                    (c.coder, c.unit.conversation_id, c.unit.position, *c.span, c.code))
+                continue
             key = {"coding": (c.coder, *unit, c.code), "revision": (c.coder, *unit, c.code),
                    "memo": (c.coder, *unit),
                    "consensus": (*unit, c.code)}[c.kind]
@@ -555,6 +606,9 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     summary.codings += store_merge.insert_missing(db, "revisions", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
     summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
+    spans_before = store_codings.last_rowid(db, "spans")
+    summary.spans = store_merge.insert_missing(db, "spans", store_merge.SPAN_KEY)
+    store_spans.mark_spans_merged(db, spans_before, Path(name).name)
     # how the values came: merged from this file, set blind where they were set blind there
     store_codings.mark_merged(db, "codings", codings_before, Path(name).name)
     store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)

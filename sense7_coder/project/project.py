@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +17,16 @@ from ..domain import rows
 from ..domain.codebook import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import RATING_KEYS, Conversation, Unit, Value
-from ..domain.spans import SpanKey
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import history as store_history
-from ..store import spans as store_spans
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
+from .cells import Cell, CodingCell, ConsensusCell, DoneCell, MemoCell, RevisionCell, WriteContext
+from .changes import CODERS, NOTHING, SETTINGS, Changes
 from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
-from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
+from .undo import Command, UndoStack, changed_elsewhere
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
 HIDDEN_VALUE = "(hidden)"
@@ -127,9 +128,10 @@ class Project:
     def setting(self, key: str, default: str | None = None) -> str | None:
         return store_codes.get_meta(self.db, key, default)
 
-    def set_setting(self, key: str, value: str | None) -> None:
+    def set_setting(self, key: str, value: str | None) -> Changes:
         with self.pdb.atomic() as db:
             store_codes.set_meta(db, key, value)
+        return SETTINGS
 
     @property
     def blind_coding(self) -> bool:
@@ -298,7 +300,7 @@ class Project:
         return store_codings.coders(self.db)
 
     def set_coder(self, name: str, role: str | None = None, *,
-                  passphrase: str | None = None) -> None:
+                  passphrase: str | None = None) -> Changes:
         """Work as ``name`` from now on. A new name is a coder; ``role`` changes the role
         (only a lead may, see :meth:`set_role`). Taking a lead identity asks for the lead
         passphrase where one is set (:class:`PassphraseNeeded` when not given). In a coder
@@ -330,6 +332,7 @@ class Project:
         self._coder = name
         self._lead_ok = lead_ok
         self.pdb.actor = name
+        return CODERS  # what every view shows is this coder's
 
     def _check_passphrase(self, name: str, passphrase: str | None) -> None:
         stored = self.setting("lead_passphrase")
@@ -341,7 +344,7 @@ class Project:
         if not check_passphrase(stored, passphrase):
             raise ProjectError(f"wrong lead passphrase: not coding as '{name}'")
 
-    def set_role(self, name: str, role: str) -> None:
+    def set_role(self, name: str, role: str) -> Changes:
         """Give the existing coder ``name`` the role ``role``; only a lead may. The change
         is a history row (kind ``role``)."""
         name = name.strip()
@@ -351,7 +354,7 @@ class Project:
         if current is None:
             raise ProjectError(f"no coder '{name}' in this project")
         if current == role:
-            return
+            return NOTHING
         self.require_lead(f"make '{name}' {_article(role)} {role}")
         leads = [c["name"] for c in self.coders() if c["role"] == "adjudicator"]
         if leads == [name] and self.lead_passphrase_set:
@@ -361,6 +364,7 @@ class Project:
             store_codings.set_coder_role(db, name, role)
         if name == self._coder:
             self._lead_ok = role == "adjudicator"
+        return CODERS
 
     def act_as(self, other: Project) -> None:
         """Act as ``other`` does, on this connection to the same file (the same coder and
@@ -485,23 +489,20 @@ class Project:
         code = self.code(code_key)
         value = self.checked_value(unit, code_key, value)
         label = f"set {code.label} to {code.level_label(value)}"
-        kind = "revision" if self._after_reveal(coder, unit, code) else "coding"
-        if kind == "revision":
+        kind = RevisionCell if self._after_reveal(coder, unit, code) else CodingCell
+        if kind is RevisionCell:
             label += " (after the reveal)"
         self._coding_source = "suggestion_accepted" if suggested else "coded"
         try:
-            return self._apply_new(
-                label,
-                [Cell(kind, (coder, unit.conversation_id, unit.position, unit.sentence,
-                             code.key), None, value)],
-            )
+            return self.apply(label, [kind(
+                coder=coder, conversation_id=unit.conversation_id, position=unit.position,
+                sentence=unit.sentence, code=code.key, after=value)])
         finally:
             self._coding_source = "coded"
 
     def clear_value(self, unit: Unit, code_key: str) -> Command:
         coder = self._require_coder()
         code = self.code(code_key)
-        key = (coder, unit.conversation_id, unit.position, unit.sentence, code.key)
         if self._after_reveal(coder, unit, code):
             # only the change made after the reveal can go; the blind value stays
             if store_codings.get_revision(self.db, coder, unit, code.key) is store_codings.MISSING:
@@ -509,10 +510,14 @@ class Project:
                     f"{code.label} on turn {unit.position} of '{unit.conversation_id}' was set "
                     f"blind by '{coder}' before the turn was revealed and is kept as it is"
                 )
-            return self._apply_new(f"clear {code.label} (after the reveal)",
-                                   [Cell("revision", key, None, store_codings.MISSING)])
-        return self._apply_new(
-            f"clear {code.label}", [Cell("coding", key, None, store_codings.MISSING)])
+            return self.apply(f"clear {code.label} (after the reveal)",
+                                   [RevisionCell(coder=coder, conversation_id=unit.conversation_id,
+                                                 position=unit.position, sentence=unit.sentence,
+                                                 code=code.key, after=store_codings.MISSING)])
+        return self.apply(
+            f"clear {code.label}",
+            [CodingCell(coder=coder, conversation_id=unit.conversation_id, position=unit.position,
+                        sentence=unit.sentence, code=code.key, after=store_codings.MISSING)])
 
     def set_done(self, conversation_id: str, position: int, done: bool = True) -> Command:
         coder = self._require_coder()
@@ -527,18 +532,19 @@ class Project:
                     f"project requires every applicable code, and {', '.join(empty)} "
                     f"{'is' if len(empty) == 1 else 'are'} empty"
                 )
-        return self._apply_new(
+        return self.apply(
             f"mark turn {position} {'done' if done else 'not done'}",
-            [Cell("done", (coder, conversation_id, position), None, bool(done))],
+            [DoneCell(coder=coder, conversation_id=conversation_id, position=position,
+                      after=bool(done))],
         )
 
     def set_memo(self, unit: Unit, text: str) -> Command:
         coder = self._require_coder()
         self.check_turn(unit.conversation_id, unit.position)
-        return self._apply_new(
+        return self.apply(
             "edit memo",
-            [Cell("memo", (coder, unit.conversation_id, unit.position, unit.sentence), None,
-                  text.strip())],
+            [MemoCell(coder=coder, conversation_id=unit.conversation_id,
+                      position=unit.position, sentence=unit.sentence, after=text.strip())],
         )
 
     def empty_codes(self, conversation_id: str, position: int) -> list[str]:
@@ -565,12 +571,12 @@ class Project:
         return coder
 
     def _consensus_cell(self, coder: str, unit: Unit, code: Code, value: Value,
-                        rationale: str, source: str = "adjudicated") -> Cell:
+                        rationale: str, source: str = "adjudicated") -> ConsensusCell:
         value = self.checked_value(unit, code.key, value)
         decision = {"value": value, "adjudicator": coder, "rationale": rationale.strip(),
                     "source": source}
-        return Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
-                    None, decision)
+        return ConsensusCell(conversation_id=unit.conversation_id, position=unit.position,
+                             sentence=unit.sentence, code=code.key, after=decision)
 
     def set_consensus(
         self, unit: Unit, code_key: str, value: Value, rationale: str = "", *,
@@ -581,7 +587,7 @@ class Project:
         coder = self._require_adjudicator()
         code = self.code(code_key)
         cell = self._consensus_cell(coder, unit, code, value, rationale, source)
-        return self._apply_new(
+        return self.apply(
             f"consensus {code.label} = {code.level_label(cell.after['value'])}", [cell]
         )
 
@@ -594,15 +600,15 @@ class Project:
         coder = self._require_adjudicator()
         cells = [self._consensus_cell(coder, unit, self.code(key), value, rationale, source)
                  for unit, key, value in decisions]
-        return self._apply_new(label or f"consensus on {len(cells)} units", cells)
+        return self.apply(label or f"consensus on {len(cells)} units", cells)
 
     def clear_consensus(self, unit: Unit, code_key: str) -> Command:
         self._require_coder()
         code = self.code(code_key)
-        return self._apply_new(
+        return self.apply(
             f"clear consensus {code.label}",
-            [Cell("consensus", (unit.conversation_id, unit.position, unit.sentence, code.key),
-                  None, None)],
+            [ConsensusCell(conversation_id=unit.conversation_id, position=unit.position,
+                           sentence=unit.sentence, code=code.key, after=None)],
         )
 
     # -- undo ------------------------------------------------------------------------------
@@ -638,103 +644,57 @@ class Project:
         return self.undo_stack.redo_label
 
     # -- cell plumbing ---------------------------------------------------------------------
-    def _read_cell(self, kind: str, key: tuple[Any, ...]) -> Any:
-        db = self.db
-        if kind == "coding":
-            coder, cid, pos, sent, code = key
-            return store_codings.get_coding(db, coder, Unit(cid, pos, sent), code)
-        if kind == "revision":
-            coder, cid, pos, sent, code = key
-            return store_codings.get_revision(db, coder, Unit(cid, pos, sent), code)
-        if kind == "done":
-            coder, cid, pos = key
-            return store_codings.get_done(db, coder, cid, pos)
-        if kind == "memo":
-            coder, cid, pos, sent = key
-            return store_codings.get_memo(db, coder, Unit(cid, pos, sent))
-        if kind == "consensus":
-            cid, pos, sent, code = key
-            return store_codings.get_consensus(db, Unit(cid, pos, sent), code)
-        if kind == "span":  # key: (coder, cid, pos, start, end, code); see project.spans
-            return store_spans.get_span(db, SpanKey(*key))
-        raise ValueError(kind)
+    def _write_context(self) -> WriteContext:
+        return WriteContext(self.db, self._coding_source,
+                            lambda coder: self.blind_coding and not self.is_lead(coder))
 
-    def _write_cell(self, kind: str, key: tuple[Any, ...], value: Any,
-                    made: tuple[Any, ...] | None = None) -> None:
-        """Write one cell; ``made``: how a coding put back by undo or redo was made (its
-        source, blind, origin), else it is made now."""
-        db = self.db
-        if kind == "coding":
-            coder, cid, pos, sent, code = key
-            if made is not None:
-                source, blind, origin = made
-            else:
-                source, blind, origin = (self._coding_source,
-                                         self.blind_coding and not self.is_lead(coder), None)
-            store_codings.put_coding(db, coder, Unit(cid, pos, sent), code, value,
-                                     source=source, blind=bool(blind), origin=origin)
-        elif kind == "revision":
-            coder, cid, pos, sent, code = key
-            store_codings.put_revision(db, coder, Unit(cid, pos, sent), code, value)
-        elif kind == "done":
-            coder, cid, pos = key
-            store_codings.put_done(db, coder, cid, pos, value)
-        elif kind == "memo":
-            coder, cid, pos, sent = key
-            store_codings.put_memo(db, coder, Unit(cid, pos, sent), value)
-        elif kind == "consensus":
-            cid, pos, sent, code = key
-            store_codings.put_consensus(db, Unit(cid, pos, sent), code, value)
-        elif kind == "span":  # value: the Span as it was, or None
-            if value is None:
-                store_spans.delete_span(db, SpanKey(*key))
-            else:
-                store_spans.put_span(db, value)
-        else:
-            raise ValueError(kind)
-
-    def _apply_new(self, label: str, cells: list[Cell]) -> Command:
+    def apply(self, label: str, cells: Sequence[Cell]) -> Command:
+        """Write new cells (each with its ``after`` value) in one transaction and push one
+        undo step; the command holds each cell with the value (and how it was made) before
+        and after, and ``.changes`` says what it touched. The way a new undoable kind is
+        written (after its checks); the methods above are the checked ones."""
+        applied: list[Cell] = []
         with self.pdb.atomic():
+            ctx = self._write_context()
             for cell in cells:
-                cell.before = self._read_cell(cell.kind, cell.key)
-                if cell.kind == "coding":
-                    unit = Unit(*cell.key[1:4])
-                    cell.made_before = store_codings.get_provenance(
-                        self.db, cell.key[0], unit, cell.key[4])
-                self._write_cell(cell.kind, cell.key, cell.after)
-                if cell.kind == "coding":
-                    cell.made_after = store_codings.get_provenance(
-                        self.db, cell.key[0], unit, cell.key[4])
-        cmd = Command(label, cells)
+                before, made_before = cell.read(self.db), cell.read_made(self.db)
+                cell.write(ctx, cell.after)
+                applied.append(replace(cell, before=before, made_before=made_before,
+                                       made_after=cell.read_made(self.db)))
+        cmd = Command(label, applied)
         if not cmd.empty:
             self.undo_stack.push(cmd)
         return cmd
+
+    _apply_new = apply  # the earlier name, kept for code written against it
 
     def _replay(self, cmd: Command, *, reverse: bool) -> None:
         """Undo (``reverse``) or redo a command in one transaction, after checking that
         every cell still holds what the command left there."""
         what = "undo" if reverse else "redo"
         for cell in cmd.cells:
-            if cell.kind in ("coding", "span") and self.revealed_to(
-                    cell.key[0], cell.key[1], cell.key[2]):
+            turn = cell.blind_turn()
+            if turn is not None and self.revealed_to(*turn):
                 # the value set blind stays as it was once the others' values were shown
                 self.undo_stack.drop(cmd)
+                coder, cid, pos = turn
                 raise ProjectError(
-                    f"cannot {what} '{cmd.label}': turn {cell.key[2]} of '{cell.key[1]}' has "
-                    f"been revealed to '{cell.key[0]}' since, and the values set blind stay"
+                    f"cannot {what} '{cmd.label}': turn {pos} of '{cid}' has "
+                    f"been revealed to '{coder}' since, and the values set blind stay"
                 )
         with self.pdb.atomic():
             changed = [
                 cell for cell in cmd.cells
-                if not same_value(cell.kind, self._read_cell(cell.kind, cell.key),
-                                  cell.after if reverse else cell.before)
+                if not type(cell).same(cell.read(self.db),
+                                       cell.after if reverse else cell.before)
             ]
             if changed:
                 self.undo_stack.drop(cmd)
                 raise ProjectError(changed_elsewhere(what, cmd, changed))
+            ctx = self._write_context()
             for cell in reversed(cmd.cells) if reverse else cmd.cells:
-                self._write_cell(cell.kind, cell.key, cell.before if reverse else cell.after,
-                                 cell.made_before if reverse else cell.made_after)
+                cell.write(ctx, cell.before if reverse else cell.after,
+                           cell.made_before if reverse else cell.made_after)
 
     # -- per-turn view data ----------------------------------------------------------------
     def turn_state(self, conversation_id: str, coder: str | None = None) -> dict[str, Any]:

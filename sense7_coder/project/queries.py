@@ -21,7 +21,7 @@ from ..domain import cooccurrence as co
 from ..domain.errors import ProjectError
 from ..store import attributes as store_attrs
 from ..store import frames
-from .agreement import AgreementOptions, check_request
+from .agreement import AgreementOptions
 from .project import Project
 
 QUERY_KINDS = ("cooccurrence", "codes-by-attribute")
@@ -29,7 +29,9 @@ SCOPES = co.SCOPES
 
 
 def _present(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:
-    selected = check_request(project, options)
+    from .span_queries import query_codes
+
+    selected = query_codes(project, options)
     keys = [c.key for c in selected]
     codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
                                    conversations=options.conversation_filter())

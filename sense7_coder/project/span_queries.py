@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..domain.codebook import Code
 from ..store import span_rows
 from ..store.conversations import ConversationFilter
 from .agreement import AgreementOptions, check_request
@@ -39,10 +40,21 @@ def span_rows_of(project: Project, *, codes: list[str] | None = None,
     return out
 
 
+def query_codes(project: Project, options: AgreementOptions) -> list[Code]:
+    """The codes a query counts: those asked for, else every active code, spans too (the
+    agreement's choice leaves span codes out: they have figures of their own)."""
+    selected = check_request(project, options)
+    if not options.codes:
+        chosen = {c.key for c in selected}
+        selected = [c for c in project.codebook.active
+                    if c.key in chosen or c.unit == "span"]
+    return selected
+
+
 def span_frame(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:
     """The chosen span codes and their spans (``conversation_id, position, start, end,
     code``) by the chosen coders in the chosen conversations."""
-    keys = [c.key for c in check_request(project, options) if c.unit == "span"]
+    keys = [c.key for c in query_codes(project, options) if c.unit == "span"]
     found = span_rows_of(project, codes=keys, coders=list(options.coders),
                          conversations=options.conversation_filter()) if keys else []
     frame = pd.DataFrame([(r[1], r[2], r[3], r[4], r[5]) for r in found],

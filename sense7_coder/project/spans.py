@@ -12,7 +12,8 @@ keep no second, after-the-reveal layer).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..domain import rows
 from ..domain.codebook import Code
@@ -21,7 +22,9 @@ from ..domain.models import Value
 from ..domain.spans import Span, SpanKey
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
-from .undo import Cell, Command
+from .cells import Cell, Made, WriteContext
+from .changes import Changes, UnitKey
+from .undo import Command
 
 if TYPE_CHECKING:
     from .project import Project
@@ -90,23 +93,57 @@ def _made(project: Project, coder: str) -> tuple[str, bool, None]:
     return project._coding_source, project.blind_coding and not project.is_lead(coder), None
 
 
+@dataclass(frozen=True, kw_only=True)
+class SpanCell(Cell):
+    """One span's place (coder, turn, offsets, code); its value is the :class:`Span` there
+    (its level, memo and how it was made) or None (no span)."""
+
+    kind: ClassVar[str] = KIND
+    coder: str
+    conversation_id: str
+    position: int
+    start: int
+    end: int
+    code: str
+
+    @property
+    def span_key(self) -> SpanKey:
+        return SpanKey(self.coder, self.conversation_id, self.position, self.start,
+                       self.end, self.code)
+
+    def read(self, db: Any) -> Span | None:
+        return store_spans.get_span(db, self.span_key)
+
+    def write(self, ctx: WriteContext, value: Any, made: Made | None = None) -> None:
+        if value is None:
+            store_spans.delete_span(ctx.db, self.span_key)
+        else:
+            store_spans.put_span(ctx.db, value)
+
+    def place(self) -> str:
+        return self.span_key.place()
+
+    def location(self) -> UnitKey:
+        return self.conversation_id, self.position, 0
+
+    def changes(self) -> Changes:
+        return Changes(units=frozenset({self.location()}))
+
+    def blind_turn(self) -> tuple[str, str, int] | None:
+        return self.coder, self.conversation_id, self.position
+
+
+def _cell(key: SpanKey, after: Span | None) -> SpanCell:
+    return SpanCell(coder=key.coder, conversation_id=key.conversation_id,
+                    position=key.position, start=key.start, end=key.end, code=key.code,
+                    after=after)
+
+
 def _apply(project: Project, label: str,
            writes: Sequence[tuple[SpanKey, Span | None]]) -> Command:
-    """Write each (key, span or None = delete) in one transaction; the undo command."""
-    cells: list[Cell] = []
-    with project.pdb.atomic() as db:
-        for key, after in writes:
-            before = store_spans.get_span(db, key)
-            if after is None:
-                store_spans.delete_span(db, key)
-            else:
-                store_spans.put_span(db, after)
-            stored = store_spans.get_span(db, key)
-            cells.append(Cell(KIND, astuple(key), before, stored))
-    cmd = Command(label, cells)
-    if not cmd.empty:
-        project.undo_stack.push(cmd)
-    return cmd
+    """Write each (key, span or None = delete) in one transaction and push one undo step;
+    the command (``.changes`` names the turns touched)."""
+    return project.apply(label, [_cell(key, after) for key, after in writes])
 
 
 def astuple(key: SpanKey) -> tuple[str, str, int, int, int, str]:

@@ -1,7 +1,7 @@
 """Undo and redo of coding actions.
 
-Every coding action is a :class:`Command`: a list of cells, each holding the value before
-and after. Undo writes the "before" values, redo the "after" values, each in one
+Every coding action is a :class:`Command`: a list of typed cells (:mod:`.cells`), each
+holding the value before and after; ``Command.changes`` says what it touched. Undo writes the "before" values, redo the "after" values, each in one
 transaction. The stack lives in memory for the session; every state it moves through is
 already saved in the project file.
 """
@@ -10,40 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-# cell kinds: 'coding' key=(coder, cid, pos, sent, code); 'done' key=(coder, cid, pos);
-# 'memo' key=(coder, cid, pos, sent); 'consensus' key=(cid, pos, sent, code)
-
-
-@dataclass
-class Cell:
-    kind: str
-    key: tuple[Any, ...]
-    before: Any
-    after: Any
-    #: how the coding before and after was made (source, blind, origin), put back with it
-    made_before: tuple[Any, ...] | None = None
-    made_after: tuple[Any, ...] | None = None
-
-
-def same_value(kind: str, a: Any, b: Any) -> bool:
-    """Do two values of a cell of ``kind`` mean the same (as stored)?
-
-    A consensus decision is the same when its value, adjudicator and rationale are (the
-    time it was taken is not compared); a coded value must also have the same type
-    (level 1 is not level "1").
-    """
-    if kind == "consensus":
-        if a is None or b is None:
-            return a is b
-        va, vb = a.get("value"), b.get("value")
-        return (va == vb and type(va) is type(vb)
-                and a.get("adjudicator") == b.get("adjudicator")
-                and (a.get("rationale") or "") == (b.get("rationale") or ""))
-    if kind == "done":
-        return bool(a) == bool(b)
-    return a == b and type(a) is type(b)
+from .cells import Cell
+from .changes import Changes, UnitKey
 
 
 @dataclass
@@ -53,7 +22,17 @@ class Command:
 
     @property
     def empty(self) -> bool:
-        return all(c.before == c.after and type(c.before) is type(c.after) for c in self.cells)
+        return all(c.unchanged for c in self.cells)
+
+    @property
+    def changes(self) -> Changes:
+        """What the command touches (the same whether it is done, undone or redone)."""
+        return Changes.union(c.changes() for c in self.cells)
+
+    @property
+    def location(self) -> UnitKey | None:
+        """(conversation_id, position, sentence) of the first unit the command changed."""
+        return self.cells[0].location() if self.cells else None
 
 
 class UndoStack:
@@ -107,32 +86,9 @@ class UndoStack:
         self._undone.clear()
 
 
-def _cell_place(cell: Cell) -> str:
-    """Where a cell is, in words: "alice's 'affective' on conversation 'c1', turn 2"."""
-    if cell.kind == "consensus":
-        cid, pos, sent, code = cell.key
-        who = f"the consensus of '{code}'"
-    elif cell.kind == "coding":
-        coder, cid, pos, sent, code = cell.key
-        who = f"{coder}'s '{code}'"
-    elif cell.kind == "memo":
-        coder, cid, pos, sent = cell.key
-        who = f"{coder}'s memo"
-    elif cell.kind == "span":
-        coder, cid, pos, start, end, code = cell.key
-        sent = 0
-        who = f"{coder}'s '{code}' span {start}-{end}"
-    else:
-        coder, cid, pos = cell.key
-        sent = 0
-        who = f"{coder}'s done mark"
-    where = f"conversation '{cid}'" + (f", turn {pos}" if pos else "")
-    return f"{who} on {where}" + (f", sentence {sent}" if sent else "")
-
-
 def changed_elsewhere(what: str, cmd: Command, changed: Sequence[Cell]) -> str:
     """Why a command cannot be undone or redone: the first cell changed elsewhere."""
     more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
-    return (f"cannot {what} '{cmd.label}': {_cell_place(changed[0])}{more} was changed in "
+    return (f"cannot {what} '{cmd.label}': {changed[0].place()}{more} was changed in "
             f"another window or program since; it is left as it is and this step is "
             f"removed from the {what} history")

@@ -63,17 +63,7 @@ def turn_at(conversation: Conversation, position: int) -> Turn | None:
 
 def command_location(cmd: Command) -> tuple[str, int, int] | None:
     """(conversation_id, position, sentence) that an undo command changed, if any."""
-    for cell in cmd.cells:
-        key = cell.key
-        if cell.kind == "coding":
-            return key[1], key[2], key[3]
-        if cell.kind == "done":
-            return key[1], key[2], 0
-        if cell.kind == "memo":
-            return key[1], key[2], key[3]
-        if cell.kind == "consensus":
-            return key[0], key[1], key[2]
-    return None
+    return cmd.location
 
 
 def codable_total(project: Project) -> int:

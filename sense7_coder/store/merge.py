@@ -57,6 +57,9 @@ STAGED: dict[str, tuple[str, ...]] = {
         "decided_at",
     ),
     "assignments": ("coder", "conversation_id", "overlap", "ord", "assigned_at"),
+    # coded spans (files of schema m011 on)
+    "spans": ("coder", "conversation_id", "position", "start", "end", "code", "value", "memo",
+              "updated_at", "blind"),
     "history": (
         "id", "at", "coder", "action", "kind", "conversation_id", "position", "sentence",
         "code", "before", "after", "source", "actor", "origin",
@@ -68,6 +71,7 @@ CODE_COLUMNS = ("key", "kind", "unit", "levels", "allow_na", "label")
 CODING_KEY = ("coder", "conversation_id", "position", "sentence", "code")
 MEMO_KEY = ("coder", "conversation_id", "position", "sentence")
 CONSENSUS_KEY = ("conversation_id", "position", "sentence", "code")
+SPAN_KEY = ("coder", "conversation_id", "position", "start", "end", "code")
 
 
 # -- the source file -------------------------------------------------------------------------
@@ -234,7 +238,7 @@ def stage(db: Database, source: sqlite3.Connection) -> dict[str, int]:
         source.execute("ROLLBACK")
     db.execute("CREATE INDEX temp.m_turns_key ON m_turns(conversation_id, position)")
     # a source written before schema 4 may hold nominal levels such as "1" as numbers
-    restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus"])
+    restore_nominal_values(db, ["temp.m_codings", "temp.m_consensus", "temp.m_spans"])
     return counts
 
 
@@ -406,11 +410,12 @@ def _on(key: tuple[str, ...]) -> str:
 
 #: the column that says when each kind of value was last set
 STAMP = {"codings": "updated_at", "revisions": "updated_at", "memos": "updated_at",
-         "consensus": "decided_at"}
+         "consensus": "decided_at", "spans": "updated_at"}
 #: the columns a source's value brings along when it replaces the target's
 TAKEN = {"codings": ("value", "updated_at"), "revisions": ("value", "updated_at"),
          "memos": ("text", "updated_at"),
-         "consensus": ("value", "adjudicator", "rationale", "decided_at")}
+         "consensus": ("value", "adjudicator", "rationale", "decided_at"),
+         "spans": ("value", "memo", "updated_at", "blind")}
 
 
 def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> list[tuple[Any, ...]]:
@@ -426,7 +431,8 @@ def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> li
 
 
 #: tables whose rows record how each value was made (``source``, ``origin``, ``blind``)
-PROVENANCE = {"codings": ("source", "origin", "blind"), "consensus": ("source", "origin")}
+PROVENANCE = {"codings": ("source", "origin", "blind"), "consensus": ("source", "origin"),
+              "spans": ("source", "origin")}
 
 
 def take_source(db: Database, table: str, key: tuple[str, ...],

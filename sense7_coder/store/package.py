@@ -28,6 +28,8 @@ CODER_TABLES: dict[str, tuple[str, ...]] = {
     "turn_status": ("coder", "conversation_id", "position", "done", "updated_at"),
     "memos": ("coder", "conversation_id", "position", "sentence", "text", "updated_at"),
     "assignments": ("coder", "conversation_id", "overlap", "ord", "assigned_at"),
+    "spans": ("coder", "conversation_id", "position", "start", "end", "code", "value", "memo",
+              "updated_at", "source", "blind", "origin"),
 }
 CONVERSATION_COLUMNS = ("conversation_id", "participant_id", "model", "topic", "source",
                         "attributes", "n_turns", "imported_at")

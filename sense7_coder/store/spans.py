@@ -6,13 +6,18 @@ text (:func:`sense7_coder.domain.rows.span`) and records it for undo.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
 from ..domain.spans import Span, SpanKey
 from .codings import MISSING, now
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .conversations import ConversationFilter
 
 _COLUMNS = ("coder, conversation_id, position, start, end, code, value, memo, source, blind, "
             "origin")
@@ -114,3 +119,53 @@ def mark_spans_merged(db: Database, after_rowid: int, origin: str) -> int:
 
 __all__ = ["MISSING", "all_spans", "count_spans", "delete_span", "get_span", "insert_spans",
            "put_span", "spanned_turns", "spans_of_conversation"]
+
+
+#: the columns of :func:`spans_frame`
+SPAN_COLUMNS = ("coder", "conversation_id", "participant_id", "model", "position", "sentence",
+                "role", "code", "value", "start", "end", "memo", "source", "blind", "origin",
+                "updated_at")
+
+
+def spans_frame(db: Database, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
+                conversations: ConversationFilter | None = None) -> pd.DataFrame:
+    """Every span (of some codes, coders, conversations) with its conversation's
+    participant and model and its turn's role, in conversation and text order."""
+    import pandas as pd
+
+    from .frames import _chosen, _where
+
+    where, params = _where(conversations, _chosen(codes, coders, "s."))
+    sql = ("SELECT s.coder, s.conversation_id, c.participant_id, c.model, s.position, 0, "
+           "t.role, s.code, s.value, s.start, s.end, s.memo, s.source, s.blind, s.origin, "
+           "s.updated_at FROM spans s "
+           "JOIN conversations c ON c.conversation_id = s.conversation_id "
+           "LEFT JOIN turns t ON t.conversation_id = s.conversation_id "
+           "AND t.position = s.position "
+           "LEFT JOIN codes d ON d.key = s.code"
+           f"{where} ORDER BY c.rowid, s.position, s.start, s.end, d.ord, s.code, s.coder")
+    rows = db.execute(sql, params).fetchall()
+    return pd.DataFrame([tuple(r) for r in rows], columns=list(SPAN_COLUMNS))
+
+
+def covered_conversations(db: Database) -> dict[str, set[str]]:
+    """coder -> conversations the coder worked on: marked a turn done or made a span."""
+    out: dict[str, set[str]] = {}
+    for coder, cid in db.execute(
+            "SELECT coder, conversation_id FROM turn_status WHERE done = 1 "
+            "UNION SELECT coder, conversation_id FROM spans"):
+        out.setdefault(coder, set()).add(cid)
+    return out
+
+
+def turn_lengths(db: Database, conversations: ConversationFilter | None = None
+                 ) -> list[tuple[str, int, str, int]]:
+    """(conversation id, position, role, characters of its text) of every turn of the
+    matching conversations, in conversation and turn order."""
+    from .conversations import _filter_sql
+
+    sql, params = _filter_sql(conversations) if conversations is not None else ("", [])
+    return [(r[0], int(r[1]), r[2], int(r[3])) for r in db.execute(
+        "SELECT t.conversation_id, t.position, t.role, length(t.text) FROM turns t "
+        "JOIN conversations c ON c.conversation_id = t.conversation_id"
+        f"{sql} ORDER BY c.rowid, t.position", params)]

@@ -24,6 +24,7 @@ from ..domain.errors import Sense7Error
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
+from ..project.changes import EVERYTHING, NOTHING, Changes
 from . import qda_windows
 from .coder_dialog import CoderDialog, take_identity
 from .help import SHORTCUTS, MarkdownDialog, about_html, user_guide_markdown
@@ -221,6 +222,7 @@ class MainWindow(QMainWindow):
         self.workspace.moved.connect(self._moved)
         self.workspace.message.connect(lambda text: self.show_message(text, 8000))
         self.workspace.failed.connect(self._failed)
+        self.workspace.hub.changed.connect(self._changed)
         state = self.settings.window_state("split")
         if state is not None:
             self.workspace.split.restoreState(state)
@@ -434,9 +436,8 @@ class MainWindow(QMainWindow):
             return
         self._update_lead_actions()
         self.settings.set_last_coder(self.project.path, self.project.coder or "")
-        self.workspace.refresh_all()
-        self._update_status()
-        self._update_undo()
+        # everything a view shows is this coder's: the same as a change of coders
+        self.workspace.hub.publish(Changes(coders=True))
 
     def set_blind(self, on: bool) -> None:
         if self.project is None or self.workspace is None:
@@ -449,7 +450,7 @@ class MainWindow(QMainWindow):
             self.actions_.blind.blockSignals(blocked)
             self.show_message(str(e), 10000)
             return
-        self.workspace.refresh_panel()
+        self.workspace.hub.publish(Changes(settings=True))
         if not on:
             text = "Blind coding off"
         elif self.project.is_lead():  # a lead sees everything: only the coders are blind
@@ -534,27 +535,36 @@ class MainWindow(QMainWindow):
     def _after_dialog(self, changed: bool) -> None:
         if self.project is None or self.workspace is None:
             return
-        self.project.changed_elsewhere()  # a dialog's own connection may have written
-        if changed:
-            self._refresh_everything()
+        # a dialog writes through its own connection: its writes are counted as seen and,
+        # when it changed anything, every view reloads
+        self.workspace.hub.publish_outside_work(EVERYTHING if changed else NOTHING)
 
     def _refresh_everything(self) -> None:
         """Redraw list, transcript, coding panel and status after the file changed."""
         assert self.project is not None and self.workspace is not None
-        self.workspace.refresh_all()
-        self._codable_total = ws.codable_total(self.project)
-        self._update_status()
+        self.workspace.hub.publish(EVERYTHING)
+
+    def _changed(self, changes: Changes) -> None:
+        """The status bar and the undo items follow every change (the views listen too)."""
+        if self.project is None:
+            return
+        if changes.everything or changes.codebook or changes.conversations:
+            self._codable_total = ws.codable_total(self.project)
+        if changes.progress:
+            self._update_status()
+        self._update_undo()
 
     # -- status -------------------------------------------------------------------------------
     def check_elsewhere(self) -> None:
+        """The poll: what another window or program wrote reaches the views as changes."""
         if self.project is None or self.workspace is None:
             return
         try:
-            changed = self.project.changed_elsewhere()
+            changes = self.workspace.hub.watch.poll()
         except Exception:  # noqa: BLE001 - a failing poll must never break the window
             return
-        if changed:
-            self._refresh_everything()
+        if not changes.empty:
+            self.workspace.hub.publish(changes)
             self.show_message("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:

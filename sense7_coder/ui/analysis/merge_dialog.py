@@ -168,7 +168,7 @@ class MergeDialog(QDialog):
         refused = (report is not None and report.conflicts
                    and self.on_conflict.currentData() == "refuse")
         self.merge_button.setEnabled(bool(ready and report is not None and not refused
-                                          and report.changes and not self.merged))
+                                          and report.additions and not self.merged))
         self.dry_button.setEnabled(bool(self.source_paths()))
 
     # -- running -------------------------------------------------------------------------------
@@ -229,7 +229,7 @@ class MergeDialog(QDialog):
         if n and on_conflict == "refuse":
             self._error(f"{n} conflict{'s' if n != 1 else ''}: the merge would be refused. "
                         "Resolve them in the coders' files, or choose which values to keep.")
-        elif not report.changes:
+        elif not report.additions:
             self._message("Nothing new in these files: there is nothing to merge.")
         else:
             self._message("Dry run done; nothing was written. Press Merge to add it all.")
@@ -238,7 +238,7 @@ class MergeDialog(QDialog):
         self.report = report
         self.merged = report.written
         self._show(report)
-        self._message(f"Merged: {report.changes} additions written to {self.project.path.name}.")
+        self._message(f"Merged: {report.additions} additions written to {self.project.path.name}.")
         self.close_button.setFocus()
 
     def _failed(self, error: TaskError) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from ...domain.errors import ProjectError
 from ...domain.models import Unit
 from ...project import workspace as ws
+from ...project.cells import CodingCell, RevisionCell
 from ...project.undo import Command
 from .code_row import NOT_SET
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ...domain.codebook import Code
     from ...domain.models import Conversation
     from ...project import Project
+    from ..changes_hub import ChangesHub
     from .coding_panel import CodingPanel
     from .conversation_list import ConversationListPanel
     from .memo import MemoPanel
@@ -46,6 +48,7 @@ class CodingActions:
         saved: Any
         message: Any
         failed: Any
+        hub: ChangesHub
 
         @property
         def conversation_id(self) -> str | None: ...
@@ -119,11 +122,13 @@ class CodingActions:
 
     # -- writes -------------------------------------------------------------------------------
     def _write(self, fn: Callable[..., Command], *args: Any) -> Command | None:
+        """Run one coding action; its changes go to every view through the hub."""
         try:
             cmd = fn(*args)
         except ProjectError as e:
             self.failed.emit(str(e))
             return None
+        self.hub.publish(cmd.changes)
         self.saved.emit()
         return cmd
 
@@ -132,40 +137,20 @@ class CodingActions:
         if code is None or self.conversation is None:
             return False
         unit = self.unit_for(code)
-        if self._write(self.project.set_value, unit, code_key, value) is None:
-            return False
-        self.state.setdefault("codings", {})[(unit.position, unit.sentence, code_key)] = value
-        self.refresh_panel()
-        return True
+        return self._write(self.project.set_value, unit, code_key, value) is not None
 
     def clear(self, code_key: str) -> bool:
         code = self.project.codebook.get(code_key)
         if code is None or self.conversation is None:
             return False
         unit = self.unit_for(code)
-        if self._write(self.project.clear_value, unit, code_key) is None:
-            return False
-        key = (unit.position, unit.sentence, code_key)
-        # clearing a change made after the reveal shows the blind value again
-        mine = self.project.turn_state(unit.conversation_id)["codings"]
-        if key not in mine:
-            self.state.get("codings", {}).pop(key, None)
-        else:
-            self.state.setdefault("codings", {})[key] = mine[key]
-        self.refresh_panel()
-        return True
+        return self._write(self.project.clear_value, unit, code_key) is not None
 
     def set_done(self, done: bool) -> bool:
         cid = self.conversation_id
         if not cid or self.position not in self.codable:
             return False
-        if self._write(self.project.set_done, cid, self.position, done) is None:
-            return False
-        self.reload_state()
-        self.list_panel.model.refresh_conversation(cid)
-        self.list_panel.update_assignment()
-        self.refresh_panel()
-        return True
+        return self._write(self.project.set_done, cid, self.position, done) is not None
 
     def mark_done_and_next(self) -> None:
         """Mark the turn done and go on. With blind coding, when marking it done reveals the
@@ -223,14 +208,7 @@ class CodingActions:
         self.set_done(False)
 
     def _save_memo(self, unit: Unit, text: str) -> None:
-        if self._write(self.project.set_memo, unit, text) is None:
-            return
-        if unit.conversation_id == self.conversation_id:
-            memos = self.state.setdefault("memos", {})
-            if text.strip():
-                memos[(unit.position, unit.sentence)] = text.strip()
-            else:
-                memos.pop((unit.position, unit.sentence), None)
+        self._write(self.project.set_memo, unit, text)
 
     # -- history ------------------------------------------------------------------------------
     def undo(self) -> Command | None:
@@ -249,20 +227,18 @@ class CodingActions:
         if cmd is None:
             self.message.emit(f"Nothing to {what}")
             return None
-        loc = ws.command_location(cmd)
-        self.reload_state()
-        if loc is not None:
+        self.hub.publish(cmd.changes)
+        loc = cmd.location
+        if loc is not None:  # show where it happened
             cid, pos, sent = loc
             if cid != self.conversation_id:
                 self.go_to(cid, pos or None, sent or None)
             else:
                 self.go_to(cid, pos or self.position, sent or None)
-            self.list_panel.model.refresh_conversation(cid)
-            code_key = next((c.key[4] for c in cmd.cells if c.kind == "coding"), None)
+            code_key = next((c.code for c in cmd.cells
+                             if isinstance(c, CodingCell | RevisionCell)), None)
             if code_key in self.coding.visible_keys():
                 self.coding.focus_code(code_key)
-        else:
-            self.refresh_panel()
         self.saved.emit()
         self.message.emit(f"{what.capitalize()}: {cmd.label}")
         return cmd

@@ -14,6 +14,7 @@ short one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
@@ -182,6 +183,8 @@ class TranscriptView(QTextBrowser):
         self.sentence = 0
         self.renders = 0
         self._press: QPoint | None = None
+        #: more marks painted over the text (spans): each returns its extra selections
+        self.extra_layers: list[Callable[[], list[QTextEdit.ExtraSelection]]] = []
 
     # -- building -----------------------------------------------------------------------------
     def show_conversation(
@@ -390,6 +393,14 @@ class TranscriptView(QTextBrowser):
         return shown_text(next((t.text for t in self.conversation.turns
                                 if t.position == position), ""))[0]
 
+    def turn_text(self, position: int) -> str:
+        """The part of a turn's message shown (offsets into it are offsets of the text)."""
+        return self._text(position)
+
+    def refresh_marks(self) -> None:
+        """Paint the sentence, span and search marks again."""
+        self._update_selections()
+
     def body_start(self, position: int) -> int | None:
         """The document position of the first character of a turn's message."""
         frame = self._frames.get(position)
@@ -423,6 +434,8 @@ class TranscriptView(QTextBrowser):
                 sel.cursor = cursor
                 sel.format = fmt
                 selections.append(sel)
+        for layer in self.extra_layers:
+            selections += layer()
         selections += self._search_selections()
         self.setExtraSelections(selections)
         if self._show_sentences and start is not None and 0 < self.sentence <= len(spans):

@@ -17,7 +17,9 @@ from ...domain.models import Conversation, Unit
 from ...domain.names import MOST_LISTED
 from ...project import Project
 from ...project import workspace as ws
+from ...project.changes import Changes
 from ...project.predictions import suggestions
+from ..changes_hub import ChangesHub
 from ..palette import tone
 from .code_row import NOT_SET
 from .coding_actions import CodingActions
@@ -47,7 +49,12 @@ class Workspace(CodingActions, QWidget):
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.project = project
+        #: what changed in the project (this window's actions and other programs'); the
+        #: views below refresh from it alone
+        self.hub = ChangesHub(project, self)
         self.conversation: Conversation | None = None
+        #: the current conversation as the store holds it for this coder (turn_state),
+        #: read again whenever a change touches it
         self.state: dict[str, Any] = {}
         self.sentences: dict[int, list[tuple[int, int]]] = {}
         self.codable: list[int] = []
@@ -114,6 +121,10 @@ class Workspace(CodingActions, QWidget):
         self.memo.escaped.connect(self.coding.setFocus)
         self.setup_shortcuts()
         self.coding.set_codebook(project.codebook)
+        self.hub.changed.connect(self.show_changes)
+        from .span_coding import SpanCoding
+
+        self.spans = SpanCoding(self)
 
     # -- where am I ---------------------------------------------------------------------------
     @property
@@ -243,6 +254,7 @@ class Workspace(CodingActions, QWidget):
 
     def refresh_panel(self) -> None:
         """Fill the coding panel, users' ratings and memo for the current unit."""
+        self.memo.flush()  # a memo being typed is saved (and read back) before it is shown
         book = self.project.codebook
         if self.conversation is None:
             self.coding.show_codes([], title="No conversation", status="",
@@ -309,6 +321,21 @@ class Workspace(CodingActions, QWidget):
         return f"Others ({len(others):,}): " + " · ".join(
             f"<b>{escape(text)}</b> ×{n:,}"
             for text, n in ws.level_counts(code, (v for _, v in others)))
+
+    def show_changes(self, changes: Changes) -> None:
+        """Refresh what ``changes`` names: everything after an import, a merge, a change of
+        codebook, coders or settings; else the rows of the conversations it touched, and
+        the current unit when it is one of them."""
+        if changes.wide or changes.conversations:
+            self.refresh_all()
+            return
+        for cid in changes.conversation_ids:
+            self.list_panel.model.refresh_conversation(cid)
+        if changes.progress:
+            self.list_panel.update_assignment()
+        if changes.touches(self.conversation_id):
+            self.reload_state()
+            self.refresh_panel()
 
     def refresh_all(self) -> None:
         """Re-read everything (another window changed the file, or the codebook changed)."""

@@ -1,0 +1,218 @@
+"""Agreement on span codes: αu, Mathet's γ (optional) and the presence projection.
+
+Per span code, over the conversations every compared coder worked on (marked a turn done
+or made a span there; a coder who never opened a conversation does not disagree on it):
+
+* **αu**, Krippendorff's unitizing alpha (:mod:`..domain.agreement.unitizing`), the
+  categories being the code's levels (one, present, for a binary code); the continuum is
+  the text of the turns the code applies to;
+* **γ**, Mathet, Widlöcher and Métivier's gamma, through ``pygamma-agreement`` (the
+  ``spans`` extra) when it is installed and asked for (it takes seconds to minutes);
+* **presence**: the code present in a turn (any span of it) or not, per coder, as
+  nominal Krippendorff's alpha (``krippendorff``) -- what most studies report.
+
+Intervals: a percentile bootstrap over conversations for αu and presence (γ has none).
+Blind projects: only a lead may compute it, as every agreement figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..domain.codebook import Code
+from ..domain.errors import ProjectError
+from ..domain.models import ROLES_OF
+from ..store import spans as store_spans
+
+if TYPE_CHECKING:
+    from ..store.conversations import ConversationFilter
+    from .project import Project
+
+
+@dataclass
+class SpanAgreement:
+    code: str
+    coders: list[str]
+    conversations: int
+    turns: int
+    spans: int
+    alpha_u: float | None = None
+    alpha_u_ci: tuple[float, float] | None = None
+    presence: float | None = None
+    presence_ci: tuple[float, float] | None = None
+    gamma: float | None = None
+    note: str = ""
+
+    def as_row(self) -> dict[str, object]:
+        return {"code": self.code, "coders": ", ".join(self.coders),
+                "conversations": self.conversations, "turns": self.turns,
+                "spans": self.spans, "alpha_u": self.alpha_u,
+                "alpha_u_low": self.alpha_u_ci[0] if self.alpha_u_ci else None,
+                "alpha_u_high": self.alpha_u_ci[1] if self.alpha_u_ci else None,
+                "presence_alpha": self.presence,
+                "presence_low": self.presence_ci[0] if self.presence_ci else None,
+                "presence_high": self.presence_ci[1] if self.presence_ci else None,
+                "gamma": self.gamma, "note": self.note}
+
+
+def span_codes(project: Project, codes: Sequence[str] = ()) -> list[Code]:
+    book = project.codebook
+    chosen = [book.code(k) for k in codes if book.get(k) is not None] if codes else book.active
+    return [c for c in chosen if c.unit == "span"]
+
+
+def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
+                   conversations: ConversationFilter | None = None, draws: int = 1000,
+                   seed: int | None = 0, gamma: bool = False) -> list[SpanAgreement]:
+    """One :class:`SpanAgreement` per span code (of ``codes``; all when none)."""
+    project.require_unblinded("see agreement on spans")
+    chosen = span_codes(project, codes)
+    if not chosen:
+        return []
+    db = project.db
+    turns = store_spans.turn_lengths(db, conversations)
+    covered = store_spans.covered_conversations(db)
+    return [_one(project, code, coders, turns, covered, draws, seed, gamma)
+            for code in chosen]
+
+
+def _one(project: Project, code: Code, coders: Sequence[str],
+         turns: list[tuple[str, int, str, int]], covered: dict[str, set[str]], draws: int,
+         seed: int | None, with_gamma: bool) -> SpanAgreement:
+    from ..domain.agreement import unitizing
+
+    spans = store_spans.all_spans(project.db, code.key)
+    names = sorted({s.coder for s in spans if not coders or s.coder in coders})
+    if len(names) < 2:
+        return SpanAgreement(code.key, names, 0, 0, len(spans),
+                             note="fewer than two coders made spans of this code")
+    common = set.intersection(*(covered.get(n, set()) for n in names))
+    roles = ROLES_OF.get(code.applies_to, ("assistant",))
+    chosen = [(cid, pos, length) for cid, pos, role, length in turns
+              if cid in common and role in roles]
+    by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]] = {
+        (cid, pos): [[] for _ in names] for cid, pos, _ in chosen}
+    index = {n: i for i, n in enumerate(names)}
+    used = 0
+    for s in spans:
+        where = by_turn.get((s.conversation_id, s.position))
+        if where is not None and s.coder in index:
+            where[index[s.coder]].append((s.start, s.end, s.value))
+            used += 1
+    n_conversations = len({cid for cid, _, _ in chosen})
+    result = SpanAgreement(code.key, names, n_conversations, len(chosen), used)
+    if not chosen:
+        result.note = "the coders worked on no conversation in common"
+        return result
+    categories: list[Hashable] = list(code.values) or [1]
+    groups: dict[str, list[object]] = {}
+    for cid, pos, length in chosen:
+        groups.setdefault(cid, []).append(
+            unitizing.piece(length, by_turn[(cid, pos)], categories))
+    pieces = [p for ps in groups.values() for p in ps]
+    m = len(names)
+    result.alpha_u = unitizing.combine(pieces, m, categories).alpha  # type: ignore[arg-type]
+    result.alpha_u_ci = unitizing.bootstrap(groups, m, categories, draws, seed)  # type: ignore[arg-type]
+    presence = {key: [1 if units else 0 for units in observers]
+                for key, observers in by_turn.items()}
+    result.presence, result.presence_ci = _presence(presence, chosen, draws, seed)
+    if with_gamma:
+        result.gamma, note = _gamma(chosen, by_turn, names)
+        if note:
+            result.note = note
+    return result
+
+
+def _presence(presence: dict[tuple[str, int], list[int]],
+              chosen: list[tuple[str, int, int]], draws: int, seed: int | None
+              ) -> tuple[float | None, tuple[float, float] | None]:
+    """Nominal alpha of 'the code is present in the turn', and its bootstrap interval."""
+    import krippendorff
+    import numpy as np
+
+    keys = [(cid, pos) for cid, pos, _ in chosen]
+    matrix = np.array([presence[k] for k in keys], dtype=float).T  # coders x turns
+
+    def alpha(columns: np.ndarray) -> float | None:
+        data = matrix[:, columns]
+        if len(np.unique(data)) < 2:
+            return None  # one value everywhere: alpha is not defined
+        return float(krippendorff.alpha(reliability_data=data,
+                                        level_of_measurement="nominal"))
+
+    value = alpha(np.arange(len(keys)))
+    conversations: dict[str, list[int]] = {}
+    for i, (cid, _pos) in enumerate(keys):
+        conversations.setdefault(cid, []).append(i)
+    groups = list(conversations.values())
+    if value is None or len(groups) < 2 or draws <= 0:
+        return value, None
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        chosen_groups = rng.integers(0, len(groups), len(groups))
+        columns = np.array([i for g in chosen_groups for i in groups[g]])
+        a = alpha(columns)
+        if a is not None:
+            values.append(a)
+    if len(values) < max(10, draws // 2):
+        return value, None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return value, (float(low), float(high))
+
+
+def _gamma(chosen: list[tuple[str, int, int]],
+           by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]],
+           names: list[str]) -> tuple[float | None, str]:
+    """Mathet's γ over the turns laid end to end, or None and why not."""
+    try:
+        from pyannote.core import Segment
+        from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+    except ImportError:
+        return None, ("gamma needs pygamma-agreement (pip install 'sense7-coder[spans]'); "
+                      "not installed")
+    continuum = Continuum()
+    at = 0
+    any_unit = False
+    for cid, pos, length in chosen:
+        for coder, units in zip(names, by_turn[(cid, pos)], strict=True):
+            for start, end, value in units:
+                continuum.add(coder, Segment(at + start, at + end), str(value))
+                any_unit = True
+        at += length + 1
+    for coder in names:
+        if coder not in continuum.annotators:
+            continuum.add_annotator(coder)
+    if not any_unit:
+        return None, "no spans to compare"
+    try:
+        result = continuum.compute_gamma(CombinedCategoricalDissimilarity(), precision_level=0.05)
+    except Exception as e:  # the library's own failures (solver, too few units)
+        raise ProjectError(f"gamma could not be computed: {e}") from None
+    return float(result.gamma), ""
+
+
+def _figure(value: float | None, ci: tuple[float, float] | None = None) -> str:
+    if value is None:
+        return "-"
+    text = f"{value:.3f}"
+    return text + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+
+def span_agreement_lines(results: Sequence[SpanAgreement]) -> list[str]:
+    """The span codes' agreement as an aligned table, with what each figure is."""
+    header = ["span code", "coders", "conv.", "turns", "spans", "alpha_u [95% CI]",
+              "presence alpha [95% CI]", "gamma"]
+    rows = [[r.code, str(len(r.coders)), str(r.conversations), str(r.turns), str(r.spans),
+             _figure(r.alpha_u, r.alpha_u_ci), _figure(r.presence, r.presence_ci),
+             _figure(r.gamma)] for r in results]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in [header, *rows]]
+    lines += [f"{r.code}: {r.note}" for r in results if r.note]
+    lines += ["alpha_u: Krippendorff's unitizing alpha (where and what the coders marked); "
+              "presence: the code present in a turn or not, nominal alpha; intervals: "
+              "bootstrap over conversations; gamma: Mathet's gamma (--gamma)"]
+    return lines

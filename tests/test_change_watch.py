@@ -1,0 +1,71 @@
+"""What another window or program writes reaches this one as named changes (the poll),
+or as "everything" when the file changed in a way the history does not name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from analysis_support import conversation_lines, make_project
+
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project.changes import NOTHING, Changes
+from sense7_coder.project.imports import import_files
+from sense7_coder.project.watch import MOST_ROWS, ChangeWatch
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> Iterator[tuple[Project, Project]]:
+    make_project(tmp_path).close()
+    a = Project.open(tmp_path / "study.sense7", backup=False)
+    b = Project.open(tmp_path / "study.sense7", backup=False)
+    a.set_coder("alice", "adjudicator")
+    b.set_coder("bob")
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_the_poll_names_what_another_window_wrote(two: tuple[Project, Project]) -> None:
+    a, b = two
+    watch = ChangeWatch(a)
+    assert watch.poll() == NOTHING
+    b.set_value(Unit("c1", 2), "overall", 3)
+    b.set_done("c2", 4)
+    b.set_memo(Unit("c3", 2), "a memo")
+    assert watch.poll() == Changes(units=frozenset({("c1", 2, 0)}),
+                                   done=frozenset({("c2", 4)}),
+                                   memos=frozenset({("c3", 2, 0)}))
+    assert watch.poll() == NOTHING  # seen once
+    a.set_value(Unit("c1", 4), "overall", 1)  # this window's own write is not "elsewhere"
+    assert watch.poll() == NOTHING
+
+
+def test_codebook_coders_and_settings_are_named_too(two: tuple[Project, Project]) -> None:
+    a, b = two
+    watch, watch_b = ChangeWatch(a), ChangeWatch(b)
+    codebook_ops.retire_code(a, "overall")  # alice leads
+    assert watch_b.poll() == Changes(codebook=True)
+    a.blind_coding = True
+    assert watch_b.poll() == Changes(settings=True)
+    assert watch.poll() == NOTHING  # written here: not reported by this window's poll
+    b.set_coder("carol")
+    assert watch.poll().coders
+
+
+def test_an_import_or_a_flood_of_rows_is_everything(tmp_path: Path,
+                                                    two: tuple[Project, Project]) -> None:
+    a, b = two
+    watch = ChangeWatch(a)
+    src = tmp_path / "more.jsonl"
+    src.write_text(conversation_lines([("n1", "P9", "GPT4", 3, 4)]), encoding="utf-8")
+    assert import_files(b, [src]).changes.everything
+    assert watch.poll().everything
+    decisions = [(Unit(f"c{i}", pos), "overall", 2) for i in (1, 2, 3) for pos in (2, 4)]
+    b.set_coder("alice", "adjudicator")
+    for _ in range(MOST_ROWS // len(decisions) + 1):
+        b.set_consensus_many(decisions)
+        b.set_consensus_many([(u, k, 3) for u, k, _v in decisions])
+    assert watch.poll().everything

@@ -1,0 +1,77 @@
+"""Span coding in the window: keyboard alone, the context menu, highlights, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication
+
+from sense7_coder.project import Project
+from sense7_coder.project import spans as project_spans
+
+
+def stored_spans(path: Path, coder: str) -> list[tuple[Any, ...]]:
+    with Project.open(path, backup=False) as p:
+        return [(s.conversation_id, s.position, s.start, s.end, s.code)
+                for s in project_spans.spans(p, "101") if s.coder == coder]
+
+
+def shortcut_of(path: Path, key: str) -> str:
+    with Project.open(path, backup=False) as p:
+        return p.code(key).shortcut
+
+
+def test_a_coder_marks_a_span_with_the_keyboard_alone_and_undoes_it(
+        gui: Any, demo_project: Path) -> None:
+    window = gui.open(demo_project, coder="dana")
+    ws = window.workspace
+    assert ws.go_to("101", 2)
+    letter = shortcut_of(demo_project, "paraphrasing")
+    gui.press(window, Qt.Key.Key_F2)
+    assert QApplication.focusWidget() is ws.transcript
+    for _ in range(6):  # six words, word by word, to the start of "at"
+        gui.press(window, Qt.Key.Key_Right,
+                  modifier=Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    gui.press(window, Qt.Key.Key_Left, modifier=Qt.KeyboardModifier.ShiftModifier)  # the space
+    assert ws.transcript.textCursor().selectedText() == "That is a lot to carry"
+    gui.press(window, letter)
+    assert stored_spans(demo_project, "dana") == [("101", 2, 0, 22, "paraphrasing")]
+    # painted in its code's colour
+    assert any(sel.format.background().color().alpha() > 0
+               for sel in ws.transcript.extraSelections())
+    gui.press(window, Qt.Key.Key_Escape)
+    assert QApplication.focusWidget() is ws.coding
+    gui.press(window, "z", modifier=Qt.KeyboardModifier.ControlModifier)
+    assert stored_spans(demo_project, "dana") == []
+
+
+def test_the_context_menu_marks_recodes_and_deletes(gui: Any, demo_project: Path,
+                                                    qtbot: Any) -> None:
+    window = gui.open(demo_project, coder="dana")
+    ws = window.workspace
+    assert ws.go_to("101", 2)
+    view = ws.transcript
+    body = view.body_start(2)
+    cursor = view.textCursor()
+    cursor.setPosition(body + 36)
+    cursor.setPosition(body + 79, cursor.MoveMode.KeepAnchor)  # "it makes sense ... thin"
+    view.setTextCursor(cursor)
+    point = view.cursorRect(cursor).center()
+    menu = ws.spans.build_menu(point)
+    mark = next(a.menu() for a in menu.actions() if a.text() == "Mark selection as")
+    next(a for a in mark.actions() if a.text() == "Validation").trigger()
+    assert stored_spans(demo_project, "dana") == [("101", 2, 36, 79, "validation")]
+    cursor.setPosition(body + 40)
+    view.setTextCursor(cursor)
+    menu = ws.spans.build_menu(view.cursorRect(cursor).center())
+    span_menu = next(a.menu() for a in menu.actions() if a.text().startswith("Span: "))
+    recode = next(a.menu() for a in span_menu.actions() if a.text() == "Recode as")
+    next(a for a in recode.actions() if a.text() == "Paraphrasing").trigger()
+    assert stored_spans(demo_project, "dana") == [("101", 2, 36, 79, "paraphrasing")]
+    menu = ws.spans.build_menu(view.cursorRect(cursor).center())
+    span_menu = next(a.menu() for a in menu.actions() if a.text().startswith("Span: "))
+    next(a for a in span_menu.actions() if a.text() == "Delete").trigger()
+    assert stored_spans(demo_project, "dana") == []
+    assert isinstance(point, QPoint)

@@ -1,0 +1,120 @@
+"""Agreement on spans: αu against Krippendorff's published example, the presence
+projection, gamma where pygamma-agreement installs, and the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from analysis_support import make_project
+from test_spans import with_span_codes
+
+from sense7_coder.cli import main
+from sense7_coder.domain.agreement.unitizing import unitizing_alpha
+from sense7_coder.domain.errors import ProjectError
+from sense7_coder.project import Project
+from sense7_coder.project import spans as project_spans
+from sense7_coder.project.span_agreement import span_agreement
+
+# Krippendorff (2004), "Measuring the reliability of qualitative text analysis data",
+# Quality & Quantity 38: a continuum from 150 to 450 cut by observers i and j into units
+# of categories c and k (here shifted to start at 0). Published: uDo_c = .0144,
+# uDe_c = .0532, uDo_k = 0, uDe_k = .0490; the joint alpha_u = .8587 (c alone: .7285 from
+# the unrounded figures).
+OBSERVER_I = [(75, 145, "c"), (220, 250, "c"), (30, 90, "k"), (150, 200, "k")]
+OBSERVER_J = [(70, 150, "c"), (205, 225, "c"), (250, 270, "c"), (30, 90, "k"), (150, 200, "k")]
+
+
+def test_alpha_u_reproduces_krippendorffs_published_example() -> None:
+    result = unitizing_alpha(300, [OBSERVER_I, OBSERVER_J], ["c", "k"])
+    assert result.observed["c"] == pytest.approx(0.0144, abs=5e-5)
+    assert result.observed["k"] == 0
+    assert result.expected["c"] == pytest.approx(0.0532, abs=5e-5)
+    assert result.expected["k"] == pytest.approx(0.0490, abs=5e-5)
+    assert result.by_category["c"] == pytest.approx(0.7285, abs=2e-4)
+    assert result.by_category["k"] == 1
+    assert result.alpha == pytest.approx(0.8587, abs=1e-4)
+
+
+def test_alpha_u_is_one_for_identical_cuts_and_falls_as_they_part() -> None:
+    same = unitizing_alpha(100, [[(10, 30, "x")], [(10, 30, "x")]]).alpha
+    near = unitizing_alpha(100, [[(10, 30, "x")], [(12, 30, "x")]]).alpha
+    apart = unitizing_alpha(100, [[(10, 30, "x")], [(60, 80, "x")]]).alpha
+    assert same == 1
+    assert same > near > apart  # type: ignore[operator]
+    assert apart is not None and apart < 0.2
+
+
+def study(tmp_path: Path, agree: bool) -> Project:
+    """Two coders mark 'warmth' on the assistant turns of four conversations: the same
+    stretches (``agree``) or shifted ones on half of them."""
+    project = with_span_codes(make_project(tmp_path))
+    project.set_coder("lee", "adjudicator")
+    for coder in ("alice", "bob"):
+        project.set_coder(coder)
+        for i, cid in enumerate(("c1", "c2", "c3", "c4")):
+            shift = 0 if agree or coder == "alice" or i % 2 else 8
+            project_spans.add(project, cid, 2, shift, 21 + shift, "warmth")
+            if coder == "alice" or agree:
+                project_spans.add(project, cid, 4, 0, 13, "warmth")
+            for pos in (2, 4):
+                project.set_done(cid, pos)
+    project.set_coder("lee")
+    return project
+
+
+def test_span_agreement_per_code_with_intervals_and_presence(tmp_path: Path) -> None:
+    agree = study(tmp_path, True)
+    (row,) = span_agreement(agree, codes=["warmth"], draws=200)
+    assert (row.code, row.coders, row.conversations, row.turns, row.spans) == (
+        "warmth", ["alice", "bob"], 4, 8, 16)
+    assert row.alpha_u == 1 and row.presence is None  # present everywhere: undefined
+    agree.close()
+    (tmp_path / "b").mkdir()
+    differ = study(tmp_path / "b", False)
+    (row,) = span_agreement(differ, codes=["warmth"], draws=200, seed=1)
+    assert row.alpha_u is not None and row.alpha_u < 0.9
+    assert row.alpha_u_ci is not None and row.alpha_u_ci[0] <= row.alpha_u <= row.alpha_u_ci[1]
+    assert row.presence is not None and row.presence < 1
+    differ.close()
+
+
+def test_a_blind_coder_is_refused_span_agreement(tmp_path: Path) -> None:
+    project = study(tmp_path, True)
+    project.blind_coding = True
+    project.set_coder("alice")
+    with pytest.raises(ProjectError, match="codes blind"):
+        span_agreement(project)
+    project.close()
+
+
+def test_the_agreement_command_shows_the_span_codes(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    project = study(tmp_path, False)
+    path = project.path
+    project.close()
+    assert main(["agreement", str(path), "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("warmth"))
+    assert "[" in line and "alpha_u" in out and "presence" in out
+
+
+def test_gamma_through_pygamma_agreement_where_it_installs(tmp_path: Path) -> None:
+    pytest.importorskip("pygamma_agreement")
+    project = study(tmp_path, True)
+    (row,) = span_agreement(project, codes=["warmth"], draws=0, gamma=True)
+    assert row.gamma is not None and row.gamma > 0.9  # identical spans: gamma near 1
+    project.close()
+
+
+def test_the_demo_shows_tactic_spans_from_two_coders(demo_project: Path) -> None:
+    with Project.open(demo_project) as project:
+        assert project.code("validation").unit == "span"
+        spans = project_spans.all_spans(project)
+        assert {s.coder for s in spans} == {"alice", "bashir"} and len(spans) >= 10
+        turn = project.conversation("101").turns[1].text  # type: ignore[union-attr]
+        marked = {s.text_of(turn) for s in spans
+                  if (s.conversation_id, s.position, s.code) == ("101", 2, "validation")}
+        assert "it makes sense that you feel stretched thin" in marked
+        rows = {r.code: r for r in span_agreement(project, draws=50)}
+        assert rows["validation"].alpha_u is not None
