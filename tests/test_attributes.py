@@ -146,3 +146,13 @@ def test_long_with_turn_attributes_reads_back(study: Project, tmp_path: Path) ->
     import_files(fresh, [_strategy_chats(tmp_path)])
     assert import_codings(fresh, out).codings == 1
     fresh.close()
+
+
+def test_hand_edited_attributes_are_not_overwritten(study: Project) -> None:
+    study.db.execute("UPDATE conversations SET attributes = '[1, 2' WHERE conversation_id = 'c2'")
+    with pytest.raises(ProjectError, match="not a JSON object"):
+        set_attribute(study, "c2", "week", "3")
+    assert study.db.execute("SELECT attributes FROM conversations WHERE conversation_id = 'c2'"
+                            ).fetchone()[0] == "[1, 2"
+    sheet = attribute_sheet(study).set_index("conversation_id")  # still shown, as empty
+    assert pd.isna(sheet.loc["c2", "week"])

@@ -53,6 +53,10 @@ def set_attribute(project: Project, conversation_id: str, name: str, value: Any)
         before = store_attrs.conversation_attributes(project.db, conversation_id)
         if before is None:
             raise ProjectError(f"no conversation '{conversation_id}' in this project")
+        if isinstance(before, str):
+            raise ProjectError(f"the attributes of '{conversation_id}' are not a JSON object "
+                               "(changed by another program): nothing was changed, so that "
+                               "nothing of them is lost")
         if key in attrs.COLUMN_NAMES:
             current = store_attrs.get_column(project.db, conversation_id, key)
             if value is not None and not isinstance(value, str):

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ..domain import cooccurrence as co
+from ..domain.attributes import shown
 from ..domain.errors import ProjectError
 from ..store import attributes as store_attrs
 from ..store import frames
@@ -75,10 +76,11 @@ def attribute_values(project: Project, name: str) -> dict[str, Any]:
         fixed = {"participant_id": pid, "model": model, "topic": topic}
         if name in fixed:
             known = True
-            out[cid] = fixed[name]
+            value = fixed[name]
         else:
             known = known or name in attributes
-            out[cid] = attributes.get(name)
+            value = attributes.get(name)
+        out[cid] = None if value is None else shown(value)  # 4.0 and 4 are one value
     if not known and out:
         names = sorted({"participant_id", "model", "topic",
                         *(k for *_, a in store_attrs.sheet_rows(project.db) for k in a)})

@@ -26,11 +26,18 @@ def sheet_rows(db: Database) -> Iterator[tuple[str, str | None, str | None, str 
         yield r[0], r[1], r[2], r[3], int(r[4] or 0), json_object(r[5])
 
 
-def conversation_attributes(db: Database, conversation_id: str) -> dict[str, Any] | None:
-    """The attributes object of one conversation (None: no such conversation)."""
+def conversation_attributes(db: Database, conversation_id: str
+                            ) -> dict[str, Any] | str | None:
+    """The attributes object of one conversation (None: no such conversation; the stored
+    text itself when it is not a JSON object: changed by another program)."""
     row = db.execute("SELECT attributes FROM conversations WHERE conversation_id = ?",
                      [conversation_id]).fetchone()
-    return None if row is None else json_object(row[0])
+    if row is None:
+        return None
+    found = json_object(row[0])
+    if not found and str(row[0]).strip() not in ("", "{}"):
+        return str(row[0])
+    return found
 
 
 def get_column(db: Database, conversation_id: str, column: str) -> Any:
