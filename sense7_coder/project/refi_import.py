@@ -94,13 +94,16 @@ def _conversation(cid: str, src: RefiSource) -> Conversation:
 
 
 def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
-                roles: Mapping[str, str] | None = None) -> QdpxImportSummary:
-    """Import a ``.qdpx`` into ``project`` (a lead only: it changes the codebook)."""
+                roles: Mapping[str, str] | None = None,
+                read: RefiProject | None = None) -> QdpxImportSummary:
+    """Import a ``.qdpx`` into ``project`` (a lead only: it changes the codebook);
+    ``read``: the file as :func:`read_qdpx` already read it."""
     path = Path(path)
     refuse_open_project_file(path, "to import")
     project.require_lead("import a REFI-QDA project (it changes the codebook)")
     where = str(path)
-    doc = read_qdpx(path, RoleResolver(dict(roles or {})), schema_file())
+    doc = read if read is not None else read_qdpx(path, RoleResolver(dict(roles or {})),
+                                                  schema_file())
     summary = QdpxImportSummary(where, dry_run=dry_run, skipped=list(doc.skipped))
     ids = _conversation_ids(project, doc, where)
     existing = store_conv.existing_conversation_ids(project.db, ids.values())
@@ -259,7 +262,7 @@ def new_project_from_qdpx(target: str | Path, path: str | Path,
     doc = read_qdpx(path, RoleResolver(dict(roles or {})), schema_file())
     project = Project.create(target, doc.codebook)
     try:
-        summary = import_qdpx(project, path, roles=roles)
+        summary = import_qdpx(project, path, roles=roles, read=doc)
     except BaseException:
         project.close()
         for suffix in ("", "-wal", "-shm", "-journal"):
