@@ -75,3 +75,24 @@ def test_the_context_menu_marks_recodes_and_deletes(gui: Any, demo_project: Path
     next(a for a in span_menu.actions() if a.text() == "Delete").trigger()
     assert stored_spans(demo_project, "dana") == []
     assert isinstance(point, QPoint)
+
+
+def test_the_agreement_window_shows_the_span_codes(qtbot: Any, demo_project: Path) -> None:
+    from sense7_coder.ui.analysis.agreement_panel import AgreementPanel
+
+    with Project.open(demo_project, backup=False) as project:
+        panel = AgreementPanel(project)
+        qtbot.addWidget(panel)
+        panel.bootstrap.setValue(30)
+        panel.show()
+        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        assert panel.wait(120)
+        assert panel.error is None, panel.error
+        tabs = [panel.results.tabText(i) for i in range(panel.results.count())]
+        assert "Spans" in tabs
+        table = panel.span_tab.table
+        codes = [table.item(i, 0).text() for i in range(table.rowCount())]
+        assert "validation" in codes
+        row = codes.index("validation")
+        assert table.item(row, 5).text() != "–"  # alice's and bashir's validation spans
+        panel.close()

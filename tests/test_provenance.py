@@ -331,7 +331,7 @@ def test_an_older_file_learns_its_values_provenance_from_the_history(tmp_path: P
 
     from sense7_coder.store import codes as store_codes
     from sense7_coder.store import conversations as store_conv
-    from sense7_coder.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrations
+    from sense7_coder.store.schema import APPLICATION_ID, migrations
 
     path = tmp_path / "old.sense7"
     conn = sqlite3.connect(path)
@@ -339,7 +339,8 @@ def test_an_older_file_learns_its_values_provenance_from_the_history(tmp_path: P
     conn.execute("PRAGMA journal_mode = WAL")
     db = Database(conn, execute_plugins=False)
     migrations.apply(db, stop_before="m009_provenance")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    before_m009 = [m.name for m in migrations._migrations].index("m009_provenance")
+    conn.execute(f"PRAGMA user_version = {before_m009}")
 
     def as_(source: str, sql: str) -> None:
         conn.execute("UPDATE history_context SET source = ?", [source])

@@ -118,3 +118,14 @@ def test_the_demo_shows_tactic_spans_from_two_coders(demo_project: Path) -> None
         assert "it makes sense that you feel stretched thin" in marked
         rows = {r.code: r for r in span_agreement(project, draws=50)}
         assert rows["validation"].alpha_u is not None
+
+
+def test_naming_only_span_codes_gives_their_figures_alone(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    project = study(tmp_path, False)
+    path = project.path
+    project.close()
+    assert main(["agreement", str(path), "--codes", "warmth", "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("span code") and "fleiss" not in out

@@ -351,8 +351,19 @@ def cmd_agreement(args: argparse.Namespace) -> int:
                 print(f"note: --level {options.level} applies to the codes that can take it; "
                       f"{', '.join(kept)} keep their own level (name a code with --codes to "
                       "have it checked)", file=sys.stderr)
-        report = project_agreement(project, options, progress=_progress("agreement"))
         spans = _span_agreement(project, args, options)
+        book = project.codebook
+        if spans and options.codes and all(
+                (c := book.get(k)) is not None and c.unit == "span" for k in options.codes):
+            # only span codes named: their own figures are the whole answer
+            if args.format == "json":
+                print(json.dumps([r.as_row() for r in spans], indent=2, ensure_ascii=False))
+            else:
+                from ..project.span_agreement import span_agreement_lines
+
+                print("\n".join(span_agreement_lines(spans)))
+            return 0
+        report = project_agreement(project, options, progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
         methods = (methods_paragraph(project, report, options, fmt)
                    if args.format in ("report", "latex") else "")

@@ -169,8 +169,10 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         if any(book.get(k) is None for k in options.codes):
             raise _unknown("code", options.codes, [c.key for c in book.codes])
         codes = [book.code(k) for k in dict.fromkeys(options.codes)]
-    else:  # every code; span codes have their own figures (project/span_agreement.py)
-        codes = [c for c in book.active if c.unit != "span"]
+    else:
+        codes = list(book.active)
+    # span codes have figures of their own (project/span_agreement.py)
+    codes = [c for c in codes if c.unit != "span"]
     refused = level_refusals(codes, options.level) if options.codes else []
     if refused:  # a code asked for by name is never silently read at another level
         raise ProjectError(refused[0] + (f" (and {len(refused) - 1} more)"

@@ -75,7 +75,8 @@ def _add_span_codes(project: Project) -> None:
     import dataclasses
     from string import ascii_uppercase
 
-    used = {c.shortcut for c in project.codebook.codes if c.shortcut}
+    # D and N keep their meaning in the workspace (done, not applicable)
+    used = {c.shortcut for c in project.codebook.codes if c.shortcut} | {"D", "N"}
     for code in resolve_codebook("tactics-spans").codes:
         letters = [ch for ch in (code.shortcut + code.label.upper() + ascii_uppercase)
                    if ch in ascii_uppercase]

@@ -143,6 +143,8 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         return prov.consensus_with_provenance(table, decided) if provenance else table
     codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
                                    conversations=filt, categorical=True)
+    if options.codes and not keys:  # only span codes named: no coding of a unit
+        codings = codings.iloc[0:0]
     if cancel and cancel():
         raise Cancelled()
     if kind != "long":
@@ -215,7 +217,9 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
         return team_tables.memos_table(project, coders=list(options.coders), conversations=filt)
     if kind == "ratings":
         return team_tables.ratings_table(project, conversations=filt)
-    keys = [c.key for c in check_request(project, options)]
+    from .span_queries import query_codes
+
+    keys = [c.key for c in query_codes(project, options)]  # span codes too
     parsed: object = None
     if value is not None:
         if len(options.codes) != 1:

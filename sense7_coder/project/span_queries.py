@@ -3,11 +3,13 @@ spans: each span's text and some context around it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from ..domain.codebook import Code
+from ..domain.errors import ProjectError
 from ..store import span_rows
 from ..store.conversations import ConversationFilter
 from .agreement import AgreementOptions, check_request
@@ -41,14 +43,25 @@ def span_rows_of(project: Project, *, codes: list[str] | None = None,
 
 
 def query_codes(project: Project, options: AgreementOptions) -> list[Code]:
-    """The codes a query counts: those asked for, else every active code, spans too (the
-    agreement's choice leaves span codes out: they have figures of their own)."""
-    selected = check_request(project, options)
-    if not options.codes:
-        chosen = {c.key for c in selected}
-        selected = [c for c in project.codebook.active
-                    if c.key in chosen or c.unit == "span"]
-    return selected
+    """The codes a query or retrieval counts: those asked for, else every active code,
+    span codes too (the agreement's choice leaves span codes out: they have figures of
+    their own). The filters' names are checked as the agreement checks them."""
+    book = project.codebook
+    if options.codes:
+        if any(book.get(k) is None for k in options.codes):
+            check_request(project, options)  # refuses, naming the unknown code
+        codes = [c for k in dict.fromkeys(options.codes) if (c := book.get(k)) is not None]
+    else:
+        codes = list(book.active)
+    plain = tuple(c.key for c in codes if c.unit != "span")
+    if plain:
+        check_request(project, replace(options, codes=plain))
+    else:
+        names = {c["name"] for c in project.coders()}
+        unknown = [c for c in options.coders if c not in names]
+        if unknown:
+            raise ProjectError(f"no coder '{unknown[0]}' in this project")
+    return codes
 
 
 def span_frame(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:

@@ -63,7 +63,7 @@ def _row_changes(row: dict[str, object]) -> Changes:
     if not isinstance(cid, str) or not isinstance(pos, int):
         return Changes(everything=True)
     unit = (cid, pos, sent if isinstance(sent, int) else 0)
-    if kind == "coding":
+    if kind in ("coding", "span", "span memo"):
         return Changes(units=frozenset({unit}))
     if kind == "done":
         return Changes(done=frozenset({(cid, pos)}))

@@ -21,7 +21,8 @@ from ..project.team_tables import turn_history
 
 COLUMNS = ("Time (UTC)", "Coder", "What", "Code", "Before", "After", "How")
 KIND_WORDS = {"coding": "coding", "done": "done mark", "memo": "memo",
-              "consensus": "consensus", "assignment": "assignment"}
+              "consensus": "consensus", "assignment": "assignment", "span": "span",
+              "span memo": "span memo"}
 
 
 def _short_time(stamp: str) -> str:

@@ -10,6 +10,7 @@ consensus) against the users' own ratings.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -46,6 +47,7 @@ from ...project.agreement import (
     values_text,
 )
 from ...project.outputs import refuse_project_file
+from ...project.span_agreement import SpanAgreement
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -138,6 +140,11 @@ class AgreementPanel(QWidget):
 
         self.results = AgreementResults(self)
         self.tabs = self.results
+        from .span_agreement_tab import SpanAgreementTab
+
+        self.span_tab = SpanAgreementTab(self)
+        if any(c.unit == "span" for c in project.codebook.active):
+            self.results.addTab(self.span_tab, "Spans")
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.save_plot_button = QPushButton("Save plot…", self)
@@ -223,7 +230,14 @@ class AgreementPanel(QWidget):
                 self._set_error(str(e))
                 return None
 
+        spans: list[SpanAgreement] = []  # the span codes' figures, filled by the job
+
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
+            from ...project.span_agreement import span_agreement
+
+            spans[:] = span_agreement(project, codes=options.codes, coders=options.coders,
+                                      conversations=options.conversation_filter(),
+                                      draws=options.bootstrap, seed=options.seed)
             return project_agreement(project, options, progress=progress, cancel=cancel)
 
         n_codes = len(options.codes) or len(self.filters.lists["codes"].keys())
@@ -237,7 +251,8 @@ class AgreementPanel(QWidget):
         self.task = self.runner.start(
             with_own_project(self.project, job), title="Agreement",
             label=f"Computing agreement for {what}{draws}…",
-            on_result=lambda report: self._done(report, options), on_error=self._failed,
+            on_result=lambda report: self._done(report, options, spans),
+            on_error=self._failed,
             on_cancelled=self._cancelled, on_finished=lambda: self._finished(refocus))
         return self.task
 
@@ -250,7 +265,9 @@ class AgreementPanel(QWidget):
         """Wait for the running job's outcome (tests and scripts)."""
         return self.task is None or self.task.wait(timeout_s)
 
-    def _done(self, report: AgreementReport, options: AgreementOptions) -> None:
+    def _done(self, report: AgreementReport, options: AgreementOptions,
+              spans: Sequence[SpanAgreement] = ()) -> None:
+        self.span_tab.show_rows(spans)
         self.ran_with = options
         self._show_report(report)
         self.status.setStyleSheet("")
