@@ -288,3 +288,25 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "would import 2 conversations" in capsys.readouterr().out
     assert main(["import", str(tmp_path / "b.sense7"), str(path)]) == 0
     assert "imported 2 conversations" in capsys.readouterr().out
+
+
+def test_an_atlas_style_project_without_sources_or_codes(tmp_path: Path) -> None:
+    """ATLAS.ti writes the creating user on the project, codable parents with codable
+    children, and may hold no sources or no code book at all."""
+    head = (f'<?xml version="1.0" encoding="utf-8"?>\n<Project xmlns="{NS}" '
+            'origin="ATLAS.ti for Windows" name="t" '
+            f'creatingUserGUID="{U1}" creationDateTime="2023-08-16T15:49:36Z">'
+            f'<Users><User guid="{U1}" name="Ana"/></Users>')
+    book = (f'<CodeBook><Codes><Code guid="{C_EMO}" name="Commits" isCodable="true">'
+            f'<Code guid="{C_JOY}" name="2022-05-10 first" isCodable="true"/>'
+            '</Code></Codes></CodeBook>')
+    coded = write_qdpx(tmp_path / "atlas.qdpx", head + book + "</Project>")
+    project, summary = new_project_from_qdpx(tmp_path / "a.sense7", coded)
+    with project:
+        assert [(c.label, c.group, c.unit) for c in project.codebook.codes] == [
+            ("Commits", "", "span"), ("2022-05-10 first", "Commits", "span")]
+        assert summary.codes_added == 2 and summary.conversations == 0
+    blank = write_qdpx(tmp_path / "blank.qdpx", head + "</Project>")
+    project, summary = new_project_from_qdpx(tmp_path / "b.sense7", blank)
+    with project:
+        assert project.codebook.codes == [] and summary.codes_added == 0

@@ -187,14 +187,18 @@ def split_turns(text: str, resolver: RoleResolver | None = None) -> list[RefiTur
 
 def _codes(root: Any, data: bytes, where: str
            ) -> tuple[Codebook, dict[str, tuple[str, Any]]]:
-    """The codebook and, for every code GUID, the (code key, value) a coding of it means."""
-    book = refi.codebook_from_qdc(data, where)
+    """The codebook and, for every code GUID, the (code key, value) a coding of it means
+    (a project without codes: an empty codebook)."""
     found: list[refi._Found] = []
     lines: dict[int, int] = {}
     for cb in refi._children(root, "CodeBook"):
         for codes in refi._children(cb, "Codes"):
             for el in refi._children(codes, "Code"):
                 refi._walk(el, [], lines, found, where)
+    if not found:
+        return Codebook(name=root.get("name") or "imported", codes=[],
+                        title="imported from a REFI-QDA project"), {}
+    book = refi.codebook_from_qdc(data, where)
     elements = {el.get("guid", "").strip("{}").upper(): el for el in root.iter()
                 if refi._local(el.tag) == "Code"}
     targets: dict[str, tuple[str, Any]] = {}

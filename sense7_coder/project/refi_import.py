@@ -263,6 +263,7 @@ def new_project_from_qdpx(target: str | Path, path: str | Path,
     project = Project.create(target, doc.codebook)
     try:
         summary = import_qdpx(project, path, roles=roles, read=doc)
+        summary.codes_added = len(doc.codebook.codes)  # the project was made with them
     except BaseException:
         project.close()
         for suffix in ("", "-wal", "-shm", "-journal"):
