@@ -156,3 +156,19 @@ def test_hand_edited_attributes_are_not_overwritten(study: Project) -> None:
                             ).fetchone()[0] == "[1, 2"
     sheet = attribute_sheet(study).set_index("conversation_id")  # still shown, as empty
     assert pd.isna(sheet.loc["c2", "week"])
+
+
+def test_turn_attributes_wait_for_a_blind_coders_done(study: Project, tmp_path: Path) -> None:
+    import_files(study, [_strategy_chats(tmp_path)])
+    study.blind_coding = True
+    study.set_coder("ana")
+    conv = study.conversation_for_coder("e1")
+    assert conv is not None and all(t.attributes == {} for t in conv.turns)
+    study.set_done("e1", 2)
+    conv = study.conversation_for_coder("e1")
+    assert conv is not None
+    assert [t.attributes for t in conv.turns][1:4] == [{"strategy": "Question"}, {}, {}]
+    study.set_coder("lee")
+    lead = study.conversation_for_coder("e1")
+    assert lead is not None and lead.turns[3].attributes == {
+        "strategy": "Affirmation and Reassurance"}
