@@ -69,3 +69,35 @@ def test_an_import_or_a_flood_of_rows_is_everything(tmp_path: Path,
         b.set_consensus_many(decisions)
         b.set_consensus_many([(u, k, 3) for u, k, _v in decisions])
     assert watch.poll().everything
+
+
+def test_a_hand_written_history_row_reloads_everything_rather_than_guessing(
+        two: tuple[Project, Project], tmp_path: Path) -> None:
+    import sqlite3
+
+    a, _b = two
+    watch = ChangeWatch(a)
+    conn = sqlite3.connect(tmp_path / "study.sense7")
+    try:
+        with conn:
+            conn.execute("INSERT INTO history(at, coder, action, kind, conversation_id, "
+                         "position, sentence, code, before, after, source, actor) VALUES "
+                         "('2026-01-01', 'x', 'set', 'coding', 'c1', 'two', NULL, 'overall', "
+                         "NULL, 1, 'edit', 'x')")
+    finally:
+        conn.close()
+    assert watch.poll() == Changes(everything=True)
+
+
+def test_the_state_of_some_turns_is_the_whole_state_cut_to_them(
+        two: tuple[Project, Project]) -> None:
+    a, b = two
+    for p, v in ((a, 1), (b, 4)):
+        p.set_value(Unit("c1", 2), "overall", v)
+        p.set_value(Unit("c1", 4), "overall", v + 1)
+    whole = a.turn_state("c1")
+    part = a.turn_state("c1", positions={4})
+    assert part["codings"] == {k: v for k, v in whole["codings"].items() if k[0] == 4} \
+        == {(4, 0, "overall"): 2}
+    assert part["others"] == [r for r in whole["others"] if r["position"] == 4]
+    assert part["done"] == whole["done"] and part["memos"] == whole["memos"]

@@ -72,3 +72,20 @@ def test_an_import_elsewhere_reloads_the_list(gui, demo_project: Path, tmp_path:
     w.check_elsewhere()
     assert got and got[-1].everything
     assert w.workspace.list_panel.model.rowCount() == rows + 1
+
+
+def test_a_decision_in_the_reconcile_window_reaches_the_workspace_as_a_change(
+        gui, demo_project: Path) -> None:
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("dana", "adjudicator")
+    w = gui.open(demo_project)
+    got = heard(w)
+    panel = w.analysis.reconcile()
+    assert panel is not None and panel.wait(30)
+    d = panel.current
+    assert d is not None
+    assert panel.decide(d.values[next(iter(d.values))])
+    u = d.unit
+    assert got[-1] == Changes(consensus=frozenset({(u.conversation_id, u.position, u.sentence)}))
+    assert d.consensus is not None and d.consensus["adjudicator"] == "dana"  # read back
+    assert w.actions_.undo.isEnabled()

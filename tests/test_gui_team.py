@@ -224,7 +224,7 @@ def test_a_missing_recent_project_can_be_located_or_removed(qtbot: Any, demo_pro
     assert str(gone) not in Settings().recent_files()
     demo_project.rename(moved)
     w.ask_location = lambda _path: str(moved)  # type: ignore[method-assign]
-    w.ask_coder = lambda project, _s: project.set_coder("dana") is None  # type: ignore
+    w.ask_coder = lambda project, _s: (project.set_coder("dana"), True)[1]  # type: ignore
     _click_in_next_box("Locate…", seen)
     assert w.open_recent(tmp_path / "old-place.sense7")
     assert w.project is not None and w.project.path == moved

@@ -129,3 +129,19 @@ def test_naming_only_span_codes_gives_their_figures_alone(tmp_path: Path,
     assert main(["agreement", str(path), "--codes", "warmth", "--bootstrap", "50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("span code") and "fleiss" not in out
+
+
+def test_the_bootstrap_stops_when_cancelled(tmp_path: Path) -> None:
+    from sense7_coder.domain.errors import Cancelled
+
+    project = study(tmp_path, False)
+    asked = []
+
+    def cancel() -> bool:
+        asked.append(1)
+        return len(asked) > 5
+
+    with pytest.raises(Cancelled):
+        span_agreement(project, codes=["warmth"], draws=100_000, cancel=cancel)
+    assert len(asked) == 6
+    project.close()

@@ -7,9 +7,11 @@ look-ups the windows need besides.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ..domain.models import Conversation
+from ..domain.models import Conversation, Unit
+from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from .cells import ConsensusCell
 from .project import Project
@@ -26,19 +28,12 @@ def conversation_with_sentences(
     return conversation, store_conv.sentences_of(project.db, conversation_id)
 
 
-def consensus_changes(cmd: Command, *, undone: bool) -> list[tuple[tuple[str, int, int, str],
-                                                                   dict[str, Any] | None]]:
-    """The consensus decisions a command left behind: [((cid, pos, sent, code), decision)].
-
-    After an undo each decision is what it was before the command, after a redo what the
-    command wrote (None = no decision).
-    """
-    out = []
-    for cell in cmd.cells:
-        if isinstance(cell, ConsensusCell):
-            out.append(((cell.conversation_id, cell.position, cell.sentence, cell.code),
-                        cell.before if undone else cell.after))
-    return out
+def consensus_now(project: Project, keys: Iterable[tuple[str, int, int, str]]
+                  ) -> list[tuple[tuple[str, int, int, str], dict[str, Any] | None]]:
+    """The stored consensus decision of each (cid, pos, sent, code): [(key, decision or
+    None)], read from the project (what a view shows after a change names those units)."""
+    return [(key, store_codings.get_consensus(project.db, Unit(*key[:3]), key[3]))
+            for key in keys]
 
 
 def only_consensus(cmd: Command) -> bool:

@@ -8,7 +8,7 @@ A Project belongs to the thread that opened it; background jobs open their own.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -697,8 +697,11 @@ class Project:
                            cell.made_before if reverse else cell.made_after)
 
     # -- per-turn view data ----------------------------------------------------------------
-    def turn_state(self, conversation_id: str, coder: str | None = None) -> dict[str, Any]:
-        """Everything the workspace shows for a conversation, for the given coder.
+    def turn_state(self, conversation_id: str, coder: str | None = None,
+                   positions: Collection[int] | None = None) -> dict[str, Any]:
+        """Everything the workspace shows for a conversation, for the given coder
+        (``positions``: the codings and others' values of those turns only, for a view that
+        reads again what a change named).
 
         Returns ``{"codings": {(pos, sent, code): value}, "done": set(pos),
         "memos": {(pos, sent): text}, "others": [...], "others_done": {coder: set(pos)}}``.
@@ -706,14 +709,15 @@ class Project:
         coder = coder or self._coder
         mine: dict[tuple[int, int, str], Any] = {}
         others: list[dict[str, Any]] = []
-        for row in store_codings.codings_of_conversation(self.db, conversation_id):
+        for row in store_codings.codings_of_conversation(self.db, conversation_id,
+                                                         positions=positions):
             if row["coder"] == coder:
                 mine[(row["position"], row["sentence"], row["code"])] = row["value"]
             else:
                 others.append(row)
         # a value changed after the reveal is what its coder sees as theirs now
         for row in store_codings.revisions_of_conversation(self.db, conversation_id):
-            if row["coder"] == coder:
+            if row["coder"] == coder and (positions is None or row["position"] in positions):
                 mine[(row["position"], row["sentence"], row["code"])] = row["value"]
         done = store_codings.done_positions(self.db, conversation_id)
         if self.blind_coding and not (coder is not None and self.is_lead(coder)):

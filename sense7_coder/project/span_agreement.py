@@ -17,12 +17,12 @@ Blind projects: only a lead may compute it, as every agreement figure.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..domain.codebook import Code
-from ..domain.errors import ProjectError
+from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import ROLES_OF
 from ..store import spans as store_spans
 
@@ -65,8 +65,10 @@ def span_codes(project: Project, codes: Sequence[str] = ()) -> list[Code]:
 
 def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
                    conversations: ConversationFilter | None = None, draws: int = 1000,
-                   seed: int | None = 0, gamma: bool = False) -> list[SpanAgreement]:
-    """One :class:`SpanAgreement` per span code (of ``codes``; all when none)."""
+                   seed: int | None = 0, gamma: bool = False,
+                   cancel: Callable[[], bool] | None = None) -> list[SpanAgreement]:
+    """One :class:`SpanAgreement` per span code (of ``codes``; all when none); ``cancel``
+    stops the bootstrap draws (:class:`Cancelled`)."""
     project.require_unblinded("see agreement on spans")
     chosen = span_codes(project, codes)
     if not chosen:
@@ -74,13 +76,14 @@ def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Seque
     db = project.db
     turns = store_spans.turn_lengths(db, conversations)
     covered = store_spans.covered_conversations(db)
-    return [_one(project, code, coders, turns, covered, draws, seed, gamma)
+    return [_one(project, code, coders, turns, covered, draws, seed, gamma, cancel)
             for code in chosen]
 
 
 def _one(project: Project, code: Code, coders: Sequence[str],
          turns: list[tuple[str, int, str, int]], covered: dict[str, set[str]], draws: int,
-         seed: int | None, with_gamma: bool) -> SpanAgreement:
+         seed: int | None, with_gamma: bool, cancel: Callable[[], bool] | None
+         ) -> SpanAgreement:
     from ..domain.agreement import unitizing
 
     spans = store_spans.all_spans(project.db, code.key)
@@ -114,10 +117,11 @@ def _one(project: Project, code: Code, coders: Sequence[str],
     pieces = [p for ps in groups.values() for p in ps]
     m = len(names)
     result.alpha_u = unitizing.combine(pieces, m, categories).alpha  # type: ignore[arg-type]
-    result.alpha_u_ci = unitizing.bootstrap(groups, m, categories, draws, seed)  # type: ignore[arg-type]
+    result.alpha_u_ci = unitizing.bootstrap(groups, m, categories, draws, seed,  # type: ignore[arg-type]
+                                            cancel=cancel)
     presence = {key: [1 if units else 0 for units in observers]
                 for key, observers in by_turn.items()}
-    result.presence, result.presence_ci = _presence(presence, chosen, draws, seed)
+    result.presence, result.presence_ci = _presence(presence, chosen, draws, seed, cancel)
     if with_gamma:
         result.gamma, note = _gamma(chosen, by_turn, names)
         if note:
@@ -126,7 +130,8 @@ def _one(project: Project, code: Code, coders: Sequence[str],
 
 
 def _presence(presence: dict[tuple[str, int], list[int]],
-              chosen: list[tuple[str, int, int]], draws: int, seed: int | None
+              chosen: list[tuple[str, int, int]], draws: int, seed: int | None,
+              cancel: Callable[[], bool] | None = None
               ) -> tuple[float | None, tuple[float, float] | None]:
     """Nominal alpha of 'the code is present in the turn', and its bootstrap interval."""
     import krippendorff
@@ -152,6 +157,8 @@ def _presence(presence: dict[tuple[str, int], list[int]],
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
+        if cancel is not None and cancel():
+            raise Cancelled()
         chosen_groups = rng.integers(0, len(groups), len(groups))
         columns = np.array([i for g in chosen_groups for i in groups[g]])
         a = alpha(columns)

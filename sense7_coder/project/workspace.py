@@ -2,7 +2,7 @@
 
 The window keeps a cursor on (conversation, turn, sentence); these functions answer which
 codes apply there, which turns are codable, what other coders and the users said about a
-turn and whether blind coding still hides it, and where an undone command happened.
+turn and whether blind coding still hides it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from ..store import conversations as store_conv
 from ..store import views as store_views
 from ..store.conversations import ConversationFilter as ConversationFilter  # re-exported
 from .project import Project
-from .undo import Command
 
 ALL_ROLES = ("user", "assistant", "system")
 STATUSES = ("not started", "in progress", "done")
@@ -59,11 +58,6 @@ def codable_positions(conversation: Conversation, codebook: Codebook) -> list[in
 
 def turn_at(conversation: Conversation, position: int) -> Turn | None:
     return next((t for t in conversation.turns if t.position == position), None)
-
-
-def command_location(cmd: Command) -> tuple[str, int, int] | None:
-    """(conversation_id, position, sentence) that an undo command changed, if any."""
-    return cmd.location
 
 
 def codable_total(project: Project) -> int:

@@ -199,8 +199,10 @@ def ever_done(db: Database, coder: str, conversation_id: str, position: int) -> 
 
 
 def codings_of_conversation(
-    db: Database, conversation_id: str, coder: str | None = None
+    db: Database, conversation_id: str, coder: str | None = None,
+    positions: Iterable[int] | None = None,
 ) -> list[dict[str, Any]]:
+    """Codings of a conversation (of one coder; of some turn positions only)."""
     sql = (
         "SELECT coder, position, sentence, code, value FROM codings WHERE conversation_id = ?"
     )
@@ -208,6 +210,10 @@ def codings_of_conversation(
     if coder is not None:
         sql += " AND coder = ?"
         params.append(coder)
+    if positions is not None:
+        wanted = sorted({int(p) for p in positions})
+        sql += f" AND position IN ({','.join('?' * len(wanted))})"
+        params += wanted
     return [
         {"coder": r[0], "position": r[1], "sentence": r[2], "code": r[3], "value": r[4]}
         for r in db.execute(sql, params)

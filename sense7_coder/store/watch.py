@@ -5,6 +5,7 @@ history does not follow)."""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from sqlite_utils import Database
@@ -14,13 +15,20 @@ Mark = tuple[int, int, int, int]
 
 
 def mark(db: Database) -> Mark:
-    """Where the file stands now (cheap: a few index look-ups)."""
+    """Where the file stands now (cheap: a few index look-ups). A file without a history
+    table (older than schema 5) counts its history as empty: every change then reads as
+    unexplained, which reloads everything."""
     row = db.execute(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM history), "
-        "(SELECT COUNT(*) FROM conversations), "
+        "SELECT (SELECT COUNT(*) FROM conversations), "
         "(SELECT COALESCE(MAX(rowid), 0) FROM conversations), "
         "(SELECT COALESCE(MAX(rowid), 0) FROM turns)").fetchone()
-    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+    try:
+        last = db.execute("SELECT COALESCE(MAX(id), 0) FROM history").fetchone()[0]
+    except sqlite3.OperationalError as e:
+        if "no such table" not in str(e):
+            raise
+        last = 0
+    return int(last), int(row[0]), int(row[1]), int(row[2])
 
 
 def history_after(db: Database, last_id: int, limit: int) -> list[dict[str, Any]]:

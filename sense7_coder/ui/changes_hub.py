@@ -37,6 +37,9 @@ class ChangesHub(QObject):
 
     def publish_outside_work(self, changes: Changes) -> None:
         """After a dialog or task wrote through its own connection: count its writes as
-        seen (so the poll does not report them again) and publish ``changes``."""
+        seen (so the poll does not report them again) and publish ``changes``. Nothing
+        changed: the poll still reports what other programs wrote meanwhile."""
+        if changes.empty:
+            return
         self.watch.forget()
         self.publish(changes)

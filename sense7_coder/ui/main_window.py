@@ -496,7 +496,7 @@ class MainWindow(QMainWindow):
         if files:
             dialog.set_files(files)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
-        self._after_dialog(accepted)
+        self._after_dialog(EVERYTHING if accepted else NOTHING)  # an import
 
     def edit_codebook(self) -> None:
         if self.project is None or self.workspace is None:
@@ -504,7 +504,7 @@ class MainWindow(QMainWindow):
         from .dialogs.codebook_editor import CodebookEditorDialog
 
         CodebookEditorDialog(self.project, self).exec()
-        self._after_dialog(True)
+        self._after_dialog(Changes(codebook=True))
 
     def show_team(self) -> None:
         if self.project is None or self.workspace is None:
@@ -512,7 +512,8 @@ class MainWindow(QMainWindow):
         from .team_dialog import TeamDialog
 
         dialog = TeamDialog(self.project, self)
-        dialog.changed.connect(lambda: self._after_dialog(True))
+        # roles, assignments and the team's settings
+        dialog.changed.connect(lambda: self._after_dialog(Changes(coders=True, settings=True)))
         dialog.exec()
 
     def show_turn_history(self) -> None:
@@ -532,17 +533,17 @@ class MainWindow(QMainWindow):
         dialog.goTo.connect(lambda cid, pos: self.workspace and self.workspace.go_to(cid, pos))
         dialog.exec()
 
-    def _after_dialog(self, changed: bool) -> None:
+    def _after_dialog(self, changes: Changes) -> None:
         if self.project is None or self.workspace is None:
             return
-        # a dialog writes through its own connection: its writes are counted as seen and,
-        # when it changed anything, every view reloads
-        self.workspace.hub.publish_outside_work(EVERYTHING if changed else NOTHING)
+        # a dialog may write through its own connection: its writes are counted as seen
+        # and what it changed goes to every view
+        self.workspace.hub.publish_outside_work(changes)
 
-    def _refresh_everything(self) -> None:
-        """Redraw list, transcript, coding panel and status after the file changed."""
-        assert self.project is not None and self.workspace is not None
-        self.workspace.hub.publish(EVERYTHING)
+    def publish_changes(self, changes: Changes) -> None:
+        """Tell every view what another panel of this window changed in the project."""
+        if self.workspace is not None:
+            self.workspace.hub.publish(changes)
 
     def _changed(self, changes: Changes) -> None:
         """The status bar and the undo items follow every change (the views listen too)."""
@@ -560,11 +561,10 @@ class MainWindow(QMainWindow):
         if self.project is None or self.workspace is None:
             return
         try:
-            changes = self.workspace.hub.watch.poll()
+            changes = self.workspace.hub.poll()  # published to every view
         except Exception:  # noqa: BLE001 - a failing poll must never break the window
             return
         if not changes.empty:
-            self.workspace.hub.publish(changes)
             self.show_message("Updated: this project was changed in another window", 5000)
 
     def _saved(self) -> None:

@@ -30,10 +30,12 @@ conversations (the bootstrap) is the same computation over the drawn turns.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..errors import Cancelled
 
 #: one observer's units of one piece of continuum: (start, end, category), end exclusive
 Units = Sequence[tuple[int, int, Hashable]]
@@ -151,7 +153,8 @@ def unitizing_alpha(length: int, observers: Sequence[Units],
 
 def bootstrap(groups: Mapping[Hashable, Sequence[_Piece]], m: int,
               categories: Sequence[Hashable], draws: int, seed: int | None,
-              level: float = 0.95) -> tuple[float, float] | None:
+              level: float = 0.95, cancel: Callable[[], bool] | None = None
+              ) -> tuple[float, float] | None:
     """A percentile interval of αu from ``draws`` resamples of the groups (conversations)
     with replacement; None when fewer than two groups or no draw is defined."""
     keys = list(groups)
@@ -160,6 +163,8 @@ def bootstrap(groups: Mapping[Hashable, Sequence[_Piece]], m: int,
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
+        if cancel is not None and cancel():
+            raise Cancelled()
         chosen = rng.integers(0, len(keys), len(keys))
         pieces = [p for i in chosen for p in groups[keys[i]]]
         a = combine(pieces, m, categories).alpha

@@ -235,10 +235,12 @@ class AgreementPanel(QWidget):
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
             from ...project.span_agreement import span_agreement
 
+            report = project_agreement(project, options, progress=progress, cancel=cancel)
             spans[:] = span_agreement(project, codes=options.codes, coders=options.coders,
                                       conversations=options.conversation_filter(),
-                                      draws=options.bootstrap, seed=options.seed)
-            return project_agreement(project, options, progress=progress, cancel=cancel)
+                                      draws=options.bootstrap, seed=options.seed,
+                                      cancel=cancel)
+            return report
 
         n_codes = len(options.codes) or len(self.filters.lists["codes"].keys())
         what = f"{n_codes} code{'s' if n_codes != 1 else ''}"

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMessageBox, QStackedWidget, QWidget
 
 from ...project import Project
+from ...project.changes import Changes
 
 
 @runtime_checkable
@@ -30,6 +31,8 @@ class AnalysisHost(Protocol):
     def coder_changed(self) -> None: ...
 
     def check_elsewhere(self) -> None: ...
+
+    def publish_changes(self, changes: Changes) -> None: ...
 
 
 class AnalysisMenu(QObject):
@@ -126,7 +129,7 @@ class AnalysisMenu(QObject):
             panel.update_role()
         else:
             panel = ReconcilePanel(project, self.window)
-            panel.changed.connect(self.window.coder_changed)
+            panel.changed.connect(self.window.publish_changes)
             panel.coderChanged.connect(self.window.coder_changed)
             self.panels["reconcile"] = panel
         self._show(panel)

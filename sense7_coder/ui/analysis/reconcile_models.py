@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor
 from ...domain.agreement import AgreementRecord, AgreementReport
 from ...domain.codebook import Code, Codebook
 from ...domain.names import MOST_LISTED
+from ...project.cells import ConsensusCell
 from ...project.reconcile import Disagreement
 from ...project.workspace import level_counts, value_text
 from .report_rows import alpha_pivot, band_of, explain, fmt
@@ -27,13 +28,14 @@ def apply_decisions(queue: Sequence[Disagreement],
                     ) -> tuple[list[Disagreement], int]:
     """Set the decisions of ``changes`` ((key, decision or None)) on the queued units.
 
-    Returns the units changed and how many of them were open before and are decided now.
+    Returns the units whose decision changed and how many of them were open before and are
+    decided now.
     """
     by_key = {queue_key(d): d for d in queue}
     touched, newly = [], 0
     for key, decision in changes:
         d = by_key.get(key)
-        if d is not None:
+        if d is not None and not ConsensusCell.same(d.consensus, decision):
             newly += not d.decided and decision is not None
             d.consensus = decision
             touched.append(d)

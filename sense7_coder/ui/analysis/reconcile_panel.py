@@ -34,10 +34,11 @@ from ...domain.errors import ProjectError
 from ...domain.models import Conversation
 from ...project import Project
 from ...project.analysis_view import (
-    consensus_changes,
+    consensus_now,
     conversation_with_sentences,
     only_consensus,
 )
+from ...project.changes import Changes
 from ...project.reconcile import Disagreement, accept_majority, disagreements
 from ...project.undo import Command
 from ..palette import error_style
@@ -62,7 +63,7 @@ from .unit_view import UnitView
 class ReconcilePanel(QWidget):
     """A window over the GUI's project (decisions go through its undo stack)."""
 
-    changed = Signal()  # the project was written here (a decision, undo or redo)
+    changed = Signal(object)  # Changes: the project was written here (decision, undo, redo)
     coderChanged = Signal()  # the current coder changed (became adjudicator)
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
@@ -328,12 +329,11 @@ class ReconcilePanel(QWidget):
         if d is None:
             return False
         try:
-            cmd = self.project.set_consensus(d.unit, d.code, value,
-                                             self.decision.rationale.text())
+            self.project.set_consensus(d.unit, d.code, value, self.decision.rationale.text())
         except ProjectError as e:
             self._error(str(e))
             return False
-        return self._after_write(cmd.cells[0].after if cmd.cells else None, d)
+        return self._after_write(d)
 
     def accept_majority(self) -> bool:
         """Record the coders' strict majority as the consensus of the current unit."""
@@ -342,12 +342,14 @@ class ReconcilePanel(QWidget):
             return False
         why = self.decision.rationale.text().strip()
         try:
-            cmd = (accept_majority(self.project, d.unit, d.code, why) if why
-                   else accept_majority(self.project, d.unit, d.code))
+            if why:
+                accept_majority(self.project, d.unit, d.code, why)
+            else:
+                accept_majority(self.project, d.unit, d.code)
         except ProjectError as e:
             self._error(str(e))
             return False
-        return self._after_write(cmd.cells[0].after if cmd.cells else None, d)
+        return self._after_write(d)
 
     def clear_decision(self) -> bool:
         d = self._check()
@@ -358,7 +360,7 @@ class ReconcilePanel(QWidget):
         except ProjectError as e:
             self._error(str(e))
             return False
-        d.consensus = None
+        d.consensus = consensus_now(self.project, [queue_key(d)])[0][1]  # read back: None
         self._refresh(d)
         self._message("Decision cleared (Ctrl+Z brings it back).")
         return True
@@ -380,10 +382,12 @@ class ReconcilePanel(QWidget):
         return task
 
     def _batch_done(self, cmd: Command) -> None:
-        opened = self._apply_changes(consensus_changes(cmd, undone=False), select=False)
+        opened = self._apply_changes(cmd.changes, select=False)
         self._message(result_text(len(cmd.cells), opened))
 
-    def _after_write(self, decision: dict[str, Any] | None, d: Disagreement) -> bool:
+    def _after_write(self, d: Disagreement) -> bool:
+        """After a decision on ``d``: read it back, show it and go to the next open unit."""
+        decision = consensus_now(self.project, [queue_key(d)])[0][1]
         d.consensus = decision
         self._refresh(d)
         code = self.project.codebook.get(d.code)
@@ -402,7 +406,9 @@ class ReconcilePanel(QWidget):
             self._show_current()
         self._update_progress()
         self.consensus.schedule()
-        self.changed.emit()
+        u = d.unit
+        self.changed.emit(Changes(consensus=frozenset({(u.conversation_id, u.position,
+                                                        u.sentence)})))
 
     def undo(self) -> None:
         self._undo_redo(undo=True)
@@ -422,16 +428,17 @@ class ReconcilePanel(QWidget):
             return
         self._message(f"{'Undid' if undo else 'Redid'}: {cmd.label}")
         if not only_consensus(cmd):
-            self.changed.emit()
+            self.changed.emit(cmd.changes)
             self.reload()
             return
-        self._apply_changes(consensus_changes(cmd, undone=undo), select=True)
+        self._apply_changes(cmd.changes, select=True)
 
-    def _apply_changes(self, changes: list[tuple[tuple[str, int, int, str], Any]], *,
-                       select: bool) -> int:
-        """Show decisions written or taken back: one in place (going to it when ``select``),
-        many by showing the queue again. Returns how many open units got decided."""
-        touched, opened = apply_decisions(self.queue, changes)
+    def _apply_changes(self, changes: Changes, *, select: bool) -> int:
+        """Show the decisions of the units ``changes`` names, read back from the project:
+        one in place (going to it when ``select``), many by showing the queue again.
+        Returns how many open units got decided."""
+        keys = [queue_key(d) for d in self.queue if queue_key(d)[:3] in changes.consensus]
+        touched, opened = apply_decisions(self.queue, consensus_now(self.project, keys))
         if len(touched) == 1:
             if select and touched[0] in self.queue_model.rows:
                 self.select_row(self.queue_model.rows.index(touched[0]))
@@ -442,7 +449,7 @@ class ReconcilePanel(QWidget):
         self._seen = self._mark()
         self._show_current()
         self.consensus.schedule()
-        self.changed.emit()
+        self.changed.emit(changes)
         return opened
 
     # -- messages -----------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
+from ...project.changes import Changes
 from ...project.workspace import (
     STATUSES,
     ConversationFilter,
@@ -143,6 +144,20 @@ class ConversationListPanel(QWidget):
         layout.addWidget(self.assignment)
         self.update_assignment(first=True)
         self._update_count()
+
+    def show_changes(self, changes: Changes) -> None:
+        """Listen to the window's changes: the rows of the conversations named (their
+        progress), the assignment when progress may have moved, and the whole list after
+        an import, a merge or a change of codebook, coders or settings."""
+        if changes.wide or changes.conversations:
+            self.fill_choices()
+            self.update_assignment()
+            self.apply_filter()
+            return
+        for cid in changes.conversation_ids:
+            self.model.refresh_conversation(cid)
+        if changes.progress:
+            self.update_assignment()
 
     # -- filters ------------------------------------------------------------------------------
     def fill_choices(self) -> None:

@@ -13,7 +13,7 @@ are underlined in their code's colour. Every action goes through
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QTextCharFormat, QTextCursor
@@ -24,9 +24,6 @@ from ...domain.errors import ProjectError
 from ...domain.spans import Span, SpanKey
 from ...project import spans as project_spans
 from .transcript import codepoint_index, utf16_index
-
-if TYPE_CHECKING:
-    from .view import Workspace
 
 #: a code without a colour of its own is painted in this one
 DEFAULT_COLOUR = "#e0a030"
@@ -43,7 +40,9 @@ def colour_of(code: Code | None) -> QColor:
 class SpanCoding(QObject):
     """Span coding for one workspace (its transcript, project and changes hub)."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Any) -> None:
+        """``workspace``: the Workspace (view.py) it works in (not imported: view.py
+        imports this module)."""
         super().__init__(workspace)
         self.ws = workspace
         self.view = workspace.transcript

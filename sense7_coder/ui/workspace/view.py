@@ -6,6 +6,7 @@ into project actions. Every action is written at once; the window only shows the
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from html import escape
 from typing import Any
 
@@ -121,6 +122,8 @@ class Workspace(CodingActions, QWidget):
         self.memo.escaped.connect(self.coding.setFocus)
         self.setup_shortcuts()
         self.coding.set_codebook(project.codebook)
+        # the list first: the workspace's own refresh selects the current row in it
+        self.hub.changed.connect(self.list_panel.show_changes)
         self.hub.changed.connect(self.show_changes)
         from .span_coding import SpanCoding
 
@@ -248,9 +251,21 @@ class Workspace(CodingActions, QWidget):
         return self.go_to(*target)
 
     # -- showing ------------------------------------------------------------------------------
-    def reload_state(self) -> None:
-        if self.conversation_id:
-            self.state = self.project.turn_state(self.conversation_id)
+    def reload_state(self, positions: Collection[int] | None = None) -> None:
+        """Read the current conversation's state again from the project (``positions``:
+        only the codings of those turns, the rest as it was read)."""
+        cid = self.conversation_id
+        if not cid:
+            return
+        if positions is None or not self.state:
+            self.state = self.project.turn_state(cid)
+            return
+        part = self.project.turn_state(cid, positions=positions)
+        part["codings"] = {**{k: v for k, v in self.state.get("codings", {}).items()
+                              if k[0] not in positions}, **part["codings"]}
+        part["others"] = [r for r in self.state.get("others", [])
+                          if r["position"] not in positions] + part["others"]
+        self.state = part
 
     def refresh_panel(self) -> None:
         """Fill the coding panel, users' ratings and memo for the current unit."""
@@ -323,30 +338,34 @@ class Workspace(CodingActions, QWidget):
             for text, n in ws.level_counts(code, (v for _, v in others)))
 
     def show_changes(self, changes: Changes) -> None:
-        """Refresh what ``changes`` names: everything after an import, a merge, a change of
-        codebook, coders or settings; else the rows of the conversations it touched, and
-        the current unit when it is one of them."""
+        """Refresh what ``changes`` names (the list listens on its own): everything shown
+        after an import, a merge, a change of codebook, coders or settings; else the
+        current unit when a change touches its conversation."""
         if changes.wide or changes.conversations:
-            self.refresh_all()
+            self._reload_shown()
             return
-        for cid in changes.conversation_ids:
-            self.list_panel.model.refresh_conversation(cid)
-        if changes.progress:
-            self.list_panel.update_assignment()
-        if changes.touches(self.conversation_id):
-            self.reload_state()
+        here = self.conversation_id
+        if changes.touches(here):
+            # codings alone: read those turns again (a crowd's conversation holds many
+            # values); a done mark changes what blinding shows: read it all
+            only_units = not (changes.done or changes.conversations or changes.wide)
+            self.reload_state({u[1] for u in changes.units | changes.memos | changes.consensus
+                               if u[0] == here} if only_units else None)
             self.refresh_panel()
 
     def refresh_all(self) -> None:
-        """Re-read everything (another window changed the file, or the codebook changed)."""
+        """Re-read everything: the list, then what the workspace shows."""
+        self.list_panel.show_changes(Changes(everything=True))
+        self._reload_shown()
+
+    def _reload_shown(self) -> None:
+        """Re-read the codebook, the conversation and the unit shown (the coder's place and
+        focused code kept)."""
         self.memo.flush()
         focused = self.coding.focused_key
         self.project.invalidate_codebook()
         self.coding.set_codebook(self.project.codebook)
         self.setup_shortcuts()
-        self.list_panel.fill_choices()
-        self.list_panel.update_assignment()
-        self.list_panel.apply_filter()
         cid, pos, sent = self.conversation_id, self.position, self.sentence
         self.conversation = None
         if cid and self.go_to(cid, pos, sent):
