@@ -310,3 +310,20 @@ def test_an_atlas_style_project_without_sources_or_codes(tmp_path: Path) -> None
     project, summary = new_project_from_qdpx(tmp_path / "b.sense7", blank)
     with project:
         assert project.codebook.codes == [] and summary.codes_added == 0
+
+
+def test_the_consensus_comes_back_as_the_consensus(tmp_path: Path) -> None:
+    from sense7_coder.domain.models import Unit as U
+
+    project = _coded_study(tmp_path)
+    project.set_consensus(U("c1", 2), "overall", 4)
+    out = tmp_path / "study.qdpx"
+    export_qdpx(project, out)  # the consensus as the user "consensus"
+    copy, summary = new_project_from_qdpx(tmp_path / "copy.sense7", out)
+    with copy:
+        decided = frames.consensus_frame(copy.db)
+        assert decided[["conversation_id", "position", "code", "value"]].values.tolist() == [
+            ["c1", 2, "overall", 4]]
+        assert "consensus" not in {c["name"] for c in copy.coders()}
+        assert summary.decisions == 1
+    project.close()

@@ -28,6 +28,8 @@ from . import codebook_ops
 from .project import Project
 from .spans import checked_span
 
+#: the users sense7-coder exports its consensus as (see :mod:`.exchange`)
+CONSENSUS_USERS = ("consensus", "consensus (adjudicated)")
 #: variables sense7-coder writes for each source, read back into their own fields
 _FIELDS = ("participant_id", "model", "topic")
 
@@ -42,6 +44,8 @@ class QdpxImportSummary:
     codings: int = 0
     spans: int = 0
     memos: int = 0
+    #: consensus decisions (a sense7-coder export's user ``consensus``)
+    decisions: int = 0
     unchanged: int = 0
     skipped: list[str] = field(default_factory=list)
     dry_run: bool = False
@@ -50,7 +54,8 @@ class QdpxImportSummary:
         verb = "would import" if self.dry_run else "imported"
         out = [f"{self.path}: {verb} {self.conversations} conversations ({self.turns} turns), "
                f"{self.codes_added} new codes, {len(self.coders)} coders, {self.codings} "
-               f"codings, {self.spans} spans, {self.memos} memos"]
+               f"codings, {self.spans} spans, {self.memos} memos"
+               + (f", {self.decisions} consensus decisions" if self.decisions else "")]
         if self.unchanged:
             out.append(f"  {self.unchanged} conversations already in the project (kept)")
         if self.skipped:
@@ -207,6 +212,10 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
             raise InputError(where, str(getattr(e, "message", e)),
                              location=f"{cid} turn {pos}", field=ckey) from None
         codings[(coder, cid, pos, sent, ckey)] = parsed
+    decided: dict[tuple[str, int, int, str], Any] = {}
+    if doc.origin.startswith("sense7-coder"):  # its consensus was exported as a user
+        for unit in [u for u in codings if u[0] in CONSENSUS_USERS]:
+            decided[unit[1:]] = codings.pop(unit)
     coders = sorted({k[0] for k in codings} | {k.coder for k in spans}
                     | {users.get(n.user, "imported") for n in doc.notes})
     known = {c["name"] for c in project.coders()}
@@ -236,6 +245,11 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
                 continue
         memos.setdefault((coder, cid, position), []).append(n.text)
     store_codings.insert_codings(db, ((*k, v) for k, v in codings.items()), origin=origin)
+    for (cid, pos, sent, key), value in decided.items():
+        store_codings.put_consensus(db, Unit(cid, pos, sent), key, {
+            "value": value, "adjudicator": None, "rationale": f"imported from {origin}",
+            "source": "imported", "origin": origin})
+    summary.decisions = len(decided)
     store_spans.insert_spans(db, spans.values())
     summary.codings, summary.spans = len(codings), len(spans)
     for (coder, cid, position), texts in memos.items():
