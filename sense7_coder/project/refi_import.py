@@ -245,8 +245,8 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
                 continue
         memos.setdefault((coder, cid, position), []).append(n.text)
     store_codings.insert_codings(db, ((*k, v) for k, v in codings.items()), origin=origin)
-    for (cid, pos, sent, key), value in decided.items():
-        store_codings.put_consensus(db, Unit(cid, pos, sent), key, {
+    for (cid, pos, sent, code_key), value in decided.items():
+        store_codings.put_consensus(db, Unit(cid, pos, sent), code_key, {
             "value": value, "adjudicator": None, "rationale": f"imported from {origin}",
             "source": "imported", "origin": origin})
     summary.decisions = len(decided)
