@@ -154,3 +154,20 @@ def test_every_code_counts_when_none_is_asked_for(study: Project) -> None:
     assert keys == ["warmth", "ask"]
     turn = list(cooccurrence_table(study)["code"])
     assert "validation" in turn and "warmth" in turn
+
+
+def test_command_line_query_exports(study: Project, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from sense7_coder.cli import main
+
+    path = study.path
+    study.close()
+    out = tmp_path / "co.csv"
+    assert main(["export", str(path), str(out), "--kind", "cooccurrence", "--scope", "span",
+                 "--codes", "warmth,ask", "--as", "lee"]) == 0
+    table = pd.read_csv(out)
+    assert matrix(table)[("warmth", "ask")] == 1
+    out = tmp_path / "by.csv"
+    assert main(["export", str(path), str(out), "--kind", "codes-by-attribute", "--by", "week",
+                 "--as", "lee"]) == 0
+    assert list(pd.read_csv(out).columns) == ["code", "1", "2"]
