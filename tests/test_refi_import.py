@@ -327,3 +327,22 @@ def test_the_consensus_comes_back_as_the_consensus(tmp_path: Path) -> None:
         assert "consensus" not in {c["name"] for c in copy.coders()}
         assert summary.decisions == 1
     project.close()
+
+
+def test_a_span_a_code_does_not_apply_to_is_refused_naming_the_file(tmp_path: Path) -> None:
+    marker = ('[sense7-coder] {"key": "empathic_statement", "kind": "binary", '
+              '"unit": "span", "applies_to": "user"}')
+    qde = qualcoder_style_qde().replace(
+        f'<Code guid="{C_JOY}" name="Empathic statement" isCodable="true" color="#3A7"/>',
+        f'<Code guid="{C_JOY}" name="Empathic statement" isCodable="true">'
+        f'<Description>{marker}</Description></Code>')
+    path = write_qdpx(tmp_path / "interviews.qdpx", qde)
+    project = make_project(tmp_path)
+    project.set_coder("lee", "adjudicator")
+    before = (len(project.coders()), len(project.codebook.codes))
+    with pytest.raises(InputError, match="interviews.qdpx.*applies to user turns"):
+        import_qdpx(project, path)
+    project.invalidate_codebook()
+    assert project.conversation("interview 1") is None
+    assert (len(project.coders()), len(project.codebook.codes)) == before
+    project.close()

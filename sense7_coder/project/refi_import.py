@@ -191,8 +191,12 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
         for position, a, b in turn_pieces(src, c.start, c.end):
             text = src.turns[position - 1].text
             if code.unit == "span":
-                key, value = checked_span(project, SpanKey(coder, cid, position, a, b,
-                                                           code.key), c.value)
+                try:
+                    key, value = checked_span(project, SpanKey(coder, cid, position, a, b,
+                                                               code.key), c.value)
+                except ProjectError as e:
+                    raise InputError(where, str(e), location=f"source {src.name!r}",
+                                     field="PlainTextSelection") from None
                 spans[key] = Span(key, value, "", "imported", False, origin)
             elif code.unit == "turn" and (a, b) == (0, len(text)):
                 codings[(coder, cid, position, 0, code.key)] = c.value
