@@ -171,10 +171,12 @@ def test_qdpx_import_dialog_checks_then_imports(study: Project, qtbot: Any,
     dialog = QdpxImportDialog(study)
     qtbot.addWidget(dialog)
     dialog.set_file(bad)
+    qtbot.waitUntil(lambda: dialog.checked, timeout=20000)
     assert "Cannot be imported" in dialog.report.toPlainText()
     assert not dialog.import_button.isEnabled()
     good = write_qdpx(tmp_path / "interviews.qdpx", qualcoder_style_qde())
     dialog.set_file(good)
+    qtbot.waitUntil(lambda: dialog.checked, timeout=20000)
     assert "would import 2 conversations" in dialog.report.toPlainText()
     assert study.conversation("interview 1") is None  # the check wrote nothing
     task = dialog.start_import()

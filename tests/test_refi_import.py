@@ -346,3 +346,16 @@ def test_a_span_a_code_does_not_apply_to_is_refused_naming_the_file(tmp_path: Pa
     assert project.conversation("interview 1") is None
     assert (len(project.coders()), len(project.codebook.codes)) == before
     project.close()
+
+
+def test_a_dry_run_makes_every_check_and_writes_nothing(tmp_path: Path) -> None:
+    path = write_qdpx(tmp_path / "interviews.qdpx", qualcoder_style_qde())
+    project = make_project(tmp_path)
+    project.set_coder("lee", "adjudicator")
+    codes = len(project.codebook.codes)
+    summary = import_qdpx(project, path, dry_run=True)
+    assert summary.spans == 3 and summary.conversations == 2 and summary.dry_run
+    assert project.conversation("interview 1") is None
+    assert len(project.codebook.codes) == codes
+    assert store_spans.all_spans(project.db) == []
+    project.close()

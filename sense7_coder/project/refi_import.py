@@ -139,16 +139,25 @@ def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
             raise InputError(where, e.message, field="User") from None
     known_codes = {c.key for c in project.codebook.codes}
     summary.codes_added = len([c for c in doc.codebook.codes if c.key not in known_codes])
-    if dry_run:
-        summary.coders = sorted(set(users.values()))
-        return summary
-    with project.pdb.acting("import"), project.pdb.atomic() as db:
-        codebook_ops.apply_codebook(project, doc.codebook)
-        participants = sorted({c.participant_id for c in conversations if c.participant_id})
-        store_conv.insert_conversations(db, conversations,
-                                        [Participant(p) for p in participants])
-        _write_codings(project, doc, ids, users, summary, where)
+    try:
+        with project.pdb.acting("import"), project.pdb.atomic() as db:
+            codebook_ops.apply_codebook(project, doc.codebook)
+            participants = sorted({c.participant_id for c in conversations
+                                   if c.participant_id})
+            store_conv.insert_conversations(db, conversations,
+                                            [Participant(p) for p in participants])
+            _write_codings(project, doc, ids, users, summary, where)
+            if dry_run:  # every check made, as the import makes them; nothing kept
+                raise _DryRun()
+    except _DryRun:
+        pass
+    finally:
+        project.invalidate_codebook()
     return summary
+
+
+class _DryRun(Exception):
+    """Rolls a dry run's writes back."""
 
 
 def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],

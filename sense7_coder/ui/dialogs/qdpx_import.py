@@ -31,6 +31,8 @@ class QdpxImportDialog(QDialog):
         super().__init__(parent)
         self.project = project
         self.path: Path | None = None
+        #: the chosen file's check has ended (tests wait for it)
+        self.checked = False
         self.summary: QdpxImportSummary | None = None
         self.runner = TaskRunner(self)
         self.task: Task | None = None
@@ -65,18 +67,33 @@ class QdpxImportDialog(QDialog):
         if name:
             self.set_file(Path(name))
 
-    def set_file(self, path: Path) -> None:
-        """Check ``path`` (a dry run: nothing is written) and say what it would bring."""
+    def set_file(self, path: Path) -> Task:
+        """Check ``path`` off the GUI thread (a dry run: every check the import makes, nothing
+        kept) and say what it would bring, or why it cannot be imported."""
         self.path = path
+        self.checked = False
         self.file_label.setText(str(path))
-        try:
-            summary = import_qdpx(self.project, path, dry_run=True)
-        except Exception as e:  # noqa: BLE001 - every refusal is shown, nothing was written
-            self.report.setPlainText(f"Cannot be imported: {e}")
-            self.import_button.setEnabled(False)
-            return
-        self.report.setPlainText("\n".join(summary.lines()))
-        self.import_button.setEnabled(True)
+        self.import_button.setEnabled(False)
+        self.report.setPlainText(f"Checking {path.name}…")
+
+        def job(project: Project, _progress: ProgressFn, _cancel: CancelFn
+                ) -> QdpxImportSummary:
+            return import_qdpx(project, path, dry_run=True)
+
+        def checked(summary: QdpxImportSummary) -> None:
+            if self.path == path:
+                self.report.setPlainText("\n".join(summary.lines()))
+                self.import_button.setEnabled(True)
+                self.checked = True
+
+        def refused(error: TaskError) -> None:
+            if self.path == path:
+                self.report.setPlainText(f"Cannot be imported: {error.message}")
+                self.checked = True
+
+        return self.runner.start(with_own_project(self.project, job),
+                                 title="Checking a REFI-QDA project", on_result=checked,
+                                 on_error=refused, show_progress=False)
 
     def start_import(self) -> Task | None:
         if self.path is None:
