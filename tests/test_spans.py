@@ -208,3 +208,16 @@ def test_a_hand_edited_span_of_the_wrong_kind_is_refused_on_opening(project: Pro
     conn.close()
     with pytest.raises(ProjectError, match="table spans, row 1: its start is text 'x'"):
         Project.open(path)
+
+
+def test_undo_cannot_take_back_a_blind_span_once_its_turn_was_revealed(
+        project: Project) -> None:
+    project.set_coder("lead", "adjudicator")
+    project.blind_coding = True
+    project.set_coder("alice")
+    project_spans.add(project, "c1", 2, 0, 21, "warmth")
+    project.set_done("c1", 2)
+    project.undo()  # the done mark goes; the turn was revealed all the same
+    with pytest.raises(ProjectError, match="revealed to 'alice'"):
+        project.undo()
+    assert len(project_spans.own_spans(project, "c1")) == 1

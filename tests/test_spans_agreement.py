@@ -145,3 +145,13 @@ def test_the_bootstrap_stops_when_cancelled(tmp_path: Path) -> None:
         span_agreement(project, codes=["warmth"], draws=100_000, cancel=cancel)
     assert len(asked) == 6
     project.close()
+
+
+def test_a_hand_edited_span_beyond_its_turn_is_left_out_and_said(tmp_path: Path) -> None:
+    project = study(tmp_path, True)
+    project.db.execute("UPDATE spans SET end = 5000 WHERE coder = 'bob' AND "
+                       "conversation_id = 'c1' AND position = 2")
+    (row,) = span_agreement(project, codes=["warmth"], draws=0)
+    assert row.spans == 15 and "1 span(s) outside" in row.note
+    assert row.alpha_u is not None and row.alpha_u < 1
+    project.close()

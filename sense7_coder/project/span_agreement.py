@@ -98,14 +98,21 @@ def _one(project: Project, code: Code, coders: Sequence[str],
     by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]] = {
         (cid, pos): [[] for _ in names] for cid, pos, _ in chosen}
     index = {n: i for i, n in enumerate(names)}
-    used = 0
+    lengths = {(cid, pos): length for cid, pos, length in chosen}
+    used = outside = 0
     for s in spans:
         where = by_turn.get((s.conversation_id, s.position))
-        if where is not None and s.coder in index:
-            where[index[s.coder]].append((s.start, s.end, s.value))
-            used += 1
+        if where is None or s.coder not in index:
+            continue
+        if not 0 <= s.start < s.end <= lengths[(s.conversation_id, s.position)]:
+            outside += 1  # a file edited by hand: never written by sense7-coder
+            continue
+        where[index[s.coder]].append((s.start, s.end, s.value))
+        used += 1
     n_conversations = len({cid for cid, _, _ in chosen})
     result = SpanAgreement(code.key, names, n_conversations, len(chosen), used)
+    if outside:
+        result.note = f"{outside} span(s) outside their turn's text left out"
     if not chosen:
         result.note = "the coders worked on no conversation in common"
         return result
