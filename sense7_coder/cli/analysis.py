@@ -158,6 +158,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--provenance", action="store_true",
                    help="long, wide, consensus: add how each value was made (source, blind, "
                    "after_reveal, set_at, origin); final always has them")
+    p.add_argument("--scope", choices=("turn", "conversation", "span"), default="turn",
+                   help="cooccurrence: codes present in the same turn (default), the same "
+                   "conversation, or in overlapping spans")
+    p.add_argument("--by", metavar="ATTRIBUTE", default="model",
+                   help="codes-by-attribute: the conversation attribute (default: model)")
     _add_filters(p)
     _add_agreement_options(p)
     p.set_defaults(func=cmd_export)
@@ -408,7 +413,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  to=args.to, progress=_progress("export"),
                                  with_text=args.with_text, value=args.value,
-                                 provenance=args.provenance)
+                                 provenance=args.provenance, scope=args.scope, by=args.by)
     print(summary.line())
     return 0
 

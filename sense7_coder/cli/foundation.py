@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--codebook", default="sense7",
                    help="bundled codebook name, or a codebook file: JSON or REFI-QDA "
                    ".qdc/.qdpx (default: sense7)")
+    p.add_argument("--from", dest="from_qdpx", type=Path, metavar="FILE.qdpx",
+                   help="a REFI-QDA project (QualCoder, ATLAS.ti, MAXQDA, NVivo): its codes, "
+                   "texts, coders, codings and memos")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("codebook", help="list or add codes")
@@ -55,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("file", type=Path)
     c.set_defaults(func=cmd_codebook_export)
 
-    p = sub.add_parser("import", help="import conversation files")
+    p = sub.add_parser("import", help="import conversation files (or REFI-QDA .qdpx "
+                       "projects with their codings)")
     p.add_argument("project", type=Path)
     p.add_argument("files", type=Path, nargs="+", metavar="FILE")
     p.add_argument("--format", choices=FORMATS, default="auto", type=str.lower)
@@ -118,6 +122,10 @@ def _open(args: argparse.Namespace) -> Project:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    if args.from_qdpx is not None:
+        from .qdpx import init_from_qdpx
+
+        return init_from_qdpx(args)
     codebook = resolve_codebook(args.codebook)
     with Project.create(args.project, codebook) as project:
         n = len(project.codebook.codes)
@@ -185,6 +193,10 @@ def cmd_codebook_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    if any(f.suffix.lower() == ".qdpx" for f in args.files):
+        from .qdpx import import_qdpx_files
+
+        return import_qdpx_files(args)
     from ..project.imports import import_files
 
     try:

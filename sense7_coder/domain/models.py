@@ -30,7 +30,8 @@ ROLES_OF = {
 #: the tidy tables an export writes (see :mod:`sense7_coder.domain.export`); kept here, in a
 #: module without heavy imports, so that the command line can offer them at once
 EXPORT_KINDS = ("long", "wide", "consensus", "final", "agreement", "codebook", "assignments",
-                "history", "segments", "memos", "ratings", "suggestions")
+                "history", "segments", "memos", "ratings", "suggestions", "cooccurrence",
+                "codes-by-attribute")
 
 #: Keys of the users' own per-turn ratings (SENSE-7): overall plus the seven dimensions.
 DIMENSIONS = (

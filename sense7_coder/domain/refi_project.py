@@ -53,6 +53,8 @@ class Mark:
     code: str = ""
     value: Any = None  # None = not applicable
     memo: str = ""
+    #: a span: (start, end) in the turn's text, code points, end exclusive
+    span: tuple[int, int] | None = None
 
 
 def source_text(turns: Sequence[SourceTurn]) -> tuple[str, dict[int, tuple[int, int]]]:
@@ -118,13 +120,14 @@ class ProjectDocument:
         if target is None:
             return
         coding = ET.SubElement(parent, f"{{{self.ns}}}Coding", {
-            "guid": guid("coding", mark.user, cid, mark.position, mark.sentence, mark.code),
+            "guid": guid("coding", mark.user, cid, mark.position, mark.sentence, mark.code,
+                         *(mark.span or ())),
             "creatingUser": self.users[mark.user]})
         ET.SubElement(coding, f"{{{self.ns}}}CodeRef", {"targetGUID": target})
         self.codings += 1
 
     def _note(self, cid: str, mark: Mark) -> str:
-        g = guid("memo", mark.user, cid, mark.position, mark.sentence)
+        g = guid("memo", mark.user, cid, mark.position, mark.sentence, *(mark.span or ()))
         where = cid if not mark.position else f"{cid} turn {mark.position}" + (
             f" sentence {mark.sentence}" if mark.sentence else "")
         note = ET.SubElement(self.notes, f"{{{self.ns}}}Note", {
@@ -142,15 +145,34 @@ class ProjectDocument:
         el = ET.SubElement(self.sources, f"{{{ns}}}TextSource", {
             "guid": g, "name": xml_text(cid), "plainTextPath": f"internal://{g}.txt"})
         sentences = {t.position: t.sentences for t in source.turns}
-        units: dict[tuple[int, int], list[Mark]] = {}
+        units: dict[tuple[int, int, tuple[int, int]], list[Mark]] = {}
         whole: list[Mark] = []
         for m in marks:
             if m.position == 0:
                 whole.append(m)
             elif m.position in spans:
-                units.setdefault((m.position, m.sentence), []).append(m)
-        for (pos, sent), unit_marks in sorted(units.items()):
+                units.setdefault((m.position, m.sentence, m.span or (-1, -1)), []).append(m)
+        for (pos, sent, part), unit_marks in sorted(units.items()):
             start, end = spans[pos]
+            if part != (-1, -1):  # a span of the turn
+                if not 0 <= part[0] < part[1] <= end - start:
+                    continue
+                start, end = start + part[0], start + part[1]
+                sel = ET.Element(f"{{{ns}}}PlainTextSelection", {
+                    "guid": guid("selection", cid, pos, "span", *part),
+                    "name": xml_text(f"{cid} turn {pos} {part[0]}-{part[1]}"),
+                    "startPosition": str(start), "endPosition": str(end)})
+                for m in unit_marks:
+                    if not m.memo:
+                        self._coding(sel, cid, m)
+                for m in unit_marks:
+                    if m.memo:
+                        ET.SubElement(sel, f"{{{ns}}}NoteRef",
+                                      {"targetGUID": self._note(cid, m)})
+                if len(sel):
+                    el.append(sel)
+                    self.selections += 1
+                continue
             if sent:
                 offsets = sentences.get(pos, [])
                 if not 0 < sent <= len(offsets):

@@ -107,6 +107,15 @@ def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn,
             memos["text"], strict=True):
         if text:
             marks.setdefault(cid, []).append(Mark(coder, int(pos), int(sent), memo=text))
+    from ..store import spans as store_spans
+
+    for span in store_spans.all_spans(db):  # each span a selection of its own
+        marks.setdefault(span.conversation_id, []).append(
+            Mark(span.coder, span.position, 0, span.code, span.value,
+                 span=(span.start, span.end)))
+        if span.memo:
+            marks[span.conversation_id].append(
+                Mark(span.coder, span.position, 0, memo=span.memo, span=(span.start, span.end)))
     doc = ProjectDocument(project.path.stem, project.codebook, users, origin=ORIGIN,
                           variables=("participant_id", "model"))
     sources = frames.conversation_sources(db)

@@ -81,13 +81,16 @@ def export_frame(
     with_text: bool = False,
     value: str | None = None,
     provenance: bool = False,
+    scope: str = "turn",
+    by: str = "model",
 ) -> pd.DataFrame:
     """The table an export of ``kind`` writes, for the codes, coders and conversations in
     ``options`` (the agreement kind uses all of ``options``). ``with_text`` adds the coded
     turn's (or sentence's) text to ``long``; ``value`` keeps only the ``segments`` of that
     value (of the one code asked for); ``provenance`` adds how each value was made to
     ``long``, ``wide`` and ``consensus`` (see :mod:`sense7_coder.domain.provenance`;
-    ``final`` always has it)."""
+    ``final`` always has it). ``scope`` and ``by`` are the ``cooccurrence`` and
+    ``codes-by-attribute`` queries' (see :mod:`.queries`)."""
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
     if kind not in UNBLINDED_KINDS:
@@ -97,8 +100,23 @@ def export_frame(
         raise ProjectError(f"provenance columns come with the {', '.join(PROVENANCE_KINDS)} "
                            "exports")
     with project.snapshot():  # every table read from one state of the file
-        return _export_frame(project, kind, options, progress, cancel, with_text, value,
-                             provenance)
+        if kind in QUERY_KINDS:
+            from .queries import query_table
+
+            return query_table(project, kind, options, scope, by)
+        table = _export_frame(project, kind, options, progress, cancel, with_text, value,
+                              provenance)
+        if kind in TURN_ATTRIBUTE_KINDS:
+            from .attributes import with_turn_attributes
+
+            table = with_turn_attributes(project, table)
+        return table
+
+
+#: the query tables (see :mod:`.queries`)
+QUERY_KINDS = ("cooccurrence", "codes-by-attribute")
+#: the exports that carry the turns' attributes (``turn_<name>`` columns)
+TURN_ATTRIBUTE_KINDS = ("long", "segments", "final")
 
 
 #: the exports that can carry how each value was made (``final`` always does)
@@ -211,7 +229,9 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
         return team_tables.memos_table(project, coders=list(options.coders), conversations=filt)
     if kind == "ratings":
         return team_tables.ratings_table(project, conversations=filt)
-    keys = [c.key for c in check_request(project, options)]
+    from .span_queries import query_codes
+
+    keys = [c.key for c in query_codes(project, options)]  # span codes too
     parsed: object = None
     if value is not None:
         if len(options.codes) != 1:
@@ -242,6 +262,8 @@ def export_project(
     with_text: bool = False,
     value: str | None = None,
     provenance: bool = False,
+    scope: str = "turn",
+    by: str = "model",
 ) -> ExportSummary:
     """Write one export of the project to ``out`` (see :func:`export_frame`), as CSV,
     ``.xlsx`` or ``.sav`` by ``to`` or else by the extension (``raw`` is for CSV only).
@@ -266,7 +288,8 @@ def export_project(
         refuse_open_project_file(metadata_path(out), "to export to")
     versions = computed_with(APP_NAME, __version__)
     table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
-                         with_text=with_text, value=value, provenance=provenance)
+                         with_text=with_text, value=value, provenance=provenance,
+                         scope=scope, by=by)
     if fmt == "csv":
         rows = write_csv(table, out, raw=raw, progress=second_half, cancel=cancel)
     else:

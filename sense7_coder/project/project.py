@@ -752,12 +752,18 @@ class Project:
     def conversation_for_coder(self, conversation_id: str) -> Conversation | None:
         """The conversation as the current coder may see it: under blind coding the model
         and the attributes the lead marked hidden are left out until every assistant turn
-        of it is done."""
+        of it is done. A turn's attributes (another annotator's label, ESConv's feedback,
+        which is the user's rating) wait for the turn to be done, like the users' ratings."""
         conv = self.conversation(conversation_id)
         hidden = self.hidden_attributes
-        if conv is None or not hidden or not self.blind_coding or self.is_lead():
+        if conv is None or not self.blind_coding or self.is_lead():
             return conv
         done = store_codings.done_positions(self.db, conversation_id, self._coder or "")
+        for turn in conv.turns:
+            if turn.attributes and turn.position not in done.get(self._coder or "", set()):
+                turn.attributes = {}
+        if not hidden:
+            return conv
         codable = store_conv.positions_of_role(self.db, conversation_id)
         if codable and codable <= done.get(self._coder or "", set()):
             return conv

@@ -12,7 +12,9 @@
   redo, import, import codings, merge FILE, assign, package, codebook, upgrade) and
   ``origin`` the file a merged-in event happened in;
 * ``segments`` -- retrieval: ``coder, conversation_id, turn, sentence, code, value,
-  level_label, text``, the text being the coded sentence or turn;
+  level_label, text, start, end, context``, the text being the coded sentence or turn, or
+  a span's text with its offsets (code points, end exclusive) and its context in the turn
+  (the span in «»);
 * ``memos`` -- ``coder, conversation_id, turn, sentence, text``;
 * ``ratings`` -- the users' own ratings, whether or not anyone coded:
   ``conversation_id, participant_id, model, turn, rating, value`` (``NA`` = the user
@@ -25,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..domain.errors import ProjectError
 from ..domain.export import NA_TEXT
 from ..store import assignments as store_assignments
 from ..store import frames
@@ -36,7 +39,7 @@ from .project import Project
 HISTORY_COLUMNS = ("time", "coder", "action", "kind", "conversation_id", "turn", "sentence",
                    "code", "before", "after", "source", "actor", "origin")
 SEGMENT_COLUMNS = ("coder", "conversation_id", "turn", "sentence", "code", "value",
-                   "level_label", "text")
+                   "level_label", "text", "start", "end", "context")
 
 
 def _blank(n: Any) -> Any:
@@ -82,8 +85,39 @@ def segments_table(project: Project, *, codes: list[str] | None = None,
         code = book.get(key)
         label = "not applicable" if val is None else (code.level_label(val) if code else "")
         out.append((coder, cid, _blank(pos), _blank(sent), key,
-                    NA_TEXT if val is None else val, label, text or ""))
-    return pd.DataFrame(out, columns=list(SEGMENT_COLUMNS))
+                    NA_TEXT if val is None else val, label, text or "", "", "", ""))
+    spans = span_segments(project, codes=codes, coders=coders, value=value,
+                          with_value=with_value, conversations=conversations)
+    table = pd.DataFrame(out + spans, columns=list(SEGMENT_COLUMNS))
+    if spans and out:  # the spans among the other units, in conversation order
+        from ..store.attributes import sheet_rows
+
+        rank = {row[0]: i for i, row in enumerate(sheet_rows(project.db))}
+        order = sorted(range(len(table)), key=lambda i: (
+            rank.get(table.at[i, "conversation_id"], -1),
+            int(table.at[i, "turn"] or 0)))
+        table = table.iloc[order].reset_index(drop=True)
+    return table
+
+
+def span_segments(project: Project, *, codes: list[str] | None = None,
+                  coders: list[str] | None = None, value: Any = None,
+                  with_value: bool = False, conversations: ConversationFilter | None = None
+                  ) -> list[tuple[Any, ...]]:
+    """The ``segments`` rows of coded spans: the span's text, its offsets (code points,
+    end exclusive) and its context in the turn."""
+    from .span_queries import span_rows_of
+
+    book = project.codebook
+    out = []
+    for coder, cid, pos, start, end, key, val, text, context in span_rows_of(
+            project, codes=codes, coders=coders, value=value, with_value=with_value,
+            conversations=conversations):
+        code = book.get(key)
+        label = code.level_label(val) if code and val is not None else ""
+        out.append((coder, cid, pos, "", key, NA_TEXT if val is None else val, label or "",
+                    text, start, end, context))
+    return out
 
 
 def memos_table(project: Project, *, coders: list[str] | None = None,
@@ -143,12 +177,35 @@ def turn_history(project: Project, conversation_id: str, position: int) -> list[
     return rows
 
 
-def retrieve(project: Project, code: str, value: Any = None, with_value: bool = False
-             ) -> pd.DataFrame:
-    """Every unit coded ``code`` (holding ``value`` when ``with_value``), with its text.
-    A coder working blind retrieves only their own codings."""
-    coders = None
+def retrieve(project: Project, code: str, value: Any = None, with_value: bool = False,
+             *, coders: list[str] | None = None,
+             attributes: dict[str, str] | None = None) -> pd.DataFrame:
+    """Every unit coded ``code`` (holding ``value`` when ``with_value``; by ``coders``; in
+    conversations whose ``attributes`` hold those values), with its text; spans with their
+    offsets and context. A coder working blind retrieves only their own codings."""
     if project.blind_coding and not project.is_lead():
         coders = [project.coder or ""]
-    return segments_table(project, codes=[code], coders=coders, value=value,
-                          with_value=with_value)
+    conversations = None
+    if attributes:
+        for name in attributes:
+            if project.hides(name):
+                raise ProjectError(f"'{name}' is hidden from coders working blind")
+        rest = {k: v for k, v in attributes.items() if k not in ("model", "participant_id")}
+        conversations = ConversationFilter(
+            models=[attributes["model"]] if "model" in attributes else (),
+            participants=([attributes["participant_id"]] if "participant_id" in attributes
+                          else ()),
+            attributes=rest or None)
+    return segments_table(project, codes=[code], coders=coders or None, value=value,
+                          with_value=with_value, conversations=conversations)
+
+
+def tab_separated(frame: pd.DataFrame) -> str:
+    """A table as tab-separated text with a header (for the clipboard): tabs and line
+    breaks inside a cell become spaces."""
+    def cell(v: Any) -> str:
+        return "" if v is None or (isinstance(v, float) and pd.isna(v)) else " ".join(
+            str(v).split())
+    lines = ["\t".join(str(c) for c in frame.columns)]
+    lines += ["\t".join(cell(v) for v in row) for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -94,8 +94,13 @@ def withhold_blinded(dst: Database, hidden: Sequence[str]) -> None:
                     "conversations c WHERE c.conversation_id = turns.conversation_id)")
         dst.execute("UPDATE conversations SET model = NULL WHERE model IS NOT NULL")
     names = set(hidden) - {"model"}
-    if not names:
-        return
+    if names:
+        _withhold_attributes(dst, names)
+    # what the history recorded of the withholding would show what was withheld
+    dst.execute("DELETE FROM history WHERE kind = 'attribute'")
+
+
+def _withhold_attributes(dst: Database, names: set[str]) -> None:
     changed = []
     for cid, text in dst.execute("SELECT conversation_id, attributes FROM conversations"):
         try:

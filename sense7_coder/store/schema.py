@@ -707,4 +707,35 @@ def m011_spans(db: Database) -> None:
     ]))
 
 
+@migrations()
+def m012_attributes(db: Database) -> None:
+    """The history follows a lead's edits of conversation attributes: the model, the
+    participant and the topic (``code`` names the column) and the
+    ``attributes`` object (``code`` empty, ``before``/``after`` the object's JSON text: the
+    project shows which entries changed). Imports insert conversations and
+    are not followed (the import itself is the record)."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    script = []
+    for column in ("model", "participant_id", "topic"):
+        script.append(
+            f"CREATE TRIGGER history_conversations_{column} AFTER UPDATE OF {column} "
+            f"ON conversations WHEN old.{column} IS NOT new.{column} BEGIN "
+            f"INSERT INTO history({cols}) VALUES ({now}, NULL, CASE WHEN old.{column} IS NULL "
+            f"THEN 'set' WHEN new.{column} IS NULL THEN 'clear' ELSE 'change' END, "
+            f"'attribute', new.conversation_id, NULL, NULL, '{column}', old.{column}, "
+            f"new.{column}, {ctx}); END;")
+    # the attributes object as a whole (SQLite refuses JSON functions in triggers of a
+    # file it does not trust; the project reads which entries changed from the two texts)
+    script.append(
+        "CREATE TRIGGER history_conversations_attributes AFTER UPDATE OF attributes "
+        "ON conversations WHEN old.attributes IS NOT new.attributes BEGIN "
+        f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'attribute', "
+        f"new.conversation_id, NULL, NULL, NULL, old.attributes, new.attributes, {ctx}); END;")
+    _script(db, "\n".join(script))
+
+
 SCHEMA_VERSION = len(migrations._migrations)

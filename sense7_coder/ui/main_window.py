@@ -27,6 +27,7 @@ from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
 from .accessibility import FOCUS_STYLE, name_controls, name_workspace
+from . import qda_windows
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
@@ -40,12 +41,13 @@ POLL_MS = 2000
 #: how often at most the coder's place is written to the settings file
 POSITION_MS = 1000
 #: files that hold data to import, not projects
-IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt")
+IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt", ".qdpx")
 PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
     "prev_conversation", "done", "reopen", "blind", "coder", "codebook", "toggle_list",
-    "toggle_side", "auto_advance", "team", "history", "retrieve",
+    "toggle_side", "auto_advance", "team", "history", "retrieve", "cooccurrence", "attributes",
+    "import_qdpx",
 )
 
 
@@ -86,6 +88,9 @@ class MainWindow(QMainWindow):
             "blind": self.set_blind, "coder": self.switch_coder, "codebook": self.edit_codebook,
             "team": self.show_team, "history": self.show_turn_history,
             "retrieve": self.show_retrieve,
+            "cooccurrence": lambda: qda_windows.show_cooccurrence(self),
+            "attributes": lambda: qda_windows.show_attributes(self),
+            "import_qdpx": lambda: qda_windows.import_qdpx(self),
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
             "shortcuts": self.show_shortcuts,
@@ -483,6 +488,9 @@ class MainWindow(QMainWindow):
     # -- other dialogs (imported when first used) -----------------------------------
     def import_conversations(self, files: list[Path] | None = None) -> None:
         if self.project is None or self.workspace is None:
+            return
+        if files and all(Path(f).suffix.lower() == ".qdpx" for f in files):
+            qda_windows.import_qdpx(self, Path(files[0]))
             return
         from .dialogs.import_dialog import ImportDialog
 

@@ -54,6 +54,8 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
     m.addSeparator()
     act(m, "import", "&Import conversations…", ("Ctrl+I",),
         tip="Add conversations from spreadsheets, CSV or JSON files")
+    act(m, "import_qdpx", "Import REFI-QDA &project (.qdpx)…",
+        tip="Texts, codes, coders, codings and memos from QualCoder, ATLAS.ti, MAXQDA, NVivo")
     m.addSeparator()
     act(m, "close", "&Close project", (QKeySequence.StandardKey.Close,))
     act(m, "quit", "&Quit", (QKeySequence.StandardKey.Quit,))
@@ -101,6 +103,10 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
         tip="Assign conversations to coders, see their progress, write coder packages")
     act(m, "retrieve", "&Retrieve coded units…", ("Ctrl+Shift+F",),
         tip="Every unit coded with a code (or one of its values), with its text")
+    act(m, "cooccurrence", "Co-&occurrence of codes…",
+        tip="How often codes occur together, or by a conversation attribute, as a heat map")
+    act(m, "attributes", "Conversation a&ttributes…",
+        tip="Every conversation's attributes, sortable and filterable; a lead edits them")
 
     m = menus["view"] = bar.addMenu("&View")
     act(m, "toggle_list", "Conversation &list", ("Ctrl+L",), checkable=True)

@@ -1,4 +1,6 @@
-"""Analysis › Retrieve coded units: every unit coded X (or X = a value), with its text;
+"""Analysis › Retrieve coded units: every unit coded X (or X = a value), by a coder, in
+conversations with an attribute, with its text; spans with their text and context.
+Copy puts the table on the clipboard (tab-separated, with a header), Export writes it;
 double-click goes to the turn in the workspace."""
 
 from __future__ import annotations
@@ -7,22 +9,28 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from ..domain.errors import Sense7Error
 from ..project import Project
-from ..project.team_tables import retrieve
+from ..project.attributes import filter_choices
+from ..project.team_tables import retrieve, tab_separated
 
-COLUMNS = ("Coder", "Conversation", "Turn", "Sentence", "Value", "Text")
+COLUMNS = ("Coder", "Conversation", "Turn", "Sentence", "Value", "Text", "Context")
 _ANY = object()
 _NA = object()
 
@@ -38,32 +46,64 @@ class RetrieveDialog(QDialog):
         for code in project.codebook.codes:
             self.code_box.addItem(code.label, code.key)
         self.value_box = QComboBox(self)
+        self.coder_box = QComboBox(self)
+        self.coder_box.addItem("Any coder", None)
+        blind = project.blind_coding and not project.is_lead()
+        for c in project.coders():
+            if not blind or c["name"] == project.coder:
+                self.coder_box.addItem(c["name"], c["name"])
+        self.attribute_box = QComboBox(self)
+        self.attribute_value_box = QComboBox(self)
+        self.choices = filter_choices(project)
+        self.attribute_box.addItem("Any conversation", None)
+        for name in self.choices:
+            self.attribute_box.addItem(name, name)
         self.code_box.currentIndexChanged.connect(self._fill_values)
         self.value_box.currentIndexChanged.connect(lambda _i: self.run())
+        self.coder_box.currentIndexChanged.connect(lambda _i: self.run())
+        self.attribute_box.currentIndexChanged.connect(self._fill_attribute_values)
+        self.attribute_value_box.currentIndexChanged.connect(lambda _i: self.run())
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        for i in range(len(COLUMNS) - 1):
+        for i in range(len(COLUMNS) - 2):
             header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(COLUMNS) - 2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
         self.table.cellDoubleClicked.connect(self._go)
         self.count = QLabel(self)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Code", self))
-        row.addWidget(self.code_box, 2)
-        row.addWidget(QLabel("Value", self))
-        row.addWidget(self.value_box, 1)
+        for label, box, stretch in (("Code", self.code_box, 2), ("Value", self.value_box, 1),
+                                    ("Coder", self.coder_box, 1)):
+            row.addWidget(QLabel(label, self))
+            row.addWidget(box, stretch)
+        row2 = QHBoxLayout()
+        row2.addWidget(QLabel("Conversations with", self))
+        row2.addWidget(self.attribute_box, 1)
+        row2.addWidget(QLabel("=", self))
+        row2.addWidget(self.attribute_value_box, 1)
+        row2.addStretch(1)
+        self.copy_button = QPushButton("&Copy", self)
+        self.copy_button.setToolTip("Copy the table (tab-separated, with a header) to paste "
+                                    "into a spreadsheet or a report")
+        self.copy_button.clicked.connect(self.copy)
+        self.export_button = QPushButton("&Export…", self)
+        self.export_button.clicked.connect(self.export)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.export_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
+        layout.addLayout(row2)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
         layout.addWidget(buttons)
-        self.resize(980, 560)
+        self.resize(1100, 600)
+        self._fill_attribute_values()
         self._fill_values()
 
     def _fill_values(self) -> None:
@@ -74,34 +114,59 @@ class RetrieveDialog(QDialog):
         for level in code.levels:
             text = str(level.value) + (f" {level.label}" if level.label else "")
             self.value_box.addItem(text, level.value)
-        if code.allow_na:
+        if code.allow_na and code.unit != "span":
             self.value_box.addItem("Not applicable", _NA)
         self.value_box.blockSignals(False)
         self.run()
 
-    def choose(self, code: str, value: Any = _ANY) -> None:
+    def _fill_attribute_values(self) -> None:
+        name = self.attribute_box.currentData()
+        self.attribute_value_box.blockSignals(True)
+        self.attribute_value_box.clear()
+        for value in self.choices.get(name, []) if name else []:
+            self.attribute_value_box.addItem(value, value)
+        self.attribute_value_box.setEnabled(bool(name))
+        self.attribute_value_box.blockSignals(False)
+        if hasattr(self, "frame"):
+            self.run()
+
+    def choose(self, code: str, value: Any = _ANY, coder: str | None = None,
+               attribute: tuple[str, str] | None = None) -> None:
         self.code_box.setCurrentIndex(self.code_box.findData(code))
         i = self.value_box.findData(value)
         self.value_box.setCurrentIndex(max(i, 0))
+        self.coder_box.setCurrentIndex(max(self.coder_box.findData(coder), 0))
+        self.attribute_box.setCurrentIndex(
+            max(self.attribute_box.findData(attribute[0]), 0) if attribute else 0)
+        if attribute is not None:
+            self.attribute_value_box.setCurrentIndex(
+                max(self.attribute_value_box.findData(attribute[1]), 0))
         self.run()
 
     def run(self) -> None:
         key = self.code_box.currentData()
         chosen = self.value_box.currentData()
+        coder = self.coder_box.currentData()
+        name = self.attribute_box.currentData()
+        wanted = self.attribute_value_box.currentData()
+        attributes = {name: wanted} if name and wanted is not None else None
+        extra: dict[str, Any] = {"coders": [coder] if coder else None,
+                                 "attributes": attributes}
         if chosen is _ANY:
-            frame = retrieve(self.project, key)
+            frame = retrieve(self.project, key, **extra)
         else:
-            frame = retrieve(self.project, key, None if chosen is _NA else chosen, True)
+            frame = retrieve(self.project, key, None if chosen is _NA else chosen, True,
+                             **extra)
         self.frame = frame
         self.table.setRowCount(len(frame))
         for i, r in enumerate(frame.itertuples(index=False)):
             value = f"{r.value} {r.level_label}".strip() if r.level_label else str(r.value)
             text = " ".join(str(r.text).split())
             for j, cell in enumerate((r.coder, r.conversation_id, str(r.turn), str(r.sentence),
-                                      value, text)):
+                                      value, text, str(r.context))):
                 item = QTableWidgetItem(cell)
-                if j == len(COLUMNS) - 1:
-                    item.setToolTip(str(r.text))
+                if j >= len(COLUMNS) - 2:
+                    item.setToolTip(str(r.text) if j == len(COLUMNS) - 2 else str(r.context))
                 self.table.setItem(i, j, item)
         n = len(frame)
         blind = self.project.blind_coding and not self.project.is_lead()
@@ -109,10 +174,28 @@ class RetrieveDialog(QDialog):
                            + (" (yours only: blind coding)" if blind else "")
                            + " · double-click one to go to it")
 
+    def copy(self) -> None:
+        QApplication.clipboard().setText(tab_separated(self.frame))
+        self.count.setText(f"copied {len(self.frame)} rows to the clipboard")
+
+    def export(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export the retrieved units",
+                                              "segments.csv", "CSV (*.csv)")
+        if name:
+            self.export_to(name)
+
+    def export_to(self, path: str) -> None:
+        from ..domain.export import write_csv
+
+        try:
+            write_csv(self.frame, path)
+        except (Sense7Error, OSError) as e:
+            QMessageBox.warning(self, "Not exported", str(e))
+            return
+        self.count.setText(f"wrote {path}: {len(self.frame)} rows")
+
     def _go(self, row: int, _column: int) -> None:
         r = self.frame.iloc[row]
         turn = int(r["turn"]) if str(r["turn"]) else 0
         self.goTo.emit(str(r["conversation_id"]), turn)
         self.accept()
-
-

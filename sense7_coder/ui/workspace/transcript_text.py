@@ -159,7 +159,19 @@ def turn_header(conversation: Conversation, turn: Turn) -> tuple[str, str]:
     offset = format_offset(turn.time_offset)
     if offset:
         extra.append(offset)
+    extra += turn_tags(turn)
     return role, " · ".join(extra)
+
+
+def turn_tags(turn: Turn, most: int = 4, width: int = 40) -> list[str]:
+    """The turn's attributes as small tags ("strategy: Question"), at most ``most``."""
+    from ...domain.attributes import shown
+
+    tags = []
+    for name, value in list(turn.attributes.items())[:most]:
+        text = f"{name}: {shown(value)}"
+        tags.append(text if len(text) <= width else text[:width - 1] + "…")
+    return tags
 
 
 def conversation_facts(conversation: Conversation) -> list[str]:

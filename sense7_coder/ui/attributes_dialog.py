@@ -1,0 +1,158 @@
+"""Project › Conversation attributes: a sheet of every conversation's attributes
+(participant, model, topic, the columns its source carried), sortable by any column and
+filtered by a text; a lead edits a cell (saved at once, in the history), anyone else
+reads. Double-click on a conversation's id goes to it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..domain.attributes import shown, typed_value
+from ..domain.errors import ProjectError
+from ..project import Project
+from ..project.attributes import attribute_sheet, set_attribute
+
+#: columns of the sheet that are not attributes one can edit
+FIXED = ("conversation_id", "turns")
+_VALUE = Qt.ItemDataRole.UserRole + 1
+
+
+class _Sorted(QSortFilterProxyModel):
+    """Numbers sort as numbers, text as text; empty cells last."""
+
+    def lessThan(self, left: Any, right: Any) -> bool:  # noqa: N802 (Qt's name)
+        a, b = left.data(_VALUE), right.data(_VALUE)
+        if a is None or b is None:
+            return a is not None and b is None
+        num = (int, float)
+        if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool):
+            return bool(a < b)
+        return str(a).casefold() < str(b).casefold()
+
+
+class AttributesDialog(QDialog):
+    goTo = Signal(str, int)  # conversation id, turn
+    #: an attribute was edited (the list and transcript may show it)
+    edited = Signal()
+
+    def __init__(self, project: Project, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.setWindowTitle(f"Conversation attributes — {project.path.name}")
+        self.lead = project.is_lead()
+        self._quiet = False
+        self.model = QStandardItemModel(self)
+        self.proxy = _Sorted(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setFilterKeyColumn(-1)
+        self.view = QTableView(self)
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.verticalHeader().hide()
+        self.view.doubleClicked.connect(self._double_clicked)
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter: text in any cell")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._filter_changed)
+        self.column_box = QComboBox(self)
+        self.column_box.currentIndexChanged.connect(
+            lambda _i: self._filter_changed(self.filter.text()))
+        self.count = QLabel(self)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 3)
+        top.addWidget(QLabel("in", self))
+        top.addWidget(self.column_box, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.count)
+        layout.addWidget(buttons)
+        self.resize(1000, 560)
+        self.load()
+        self.model.itemChanged.connect(self._item_changed)
+
+    def load(self) -> None:
+        self._quiet = True
+        sheet = attribute_sheet(self.project)
+        self.columns = list(sheet.columns)
+        self.model.clear()
+        self.model.setHorizontalHeaderLabels(self.columns)
+        for row in sheet.itertuples(index=False):
+            items = []
+            for name, value in zip(self.columns, row, strict=True):
+                value = None if value is None or value != value else value  # NaN: empty
+                item = QStandardItem(shown(value))
+                item.setData(value, _VALUE)
+                editable = self.lead and name not in FIXED
+                item.setEditable(editable)
+                if name == "conversation_id":
+                    item.setToolTip("Double-click to go to this conversation")
+                items.append(item)
+            self.model.appendRow(items)
+        self._quiet = False
+        self.column_box.blockSignals(True)
+        self.column_box.clear()
+        self.column_box.addItem("any column", -1)
+        for i, name in enumerate(self.columns):
+            self.column_box.addItem(name, i)
+        self.column_box.blockSignals(False)
+        self.view.resizeColumnsToContents()
+        self._count()
+
+    def _filter_changed(self, text: str) -> None:
+        column = self.column_box.currentData()
+        self.proxy.setFilterKeyColumn(-1 if column is None else int(column))
+        self.proxy.setFilterFixedString(text)
+        self._count()
+
+    def _count(self) -> None:
+        shown_n, total = self.proxy.rowCount(), self.model.rowCount()
+        where = "" if shown_n == total else f" of {total}"
+        how = ("double-click a cell to edit it (saved at once, in the history)" if self.lead
+               else "only a lead can edit them")
+        self.count.setText(f"{shown_n}{where} conversation{'s' if total != 1 else ''} · {how}")
+
+    def _item_changed(self, item: QStandardItem) -> None:
+        if self._quiet:
+            return
+        name = self.columns[item.column()]
+        cid = self.model.item(item.row(), 0).text()
+        before = item.data(_VALUE)
+        value = typed_value(item.text(), before)
+        try:
+            changed = set_attribute(self.project, cid, name, value)
+        except ProjectError as e:
+            QMessageBox.warning(self, "Attribute not changed", str(e))
+            changed = False
+            value = before
+        self._quiet = True
+        item.setText(shown(value))
+        item.setData(value, _VALUE)
+        self._quiet = False
+        if changed:
+            self.edited.emit()
+
+    def _double_clicked(self, index: Any) -> None:
+        source = self.proxy.mapToSource(index)
+        if self.columns[source.column()] != "conversation_id":
+            return
+        self.goTo.emit(self.model.item(source.row(), 0).text(), 0)
+        self.accept()
