@@ -43,9 +43,10 @@ from typing import Any
 
 from .codebook import Code, Codebook
 from .errors import Cancelled
+from .export_kinds import TABLES
 from .files import ExportError, destination
 
-TABLE_FORMATS = ("csv", "xlsx", "sav")
+TABLE_FORMATS = TABLES  # the export kinds table's file formats
 XLSX_MAX_ROWS = 1_048_575  # below the header row
 XLSX_MAX_COLUMNS = 16_384  # Excel opens no sheet wider (the wide export of a crowd is)
 NA_TEXT = "NA"

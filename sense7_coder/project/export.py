@@ -27,6 +27,7 @@ from ..domain.export import (
     write_csv,
 )
 from ..domain.export_formats import table_format, write_table
+from ..domain.export_kinds import PROVENANCE_KINDS, UNBLINDED_KINDS
 from ..domain.files import atomic_text_file, destination
 from ..store import frames
 from ..store.db import refuse_open_project_file
@@ -94,8 +95,6 @@ def export_frame(
                              provenance)
 
 
-#: the exports that can carry how each value was made (``final`` always does)
-PROVENANCE_KINDS = ("long", "wide", "consensus", "final")
 
 
 def _export_frame(project: Project, kind: str, options: AgreementOptions,
@@ -148,8 +147,6 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
-#: exports that show nothing blind coding hides (anyone may write them)
-UNBLINDED_KINDS = ("codebook", "assignments")
 
 
 def _provenance(project: Project, keys: list[str], options: AgreementOptions

@@ -20,8 +20,7 @@ from typing import Any
 from ..errors import Cancelled, InputError
 from ..models import NA_LABELS, RATING_KEYS, ROLES, SCALE_LABELS
 from ..rows import odd_character
-
-FORMATS = ("auto", "sense7-xlsx", "sense7-csv", "csv", "json", "jsonl", "esconv", "transcript")
+from .formats import FORMATS as FORMATS  # the formats table's keys, auto first
 
 #: Fields a ``--map FIELD=COLUMN`` (or a JSON key) may be pointed at.
 MAP_FIELDS = (
