@@ -21,6 +21,7 @@ from ..domain.measures import summary as measures_summary
 from ..project import Project
 from ..project.merge import ON_CONFLICT
 from .acting import open_as, take
+from .wording import error_text
 
 # Only light modules at the top (every command builds this parser, `--help` included):
 # agreement, export and reconciliation need pandas and scipy, so each command imports
@@ -383,7 +384,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         except MergeConflicts as e:
             for line in e.report.lines():
                 print(line, file=sys.stderr)
-            print(f"sense7-coder: error: {e}", file=sys.stderr)
+            print(f"sense7-coder: error: {error_text(e)}", file=sys.stderr)
             return EXIT_CONFLICTS
     for line in report.lines():
         print(line)

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .codebook import Code, Codebook
-from .errors import Cancelled
+from .errors import Cancelled, Hint
 from .export_kinds import TABLES
 from .files import ExportError, destination
 
@@ -94,15 +94,15 @@ def table_format(path: str | Path, to: str | None = None) -> str:
             raise ExportError(f"export format must be one of {', '.join(TABLE_FORMATS)}, "
                               f"got {to!r}")
         if suffix in TABLE_FORMATS and suffix != to:
-            raise ExportError(f"{path}: the extension .{suffix} contradicts --to {to}; "
-                              "make them agree")
+            raise ExportError(f"{path}: the extension .{suffix} contradicts the format {to}",
+                              hint=Hint("to", suffix, "make them agree"))
         return to
     if suffix in TABLE_FORMATS:
         return suffix
     if not suffix or (path.exists() and not path.is_file() and not path.is_dir()):
         return "csv"
     raise ExportError(f"{path}: unknown export format '.{suffix}'; name the file .csv, .xlsx "
-                      "or .sav, or choose one with --to csv|xlsx|sav")
+                      "or .sav", hint=Hint("to", "|".join(TABLE_FORMATS), "or choose the format"))
 
 
 @contextlib.contextmanager
@@ -195,8 +195,8 @@ def write_xlsx(
     if len(frame.columns) > XLSX_MAX_COLUMNS:
         raise ExportError(
             f"{path}: {len(frame.columns):,} columns do not fit an Excel sheet (at most "
-            f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav, or choose fewer coders or codes "
-            "(--coders, --codes)")
+            f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav",
+            hint=Hint("coders", "", "or choose fewer coders or codes"))
     wb = Workbook(write_only=True)
     ws = wb.create_sheet(title=sheet[:31] or "export")
     ws.freeze_panes = "A2"

@@ -47,7 +47,7 @@ from ..domain.agreement.kappa import KAPPA_BASES
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
-from ..domain.errors import Cancelled, ProjectError
+from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.evaluation import to_level
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..store import frames
@@ -683,8 +683,9 @@ def project_agreement(
                                f"{', '.join(map(str, code.values))} left out")
     if not specs:
         raise ProjectError(
-            "no codings match the selection; nothing to compare (check --codes, --coders, "
-            "--model, --participant)"
+            "no codings match the selection; nothing to compare",
+            hint=Hint("codes", "", "check the codes, coders, assistants and participants "
+                      "chosen"),
         )
     min_units = options.min_units or min_units_setting(project)
     try:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..domain import provenance as prov
 from ..domain.codebook import Codebook
-from ..domain.errors import Cancelled, ProjectError
+from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.export import (
     EXPORT_KINDS,
     codebook_table,
@@ -196,7 +196,8 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
     parsed: object = None
     if value is not None:
         if len(options.codes) != 1:
-            raise ProjectError("give one code (--codes KEY) to retrieve the units of a value")
+            raise ProjectError("retrieving the units of a value needs exactly one code",
+                               hint=Hint("codes", "KEY", "choose one code"))
         code = project.code(options.codes[0])
         if value.strip().casefold() in ("na", "not applicable"):
             parsed = None

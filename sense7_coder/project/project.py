@@ -22,6 +22,7 @@ from ..store import conversations as store_conv
 from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
+from .hints import AS_LEAD, MAKE_ADJUDICATOR
 from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
 from .undo import Cell, Command, UndoStack, changed_elsewhere, same_value
 
@@ -245,8 +246,8 @@ class Project:
         if self._coder is None:
             if not (self.blind_coding or self.lead_passphrase_set):
                 return
-            raise ProjectError(f"only a lead (an adjudicator) can {what}, and nobody is named "
-                               "(on the command line: --as NAME)")
+            raise ProjectError(f"only a lead (an adjudicator) can {what}, and nobody is named",
+                               hint=AS_LEAD)
         raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
                            f"'{self._coder}'")
 
@@ -255,7 +256,7 @@ class Project:
         if self.blind_coding and not self.is_lead():
             if self._coder is None:
                 raise ProjectError(f"coders code blind in this project: only a lead (an "
-                                   f"adjudicator) can {what} (on the command line: --as NAME)")
+                                   f"adjudicator) can {what}", hint=AS_LEAD)
             raise ProjectError(f"'{self._coder}' codes blind in this project: only a lead (an "
                                f"adjudicator) can {what}")
 
@@ -557,8 +558,8 @@ class Project:
         coder = self._require_coder()
         if self.coder_role(coder) != "adjudicator":
             raise ProjectError(
-                f"only an adjudicator can set the consensus; '{coder}' is a coder "
-                "(make them adjudicator in the coder dialog or with --role adjudicator)"
+                f"only an adjudicator can set the consensus; '{coder}' is a coder",
+                hint=MAKE_ADJUDICATOR,
             )
         return coder
 

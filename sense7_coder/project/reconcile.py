@@ -40,6 +40,7 @@ from .agreement import (
     unit_ids,
     unit_key,
 )
+from .hints import MAKE_ADJUDICATOR
 from .project import Project
 from .undo import Command
 
@@ -353,8 +354,8 @@ def accept_majorities(
         raise ProjectError("choose who you are (an adjudicator) first")
     if project.coder_role(adjudicator) != "adjudicator":
         raise ProjectError(
-            f"only an adjudicator can set the consensus; '{adjudicator}' is a coder "
-            "(make them adjudicator with --role adjudicator)"
+            f"only an adjudicator can set the consensus; '{adjudicator}' is a coder",
+            hint=MAKE_ADJUDICATOR,
         )
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.errors import Cancelled, Sense7Error
+from .wording import error_text
 
 if TYPE_CHECKING:
     from ..project import Project
@@ -80,7 +81,7 @@ class TaskError:
 
 def describe_error(exc: BaseException) -> TaskError:
     if isinstance(exc, Sense7Error):
-        return TaskError(str(exc), "", exc)
+        return TaskError(error_text(exc), "", exc)
     text = str(exc).strip()
     if len(text) > 300:
         text = text[:297] + "..."

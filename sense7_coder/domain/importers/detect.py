@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import Hint, InputError
 from .common import FORMATS, ImportOptions, read_text
 from .esconv import looks_like_esconv
 from .formats import CLAIMED, endings_text
@@ -70,7 +70,8 @@ def detect_with_data(path: Path, options: ImportOptions) -> tuple[str, Any]:
     raise InputError(
         str(path),
         f"cannot tell the format of a '{suffix or 'extensionless'}' file; known endings: "
-        f"{endings_text()}; or give the format (--format)",
+        f"{endings_text()}",
+        hint=Hint("format", "", "or choose the format"),
     )
 
 

@@ -19,28 +19,14 @@ from ...domain.importers.reading import plan
 from ...domain.models import ROLES
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
+from ..wording import error_text
 
 PREVIEW_ROWS = 50
 _UNKNOWN_NAME = re.compile(r"unknown (?:role|speaker) '([^']*)'")
-#: the importers speak to the command line; in the dialog the same advice points at its controls
-_GUI_WORDING = (
-    (re.compile(r"tell the importer what it is with --roles '[^']*'(?: \(or =assistant, =system\))?"),
-     "choose its role on the Speakers tab"),
-    (re.compile(r"\(from --map (\w+)=[^)]*\)"), r"(chosen for \1 on the Columns tab)"),
-    (re.compile(r"name the column with --map (\w+)=COLUMN"), r"choose the column for \1 on the Columns tab"),
-    (re.compile(r"give the format \(--format\)"), "choose the format"),
-    (re.compile(r"--roles '([^']*)'"), r"the Speakers tab (\1)"),
-)
 
 
 def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def gui_wording(text: str) -> str:
-    for pattern, replacement in _GUI_WORDING:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 @dataclass(frozen=True)
@@ -71,7 +57,7 @@ class GroupCheck:
         if self.error is not None:
             return self.error
         if self.preview is not None and self.preview.error is not None:
-            return str(self.preview.error)
+            return error_text(self.preview.error)
         return None
 
 
@@ -123,12 +109,12 @@ class ImportCheck:
         for g in self.groups:
             text = g.error_text
             if text:
-                out.append(Message("error", gui_wording(text)))
+                out.append(Message("error", text))
             if g.preview is not None:
                 out.extend(Message("warning", f"{g.name}: {w}") for w in g.preview.messages
                            if g.preview.error is None or w != str(g.preview.error))
         if self.error:
-            out.append(Message("error", gui_wording(self.error)))
+            out.append(Message("error", self.error))
         if self.summary is not None:
             for f in self.summary.files:
                 source = " + ".join(Path(s).name for s in f.source.split(" + "))
@@ -156,7 +142,7 @@ def plan_groups(paths: Sequence[Path], options: ImportOptions) -> list[GroupChec
             plan([path], options)
         except (InputError, ValueError) as e:
             fmt = options.format if options.format != "auto" else "not recognised"
-            failed.append(GroupCheck([path], fmt, error=str(e)))
+            failed.append(GroupCheck([path], fmt, error=error_text(e)))
         else:
             good.append(path)
     groups = [GroupCheck(list(g.paths), g.format) for g in plan(good, options)] if good else []
@@ -192,6 +178,6 @@ def check_import(
         except Cancelled:
             raise
         except Sense7Error as e:
-            check.error = str(e)
+            check.error = error_text(e)
     progress(steps, steps)
     return check
