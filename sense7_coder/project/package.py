@@ -27,7 +27,7 @@ from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
 from ..store import codes as store_codes
 from ..store import package as store_package
-from ..store.db import STALE_PART_S
+from ..store.backups import STALE_PART_S
 from .project import Project
 
 #: settings a package never takes over from the lead's project (the lead passphrase's hash
