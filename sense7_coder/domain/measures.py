@@ -126,12 +126,6 @@ def name_of(key: str) -> str:
     return m.name if m else key
 
 
-def label_of(key: str) -> str:
-    """A measure's name in the window (Greek letters; its key when no row has it)."""
-    m = MEASURES_BY_KEY.get(key)
-    return m.label if m else key
-
-
 def short_of(key: str) -> str:
     """A measure's name in a results table's coefficient column."""
     m = MEASURES_BY_KEY.get(key)

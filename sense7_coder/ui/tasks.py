@@ -119,10 +119,6 @@ class Task(QObject):
         """Ask the job to stop; it notices the next time it polls ``cancel()``."""
         self._cancel.set()
 
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
-
     # -- GUI thread --------------------------------------------------------------------------
     def wait(self, timeout_s: float = 30.0) -> bool:
         """Spin an event loop until the outcome has been delivered; False on timeout."""

@@ -30,7 +30,6 @@ import numpy as np
 GWET = "gwet"
 BRENNAN_PREDIGER = "brennan_prediger"
 FLEISS_GWET = "fleiss"
-METHODS = (GWET, BRENNAN_PREDIGER, FLEISS_GWET)
 
 
 def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:

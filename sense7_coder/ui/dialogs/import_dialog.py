@@ -88,7 +88,8 @@ class ImportDialog(QDialog):
         self.format_combo.addItems(list(FORMATS))
         for i, fmt in enumerate(IMPORT_FORMATS, start=1):
             self.format_combo.setItemData(
-                i, f"{fmt.name} ({', '.join(fmt.endings)})", Qt.ItemDataRole.ToolTipRole)
+                i, f"{fmt.name} ({', '.join(fmt.endings)}); automatic: {fmt.sniffing}",
+                Qt.ItemDataRole.ToolTipRole)
         self.format_combo.setToolTip("auto recognises the format from the file name and content")
         self.detected_label = QLabel()
         files_box = QGroupBox("Files")
