@@ -188,3 +188,15 @@ def test_the_export_dialog_describes_every_kind(qtbot: Any, demo_project: Path) 
             assert dialog.kind.itemData(i, Qt.ItemDataRole.ToolTipRole) == k.description
             assert dialog.provenance.isEnabled() == (k.key in ("long", "wide", "consensus"))
         dialog.close()
+
+
+def test_every_export_kind_has_its_table(demo_project: Path) -> None:
+    """Each row has its code: the project writes a table of every kind."""
+    from sense7_coder.project import Project
+    from sense7_coder.project.agreement import AgreementOptions
+    from sense7_coder.project.export import export_frame
+
+    with Project.open(demo_project) as project:
+        for k in EXPORT_KIND_TABLE:
+            frame = export_frame(project, k.key, AgreementOptions(bootstrap=0))
+            assert len(frame.columns) > 0, k.key
