@@ -33,6 +33,7 @@ from ..domain.errors import ProjectError
 from ..project import Project
 from ..project.identity import PassphraseNeeded
 from ..project.project import ROLES
+from .wording import error_text
 
 #: asks the lead passphrase for a name; None when the person cancels (tests replace it)
 PassphraseAsker = Callable[[QWidget | None, str], str | None]
@@ -207,7 +208,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_role(name, self.role.currentText())
         except ProjectError as e:
-            QMessageBox.warning(self, "Roles", str(e))
+            QMessageBox.warning(self, "Roles", error_text(e))
         self._fill()
 
     def change_passphrase(self) -> None:
@@ -228,7 +229,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_lead_passphrase(first or None)
         except ProjectError as e:
-            QMessageBox.warning(self, "Lead passphrase", str(e))
+            QMessageBox.warning(self, "Lead passphrase", error_text(e))
         self._update_roles()
 
     # -- choosing who codes ---------------------------------------------------------------------
@@ -244,7 +245,7 @@ class CoderDialog(QDialog):
             if not take_identity(self.project, name, self, self.asker):
                 return
         except ProjectError as e:
-            QMessageBox.warning(self, "Who is coding?", str(e))
+            QMessageBox.warning(self, "Who is coding?", error_text(e))
             return
         super().accept()
 

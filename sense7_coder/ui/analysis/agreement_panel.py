@@ -49,6 +49,7 @@ from ...project.outputs import refuse_project_file
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
+from ..wording import error_text
 from .agreement_results import AgreementResults
 from .filters import AnalysisFilters
 
@@ -220,7 +221,7 @@ class AgreementPanel(QWidget):
             try:
                 set_min_units_setting(self.project, options.min_units)
             except Sense7Error as e:
-                self._set_error(str(e))
+                self._set_error(error_text(e))
                 return None
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
@@ -333,7 +334,7 @@ class AgreementPanel(QWidget):
         try:
             self.save_plot(name)
         except Sense7Error as e:
-            self._set_error(str(e))
+            self._set_error(error_text(e))
             return
         self.status.setStyleSheet("")
         self.status.setText(f"Saved the plot to {name}.")
@@ -347,7 +348,7 @@ class AgreementPanel(QWidget):
         try:
             refuse_project_file(out, "for the figures")
         except Sense7Error as e:
-            self._set_error(str(e))
+            self._set_error(error_text(e))
             return None
 
         def job(progress: ProgressFn, cancel: CancelFn) -> int:

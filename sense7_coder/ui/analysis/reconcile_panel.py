@@ -43,6 +43,7 @@ from ...project.undo import Command
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskRunner, with_own_project
+from ..wording import error_text
 from .adjudicator import can_decide
 from .consensus_view import ConsensusAgreement
 from .decision_box import LEVEL_KEYS
@@ -331,7 +332,7 @@ class ReconcilePanel(QWidget):
             cmd = self.project.set_consensus(d.unit, d.code, value,
                                              self.decision.rationale.text())
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         return self._after_write(cmd.cells[0].after if cmd.cells else None, d)
 
@@ -345,7 +346,7 @@ class ReconcilePanel(QWidget):
             cmd = (accept_majority(self.project, d.unit, d.code, why) if why
                    else accept_majority(self.project, d.unit, d.code))
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         return self._after_write(cmd.cells[0].after if cmd.cells else None, d)
 
@@ -356,7 +357,7 @@ class ReconcilePanel(QWidget):
         try:
             self.project.clear_consensus(d.unit, d.code)
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         d.consensus = None
         self._refresh(d)
@@ -414,7 +415,7 @@ class ReconcilePanel(QWidget):
         try:
             cmd = self.project.undo() if undo else self.project.redo()
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return
         self._seen = self._mark()
         if cmd is None:
