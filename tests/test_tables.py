@@ -62,9 +62,12 @@ def test_every_measure_the_engine_writes_has_a_complete_row() -> None:
     assert len({m.order for m in mt.MEASURE_TABLE}) == len(mt.MEASURE_TABLE)
     for m in mt.MEASURE_TABLE:
         assert not _complete(m), (m.key, _complete(m))
-        assert m.levels and set(m.levels) <= {mt.NOMINAL, mt.ORDINAL}, m.key
+        assert m.levels and set(m.levels) <= {mt.NOMINAL, mt.ORDINAL, mt.INTERVAL, mt.RATIO}, m.key
         assert m.scope and set(m.scope) <= {mt.GROUP, mt.PAIRS, mt.REFERENCE}, m.key
         assert all(c in mt.CITATIONS for c in m.citations), m.key
+    from sense7_coder.domain.agreement import LEVELS
+
+    assert set(mt.MEASURES_BY_KEY[records.ALPHA].levels) == set(LEVELS)
 
 
 def test_a_measure_is_spelt_one_way_everywhere() -> None:

@@ -24,6 +24,8 @@ BRENNAN_PREDIGER = "brennan_prediger"
 
 NOMINAL = "nominal"
 ORDINAL = "ordinal"
+INTERVAL = "interval"
+RATIO = "ratio"
 #: who a measure compares: all coders of a code together, each pair, or a coder against
 #: a reference (the users' own ratings, the consensus)
 GROUP = "group"
@@ -84,7 +86,7 @@ class Measure:
 MEASURE_TABLE: tuple[Measure, ...] = (
     Measure(ALPHA, "Krippendorff's alpha", "Krippendorff's α", "alpha", 10, ("kripp",),
             "Krippendorff's alpha at the code's level of measurement, with a bootstrap 95% "
-            "interval", (NOMINAL, ORDINAL), (GROUP, REFERENCE)),
+            "interval", (NOMINAL, ORDINAL, INTERVAL, RATIO), (GROUP, REFERENCE)),
     Measure(GWET_AC1, "Gwet's AC1", "Gwet's AC1", "AC1", 20, ("gwet",),
             "Gwet's AC1 for any number of raters with missing ratings", (NOMINAL, ORDINAL),
             (GROUP,)),
