@@ -69,3 +69,11 @@ def test_the_exemptions_are_the_record() -> None:
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     assert exempt == {path: sorted(codes) for path, codes in record.items()}
     assert set(CODES) <= set(config["tool"]["ruff"]["lint"]["select"])
+
+
+def test_no_module_is_over_700_lines() -> None:
+    """Short modules named after what they hold: a module that outgrows 700 lines is split
+    along its seams (as frames/packed, db/backups, agreement/ratings, project/rules were)."""
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "sense7_coder").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700}
+    assert not long
