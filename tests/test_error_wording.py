@@ -127,3 +127,15 @@ def test_the_import_dialog_shows_the_window_wording(qtbot: Any, demo_project: Pa
     [problem] = [m.text for m in check.messages() if m.kind == "error"]
     assert "on the Speakers tab" in problem and "--" not in problem
     assert check.speakers() == {"Coach": None}
+
+
+def test_a_choice_of_values_reads_as_the_help_shows_it(tmp_path: Path) -> None:
+    from sense7_coder.domain.export_formats import table_format
+    from sense7_coder.domain.files import ExportError
+
+    with pytest.raises(ExportError) as e:
+        table_format(tmp_path / "x.ods")
+    assert cli_text(e.value).endswith("or choose the format (--to csv|xlsx|sav)")
+    assert window_text(e.value).endswith("(choose the file type when you save)")
+    assert cli_text(ProjectError("x", hint=Hint("roles", "Ann Lee=user"))).endswith(
+        "give --roles 'Ann Lee=user'")

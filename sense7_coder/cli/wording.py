@@ -9,9 +9,13 @@ from ..domain.errors import Hint, Sense7Error
 
 
 def option_text(hint: Hint) -> str:
-    """The option a hint points at, as typed on the command line."""
+    """The option a hint points at, as typed on the command line (``a|b|c``: a choice of
+    values, shown as the help shows choices)."""
     flag = f"--{hint.option}"
-    return f"{flag} {shlex.quote(hint.value)}" if hint.value else flag
+    if not hint.value:
+        return flag
+    choices = "|" in hint.value and all(v and shlex.quote(v) == v for v in hint.value.split("|"))
+    return f"{flag} {hint.value if choices else shlex.quote(hint.value)}"
 
 
 def hint_text(hint: Hint) -> str:
