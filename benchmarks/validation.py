@@ -354,7 +354,7 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
         f"reference on {n_designs} random designs drawn from seed {SEED}: 8-60 units, 2-5 "
         "coders, nominal codes of 2-4 categories and ordinal codes of 5 levels, half of the "
         "designs with 5-35% of ratings missing. A design counts for a coefficient when the "
-        "tool reports it there (Fleiss' kappa, Brennan-Prediger and the ICCs are compared on "
+        "tool reports it there (Fleiss' kappa, Brennan–Prediger and the ICCs are compared on "
         "complete designs, where the references are defined). Published worked examples "
         "(Krippendorff 2011, Gwet 2014, Shrout & Fleiss 1979 and others) are checked "
         "separately by `tests/test_agreement_reference.py` and `tests/test_agreement_measures.py`.",

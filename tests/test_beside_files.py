@@ -309,7 +309,7 @@ def test_a_backups_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None
 def test_half_written_backups_left_by_a_kill_are_cleaned_up(tmp_path: Path) -> None:
     from sense7_coder.domain.codebook import codebook_from_dict
     from sense7_coder.project import Project
-    from sense7_coder.store.db import STALE_PART_S, backups_dir
+    from sense7_coder.store.backups import STALE_PART_S, backups_dir
 
     path = tmp_path / "b.sense7"
     Project.create(path, codebook_from_dict({"name": "t", "codes": [{"key": "a"}]})).close()
@@ -370,7 +370,7 @@ def test_what_a_killed_package_left_is_cleaned_up_by_the_next(tmp_path: Path) ->
 
     from sense7_coder.project.assignments import assign
     from sense7_coder.project.package import make_package
-    from sense7_coder.store.db import STALE_PART_S
+    from sense7_coder.store.backups import STALE_PART_S
 
     lines = conversation_lines([(f"k{i:02d}", "P1", "GPT4", 3, 4) for i in range(4)])
     project = make_project(tmp_path, "study.sense7", lines)

@@ -53,8 +53,9 @@ def test_format_comes_from_extension_or_to(tmp_path: Path) -> None:
     assert table_format(tmp_path / "a.txt", "sav") == "sav"
     with pytest.raises(ExportError, match=r"unknown export format '\.txt'"):
         table_format(tmp_path / "a.txt")
-    with pytest.raises(ExportError, match="contradicts --to sav"):
+    with pytest.raises(ExportError, match="contradicts the format sav; make them agree") as e:
         table_format(tmp_path / "a.xlsx", "sav")
+    assert e.value.hint is not None and (e.value.hint.option, e.value.hint.value) == ("to", "xlsx")
 
 
 def test_long_xlsx_has_the_csv_cells_with_numbers_as_numbers(study: Project,

@@ -14,6 +14,7 @@ from analysis_support import code, make_project
 
 from sense7_coder.project import Project
 from sense7_coder.store import frames
+from sense7_coder.store import packed as engine
 from sense7_coder.store.conversations import ConversationFilter
 
 KEY = ["coder", "conversation_id", "position", "sentence", "code"]
@@ -38,7 +39,7 @@ def as_rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 
 @pytest.fixture
 def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project]:
-    monkeypatch.setattr(frames, "PACK_ROWS", 3)  # many chunks, and edges between them
+    monkeypatch.setattr(engine, "PACK_ROWS", 3)  # many chunks, and edges between them
     project = make_project(tmp_path)
     code(project, "alice", {
         ("c1", 2, "overall"): 4, ("c3", 4, "overall"): None, ("c1", 2, 2, "question"): 1,
@@ -246,8 +247,8 @@ def test_sparse_coding_rowids_are_read_in_few_chunks(study: Project) -> None:
         db.conn.execute("UPDATE codings SET rowid = -5 WHERE rowid = (SELECT min(rowid) "
                         "FROM codings WHERE rowid > 0)")
     rows = study.db.conn.execute("SELECT count(*) FROM codings").fetchone()[0]
-    chunks = frames._chunks(study.db, "codings", -5, 4611686018427387904)
-    assert len(chunks) == -(-rows // frames.PACK_ROWS)  # PACK_ROWS rows each
+    chunks = engine._chunks(study.db, "codings", -5, 4611686018427387904)
+    assert len(chunks) == -(-rows // engine.PACK_ROWS)  # PACK_ROWS rows each
     assert chunks[0][0] == -5 and chunks[-1][1] == 4611686018427387904
     assert as_rows(frames.coding_values_frame(study.db)) == plain_codings(study)
     assert len(frames.codings_frame(study.db)) == rows

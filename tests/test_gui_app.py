@@ -106,32 +106,33 @@ def test_opening_backs_up_on_a_worker_while_coding_goes_on(gui, qtbot, demo_proj
     import sqlite3
     import threading
 
+    from sense7_coder.store import backups as store_backups
     from sense7_coder.store import db as store_db
 
     started, release = threading.Event(), threading.Event()
-    real = store_db._backup
+    real = store_db.copy_to_backups
 
     def slow_backup(path: Path, source: sqlite3.Connection) -> Path | None:
         started.set()
         release.wait(10)
         return real(path, source)
 
-    monkeypatch.setattr(store_db, "_backup", slow_backup)
-    backups = store_db.backups_dir(demo_project)
+    monkeypatch.setattr(store_db, "copy_to_backups", slow_backup)
+    backups = store_backups.backups_dir(demo_project)
     window = gui.open(demo_project)  # returns while the backup is still waiting
     assert started.wait(5)
-    assert not store_db.own_backups(demo_project)
+    assert not store_backups.own_backups(demo_project)
     conv, pos = window.workspace.conversation.conversation_id, window.workspace.position
     code = window.project.codebook.codes[0].key
     from sense7_coder.domain.models import Unit
 
     window.project.set_value(Unit(conv, pos, 0), code, 4)
     release.set()
-    qtbot.waitUntil(lambda: bool(store_db.own_backups(demo_project)), timeout=10000)
+    qtbot.waitUntil(lambda: bool(store_backups.own_backups(demo_project)), timeout=10000)
     assert backups.is_dir()
     qtbot.waitUntil(lambda: "Backup saved in" in window.statusBar().currentMessage(), timeout=5000)
     assert gui.stored(demo_project, "dana", conv, pos, code) == 4
-    with sqlite3.connect(store_db.own_backups(demo_project)[-1]) as copy:
+    with sqlite3.connect(store_backups.own_backups(demo_project)[-1]) as copy:
         assert copy.execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 

@@ -241,7 +241,7 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
       "4,000 digits is too large",)),
     ("utf-16 csv without BOM", _write("u16.csv", CSV.encode("utf-16-le")), [],
      ("u16.csv: the file is UTF-16 (little-endian, no byte-order mark) encoded; re-save it "
-      "as UTF-8, or import it with --encoding utf-16-le",)),
+      "as UTF-8; or read it as utf-16-le (--encoding utf-16-le)",)),
     ("utf-16 big-endian csv without BOM", _write("u16be.csv", CSV.encode("utf-16-be")), [],
      ("UTF-16 (big-endian", "--encoding utf-16-be")),
     ("utf-16 csv with BOM", _write("u16bom.csv", CSV.encode("utf-16")), [],
@@ -260,9 +260,9 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
     ("wrong --encoding", _write("cp2.csv", CSV.replace("Hello", "Caf\u00e9").encode("cp1252")),
      ["--encoding", "utf-8"], ("cp2.csv, line 2: cannot be read as utf-8",)),
     ("unknown --encoding", _write("plain.csv", CSV), ["--encoding", "klingon"],
-     ("--encoding 'klingon': unknown encoding",)),
+     ("encoding 'klingon': unknown encoding",)),
     ("a codec that is not a text encoding", _write("plain.csv", CSV), ["--encoding", "base64"],
-     ("--encoding 'base64': not a text encoding",)),
+     ("encoding 'base64': not a text encoding",)),
     ("--encoding that makes a lone surrogate",
      _write("escape.csv", CSV + "x1,user,a\\ud800b\n"), ["--encoding", "unicode_escape"],
      ("escape.csv, line 4: read as unicode-escape, the file holds a character no text can "
@@ -320,7 +320,7 @@ IMPORT_CASES: list[tuple[str, Callable[[Path], object], list[str], tuple[str, ..
      ("dup.csv, line 1, field 'role': column 'role' appears twice in the header",)),
     ("a million columns, none of them text", _many_columns, [],
      ("wide.csv, line 1, field 'text': missing the message text column",
-      "c28, c29, ... (1,000,000 in all); name the column with --map text=COLUMN")),
+      "c28, c29, ... (1,000,000 in all); name the column for text (--map text=COLUMN)")),
     ("a cell over 1,000,000 characters", _long_cell, [],
      ("long_cell.csv, line 3, field 'text': the cell holds 1,000,001 characters; at most "
       "1,000,000",)),

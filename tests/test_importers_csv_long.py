@@ -59,7 +59,8 @@ def test_speaker_column_with_roles_and_mapping(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         read(path, mapping={"conversation_id": "Conv", "text": "Body", "speaker": "Who"})
     assert e.value.field == "Who" and e.value.location == "line 2"
-    assert "unknown speaker 'Alice'" in e.value.message and "--roles" in e.value.message
+    assert "unknown speaker 'Alice'" in e.value.message
+    assert e.value.hint is not None and e.value.hint.value == "Alice=user"
     batch = read(path, mapping={"conversation_id": "Conv", "text": "Body", "speaker": "Who"},
                  roles={"alice": "user", "Coach": "assistant"})
     turns = batch.conversations[0].turns
@@ -134,7 +135,8 @@ def test_missing_columns_listed(tmp_path: Path) -> None:
     assert e.value.field == "role" and "role (or speaker)" in e.value.message
     with pytest.raises(InputError) as e:
         read(path, mapping={"text": "wordz"})
-    assert "column 'wordz' (from --map text=wordz) is not in the table" in e.value.message
+    assert "column 'wordz' (chosen for text) is not in the table" in e.value.message
+    assert e.value.hint is not None and e.value.hint.option == "map"
 
 
 def test_duplicate_header_and_header_only(tmp_path: Path) -> None:

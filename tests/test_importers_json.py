@@ -175,8 +175,10 @@ def test_errors_name_where_and_field(tmp_path: Path, data: Any, location: str,
 def test_unknown_role_fixed_with_roles(tmp_path: Path) -> None:
     path = write_json(tmp_path / "r.json", [{"messages": [
         {"role": "Coach", "content": "a"}, {"role": "Client", "content": "b"}]}])
-    with pytest.raises(InputError, match="--roles 'Coach=user'"):
+    with pytest.raises(InputError, match="unknown role 'Coach'") as e:
         read(path)
+    assert e.value.hint is not None
+    assert (e.value.hint.option, e.value.hint.value) == ("roles", "Coach=user")
     batch = read(path, roles={"coach": "assistant"})
     assert [t.role for t in batch.conversations[0].turns] == ["assistant", "user"]
 

@@ -110,8 +110,8 @@ def test_txt_transcript(tmp_path: Path) -> None:
     assert len(unmapped.conversations[0].turns) == 2  # "AI Assistant:" was read as text
     assert unmapped.warnings == [
         "lines beginning with a name that is not a known speaker were read as message text: "
-        "'Note' (2 lines), 'AI Assistant' (1 line); if one of them is a speaker, give "
-        "--roles 'NAME=user' (or =assistant)"]
+        "'Note' (2 lines), 'AI Assistant' (1 line); if one of them is a speaker, say "
+        "which role it has (user or assistant)"]
     batch = read(path, roles={"AI Assistant": "assistant"})
     conv = batch.conversations[0]
     assert conv.conversation_id == "session 12"
@@ -129,7 +129,8 @@ def test_txt_must_start_with_a_speaker(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         read(path)
     assert (e.value.location, e.value.field) == ("line 2", "speaker")
-    assert "unknown speaker 'Coach'" in e.value.message and "--roles 'Coach=user'" in e.value.message
+    assert "unknown speaker 'Coach'" in e.value.message and e.value.hint is not None
+    assert (e.value.hint.option, e.value.hint.value) == ("roles", "Coach=user")
     batch = read(path, roles={"Coach": "assistant", "trainee": "user"})
     assert [t.role for t in batch.conversations[0].turns] == ["assistant", "user"]
     path.write_text("hello there\nUser: hi\n", encoding="utf-8")

@@ -15,7 +15,7 @@ from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import AgreementOptions, project_agreement
 from sense7_coder.project.export import export_frame
-from sense7_coder.store import frames
+from sense7_coder.store import frames, packed
 
 VALUES = {("c1", 2, "overall"): 4, ("c2", 2, "overall"): 3, ("c3", 2, "overall"): 5,
           ("c4", 4, "overall"): 2, ("c4", 2, "overall"): 1}
@@ -38,7 +38,7 @@ def after_first_chunk(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]
     """Run ``write`` (another window saving) once the first part of a long read is in: the
     first chunk of a rowid-ranged read, or the first whole read conversation by
     conversation (one statement; the reads after it are others)."""
-    chunks, grouped = frames._chunks, frames._grouped
+    chunks, grouped = packed._chunks, frames._grouped
     done = []
 
     def once() -> None:
@@ -57,8 +57,8 @@ def after_first_chunk(monkeypatch: pytest.MonkeyPatch, write: Callable[[], None]
         once()
         return read
 
-    monkeypatch.setattr(frames, "PACK_ROWS", 2)
-    monkeypatch.setattr(frames, "_chunks", chunked)
+    monkeypatch.setattr(packed, "PACK_ROWS", 2)
+    monkeypatch.setattr(packed, "_chunks", chunked)
     monkeypatch.setattr(frames, "_grouped", grouped_then_write)
 
 

@@ -14,7 +14,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.store import conversations as store_conv
-from sense7_coder.store.db import backups_dir, own_backups
+from sense7_coder.store.backups import backups_dir, own_backups
 from sense7_coder.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrations
 
 BOOK = codebook_from_dict(

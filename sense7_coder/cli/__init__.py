@@ -16,6 +16,7 @@ from ..domain.errors import Sense7Error
 from ..project import StorageError
 from . import foundation
 from .acting import add_as_option
+from .wording import error_text
 
 #: modules that add subcommands: each has ``register(subparsers)``
 _MODULES = [foundation]
@@ -77,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return foundation.launch_gui(None)
         return int(args.func(args) or 0)
     except Sense7Error as e:
-        print(f"sense7-coder: error: {e}", file=sys.stderr)
+        print(f"sense7-coder: error: {error_text(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("sense7-coder: interrupted; nothing was changed", file=sys.stderr)

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import ProjectError
-from ..domain.models import EXPORT_KINDS
+from ..domain.export_kinds import EXPORT_KINDS, TABLES, kinds_help
+from ..domain.measures import summary as measures_summary
 from ..project import Project
 from ..project.merge import ON_CONFLICT
 from .acting import open_as, take
+from .wording import error_text
 
 # Only light modules at the top (every command builds this parser, `--help` included):
 # agreement, export and reconciliation need pandas and scipy, so each command imports
@@ -96,17 +98,19 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    "revealed to them; final: with the values changed after the reveal")
 
 
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "agreement", help="inter-rater agreement per code",
-        description="Krippendorff's alpha (with a bootstrap 95% interval), Gwet's AC1/AC2, "
-        "Brennan-Prediger, ICC (ordinal codes), percent agreement, "
-        "Cohen's kappa per pair (weighted over the declared scale for ordinal codes) and "
-        "Fleiss' kappa among the coders; with --include-users every coder against the "
+        description=_upper_first(measures_summary())
+        + "; with --include-users every coder against the "
         "users' own ratings (alpha, kappa, Spearman); the consensus, where there is one, "
         "against the coders and users. Binary codes: a turn a coder marked done without "
         "the code counts as absent (0). Alpha bands: good >= .800, tentative >= .667, "
-        "claimed only when the whole 95%% interval lies in the band.",
+        "claimed only when the whole 95% interval lies in the band.",
     )
     p.add_argument("project", type=Path)
     _add_filters(p)
@@ -132,24 +136,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
-        "export", help="write a tidy table (long, wide, consensus, agreement, codebook) as "
+        "export", help="write a tidy table (" + ", ".join(EXPORT_KINDS) + ") as "
         "CSV, Excel or SPSS",
-        description="long: one row per coder x unit x code (reads back with import-codings); "
-        "wide: one row per unit, a column <code>__<coder> per code and coder; consensus: "
-        "the adjudicated values; final: one row per unit and code, the consensus where "
-        "decided, else the one coder's value, else 'unresolved' with every value, each row "
-        "saying where it came from (counts printed and written to OUT.meta.json); agreement: the agreement figures; codebook: one row per "
-        "code and level. The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
+        description=kinds_help() + " "
+        "The format follows OUT's extension (.csv, .xlsx, .sav) or --to. "
         "In CSV, text cells that a spreadsheet would run as a formula (starting with "
         "= + - @), and cells starting with ', get a leading ' unless --raw; "
         "import-codings takes exactly one ' off again.",
     )
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, metavar="OUT")
-    p.add_argument("--kind", choices=EXPORT_KINDS, required=True)
+    p.add_argument("--kind", choices=EXPORT_KINDS, required=True, metavar="KIND",
+                   help="one of " + ", ".join(EXPORT_KINDS) + " (each described above)")
     p.add_argument("--raw", action="store_true",
                    help="write formula-like text cells unchanged (no leading ')")
-    p.add_argument("--to", choices=("csv", "xlsx", "sav"),
+    p.add_argument("--to", choices=TABLES,
                    help="file format (default: from OUT's extension; none = csv)")
     p.add_argument("--with-text", action="store_true",
                    help="long: add the coded turn's (or sentence's) text")
@@ -428,7 +429,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         except MergeConflicts as e:
             for line in e.report.lines():
                 print(line, file=sys.stderr)
-            print(f"sense7-coder: error: {e}", file=sys.stderr)
+            print(f"sense7-coder: error: {error_text(e)}", file=sys.stderr)
             return EXIT_CONFLICTS
     for line in report.lines():
         print(line)

@@ -12,6 +12,7 @@ from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
 from ..domain.importers.common import check_encoding
+from ..domain.importers.formats import CLAIMED, IMPORT_FORMATS
 from ..domain.names import names_text
 from ..domain.words import count
 from ..project import Project, codebook_ops
@@ -62,7 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "projects with their codings)")
     p.add_argument("project", type=Path)
     p.add_argument("files", type=Path, nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=FORMATS, default="auto", type=str.lower)
+    p.add_argument("--format", choices=FORMATS, default="auto", type=str.lower,
+                   help="auto (default): from each file's name and content ("
+                   + ", ".join(sorted(CLAIMED)) + " by the ending alone); "
+                   + "; ".join(f"{f.key}: {f.name} ({', '.join(f.endings)})"
+                               for f in IMPORT_FORMATS))
     p.add_argument("--roles", default="", help="map speaker names to roles: NAME=ROLE,...")
     p.add_argument("--map", default="", dest="mapping", help="map fields to columns: FIELD=COLUMN,...")
     p.add_argument("--dry-run", action="store_true", help="check and report; write nothing")

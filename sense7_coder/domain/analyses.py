@@ -30,7 +30,6 @@ from typing import Any
 
 VALUE_COLUMNS = ("conversation_id", "participant_id", "model", "topic", "position",
                  "turn_index", "rater", "dimension", "value", "na")
-Z_GROUPS = ("model", "topic", "participant_id")
 
 
 def _shown(value: Any) -> str:

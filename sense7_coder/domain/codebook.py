@@ -46,7 +46,6 @@ APPLIES_TO = ("assistant", "user", "any")
 #: no "__" in a key: the wide export names its columns <code>__<coder>
 KEY_RE = re.compile(r"^(?!.*__)[a-z][a-z0-9_]{0,39}$")
 COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
-LEVEL_LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: the most levels one code may have (agreement tables grow with the square of it)
 MAX_LEVELS = 1000
 #: the most codes a codebook may have

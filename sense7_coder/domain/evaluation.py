@@ -63,9 +63,6 @@ class Metrics:
     spearman: float | None
     n: int
 
-    def as_dict(self) -> dict[str, Any]:
-        return {m: getattr(self, m) for m in (*METRICS, "n")}
-
 
 def _finite(x: Any) -> bool:
     try:

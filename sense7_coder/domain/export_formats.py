@@ -42,10 +42,11 @@ from pathlib import Path
 from typing import Any
 
 from .codebook import Code, Codebook
-from .errors import Cancelled
+from .errors import Cancelled, Hint
+from .export_kinds import TABLES
 from .files import ExportError, destination
 
-TABLE_FORMATS = ("csv", "xlsx", "sav")
+TABLE_FORMATS = TABLES  # the export kinds table's file formats
 XLSX_MAX_ROWS = 1_048_575  # below the header row
 XLSX_MAX_COLUMNS = 16_384  # Excel opens no sheet wider (the wide export of a crowd is)
 NA_TEXT = "NA"
@@ -93,15 +94,15 @@ def table_format(path: str | Path, to: str | None = None) -> str:
             raise ExportError(f"export format must be one of {', '.join(TABLE_FORMATS)}, "
                               f"got {to!r}")
         if suffix in TABLE_FORMATS and suffix != to:
-            raise ExportError(f"{path}: the extension .{suffix} contradicts --to {to}; "
-                              "make them agree")
+            raise ExportError(f"{path}: the extension .{suffix} contradicts the format {to}",
+                              hint=Hint("to", suffix, "make them agree"))
         return to
     if suffix in TABLE_FORMATS:
         return suffix
     if not suffix or (path.exists() and not path.is_file() and not path.is_dir()):
         return "csv"
     raise ExportError(f"{path}: unknown export format '.{suffix}'; name the file .csv, .xlsx "
-                      "or .sav, or choose one with --to csv|xlsx|sav")
+                      "or .sav", hint=Hint("to", "|".join(TABLE_FORMATS), "or choose the format"))
 
 
 @contextlib.contextmanager
@@ -213,8 +214,8 @@ def write_xlsx(
     if len(frame.columns) > XLSX_MAX_COLUMNS:
         raise ExportError(
             f"{path}: {len(frame.columns):,} columns do not fit an Excel sheet (at most "
-            f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav, or choose fewer coders or codes "
-            "(--coders, --codes)")
+            f"{XLSX_MAX_COLUMNS:,}); export as .csv or .sav",
+            hint=Hint("coders", "", "or choose fewer coders or codes"))
     wb = Workbook(write_only=True)
     if computed_with:
         app, *_ = computed_with.items()

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .export_kinds import EXPORT_KINDS as _EXPORT_KINDS
+
 #: Roles a message can have. Importers map speaker names onto these.
 ROLES = ("user", "assistant", "system")
 
@@ -27,11 +29,9 @@ ROLES_OF = {
     "any": ("user", "assistant", "system"),
 }
 
-#: the tidy tables an export writes (see :mod:`sense7_coder.domain.export`); kept here, in a
-#: module without heavy imports, so that the command line can offer them at once
-EXPORT_KINDS = ("long", "wide", "consensus", "final", "agreement", "codebook", "assignments",
-                "history", "segments", "memos", "ratings", "suggestions", "cooccurrence",
-                "codes-by-attribute")
+#: the tidy tables an export writes: one row each in the export kinds table
+#: (:mod:`sense7_coder.domain.export_kinds`, light, so the command line offers them at once)
+EXPORT_KINDS = _EXPORT_KINDS
 
 #: Keys of the users' own per-turn ratings (SENSE-7): overall plus the seven dimensions.
 DIMENSIONS = (

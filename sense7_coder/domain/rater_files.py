@@ -88,11 +88,11 @@ def read_rater_file(
     wanted = {norm(k): v for k, v in (mapping or {}).items()}
     for column, mapped in (mapping or {}).items():
         if norm(column) not in by_norm:
-            raise InputError(str(path), f"--map names column {column!r}, which the file does "
-                             f"not have (columns: {', '.join(table.columns)})",
+            raise InputError(str(path), f"the mapping names column {column!r}, which the file "
+                             f"does not have (columns: {', '.join(table.columns)})",
                              location="line 1", field=column)
         if codebook.get(mapped) is None:
-            raise InputError(str(path), f"--map maps column {column!r} to code {mapped!r}, "
+            raise InputError(str(path), f"the mapping maps column {column!r} to code {mapped!r}, "
                              "which is not in the codebook", location="line 1", field=column)
     out = RaterFile(path, (rater or rater_name(path)).strip())
     out.left_out += table.ignored

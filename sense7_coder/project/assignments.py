@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..domain.errors import ProjectError
+from ..domain.errors import Hint, ProjectError
 from ..store import assignments as store_assignments
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
@@ -60,7 +60,7 @@ class AssignReport:
         out += [f"  {c}: {_n(self.new.get(c, 0), 'new conversation')}" for c in self.coders]
         if self.unassigned:
             out.append(f"{_n(self.unassigned, 'selected conversation')} left unassigned "
-                       "(--per-coder)")
+                       "(beyond the conversations per coder)")
         return out
 
 
@@ -85,13 +85,13 @@ def assign(
     """Assign the selected unassigned conversations to ``coders`` (see the module notes)."""
     names = [typed_coder_name(c) for c in coders if c.strip()]
     if not names:
-        raise ProjectError("give at least one coder (--coders A,B,...)")
+        raise ProjectError("no coder given", hint=Hint("coders", "A,B", "give at least one"))
     if len(set(names)) != len(names):
-        raise ProjectError("a coder is listed twice in --coders")
+        raise ProjectError("a coder is listed twice among the coders")
     if not 0.0 <= overlap <= 1.0:
-        raise ProjectError(f"--overlap must be a fraction between 0 and 1, got {overlap}")
+        raise ProjectError(f"the overlap must be a fraction between 0 and 1, got {overlap}")
     if per_coder is not None and per_coder < 1:
-        raise ProjectError(f"--per-coder must be 1 or more, got {per_coder}")
+        raise ProjectError(f"conversations per coder must be 1 or more, got {per_coder}")
     project.require_lead("assign conversations")
     db = project.db
     order = [cid for _, cid in store_assignments.conversation_order(db)]

@@ -18,7 +18,7 @@ import pandas as pd
 from .. import APP_NAME, __version__
 from ..domain import provenance as prov
 from ..domain.codebook import Codebook
-from ..domain.errors import Cancelled, ProjectError
+from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.export import (
     EXPORT_KINDS,
     codebook_table,
@@ -28,6 +28,7 @@ from ..domain.export import (
     write_csv,
 )
 from ..domain.export_formats import table_format, write_table
+from ..domain.export_kinds import PROVENANCE_KINDS, UNBLINDED_KINDS
 from ..domain.files import atomic_text_file, destination
 from ..domain.versions import computed_with
 from ..domain.words import count
@@ -119,8 +120,6 @@ QUERY_KINDS = ("cooccurrence", "codes-by-attribute")
 TURN_ATTRIBUTE_KINDS = ("long", "segments", "final")
 
 
-#: the exports that can carry how each value was made (``final`` always does)
-PROVENANCE_KINDS = ("long", "wide", "consensus", "final")
 
 
 def _export_frame(project: Project, kind: str, options: AgreementOptions,
@@ -182,8 +181,6 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
-#: exports that show nothing blind coding hides (anyone may write them)
-UNBLINDED_KINDS = ("codebook", "assignments")
 
 
 def _provenance(project: Project, keys: list[str], options: AgreementOptions
@@ -235,7 +232,8 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
     parsed: object = None
     if value is not None:
         if len(options.codes) != 1:
-            raise ProjectError("give one code (--codes KEY) to retrieve the units of a value")
+            raise ProjectError("retrieving the units of a value needs exactly one code",
+                               hint=Hint("codes", "KEY", "choose one code"))
         code = project.code(options.codes[0])
         if value.strip().casefold() in ("na", "not applicable"):
             parsed = None

@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 
 from ..domain import rows as rows_check
 from ..domain.codings_csv import read_codings_file
-from ..domain.errors import Cancelled, InputError, ProjectError
+from ..domain.errors import Cancelled, Hint, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
 from ..domain.models import Coding, Conversation, ImportBatch, Sentence
 from ..domain.sentences import segment_turns
-from ..domain.words import count
 from ..domain.spans import Span, SpanCoding
+from ..domain.words import count
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
@@ -117,8 +117,10 @@ def _plan(project: Project, batches: Sequence[ImportBatch]) -> tuple[list[Import
                 raise InputError(
                     batch.source,
                     f"conversation '{cid}' is already in the project with different messages; "
-                    "give it another id (or --map conversation_id=...) to import it",
+                    "give it another id to import it",
                     field="conversation_id",
+                    hint=Hint("map", "conversation_id=COLUMN",
+                              "or take the ids from another column"),
                 )
             keep.append(conv)
             fs.conversations += 1

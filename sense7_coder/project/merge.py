@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..domain import rows
-from ..domain.errors import Cancelled, ProjectError
+from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
 from ..domain.spans import SpanKey
@@ -220,9 +220,10 @@ class MergeConflicts(ProjectError):
         n = len(report.conflicts)
         super().__init__(
             f"merge refused: {n} conflict{'s' if n != 1 else ''} between the files (listed "
-            "above); nothing was changed. Resolve them, or merge with --on-conflict keep-target "
-            "(the target's values), keep-source (the files' values) or newest (the value set "
-            "last)"
+            "above); nothing was changed",
+            hint=Hint("on-conflict", "keep-target",
+                      "resolve them, or merge keeping the target's values (keep-target), the "
+                      "files' values (keep-source) or the value set last (newest)"),
         )
 
 

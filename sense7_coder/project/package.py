@@ -27,7 +27,7 @@ from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
 from ..store import codes as store_codes
 from ..store import package as store_package
-from ..store.db import STALE_PART_S
+from ..store.backups import STALE_PART_S
 from .project import Project
 
 #: settings a package never takes over from the lead's project (the lead passphrase's hash
@@ -64,8 +64,7 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
     project.require_lead("make coder packages")
     ids = store_assignments.conversations_of(project.db, coder)
     if not ids:
-        raise ProjectError(f"no conversations are assigned to '{coder}'; assign them first "
-                           "(sense7-coder assign PROJECT --coders ...)")
+        raise ProjectError(f"no conversations are assigned to '{coder}'; assign them first")
     if shuffle:
         random.Random(f"{seed}:{coder}").shuffle(ids)
     with_ratings = not project.blind_coding

@@ -24,8 +24,10 @@ from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
 from .cells import Cell, CodingCell, ConsensusCell, DoneCell, MemoCell, RevisionCell, WriteContext
-from .changes import CODERS, NOTHING, SETTINGS, Changes
-from .identity import PassphraseNeeded, check_passphrase, hash_passphrase
+from .changes import CODERS, NOTHING, Changes
+from .hints import MAKE_ADJUDICATOR
+from .identity import PassphraseNeeded, check_passphrase
+from .rules import ProjectRules
 from .undo import Command, UndoStack, changed_elsewhere
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
@@ -34,7 +36,7 @@ COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codi
 ROLES = rows.CODER_ROLES
 
 
-class Project:
+class Project(ProjectRules):
     """An open project file. Create with :meth:`create` or :meth:`open`."""
 
     def __init__(self, pdb: ProjectDB) -> None:
@@ -123,154 +125,6 @@ class Project:
         if changed:
             self._codebook = None
         return changed
-
-    # -- settings --------------------------------------------------------------------------
-    def setting(self, key: str, default: str | None = None) -> str | None:
-        return store_codes.get_meta(self.db, key, default)
-
-    def set_setting(self, key: str, value: str | None) -> Changes:
-        with self.pdb.atomic() as db:
-            store_codes.set_meta(db, key, value)
-        return SETTINGS
-
-    @property
-    def blind_coding(self) -> bool:
-        return self.setting("blind_coding", "0") == "1"
-
-    @blind_coding.setter
-    def blind_coding(self, on: bool) -> None:
-        self.require_lead("switch blind coding")
-        self.set_setting("blind_coding", "1" if on else "0")
-
-    @property
-    def lock_after_reveal(self) -> bool:
-        """In a blind project, a coder's values of a turn are locked once the turn was
-        revealed to them (on unless the lead turned it off); with the lock off a change is
-        kept beside the blind value, marked as made after the reveal."""
-        return self.setting("lock_after_reveal", "1") != "0"
-
-    @lock_after_reveal.setter
-    def lock_after_reveal(self, on: bool) -> None:
-        self.require_lead("change whether revealed turns are locked")
-        self.set_setting("lock_after_reveal", "1" if on else "0")
-
-    def revealed_to(self, coder: str, conversation_id: str, position: int) -> bool:
-        """Whether blinding has shown ``coder`` the others' values of this turn (position 0:
-        of the conversation): they marked it done, now or before. Always False for a lead
-        and outside blind projects (nothing is hidden there)."""
-        if not self.blind_coding or self.is_lead(coder):
-            return False
-        if position == 0:
-            done = store_codings.done_positions(self.db, conversation_id, coder).get(coder, set())
-            codable = store_conv.positions_of_role(self.db, conversation_id)
-            return bool(codable) and codable <= done
-        return store_codings.ever_done(self.db, coder, conversation_id, position)
-
-    def _after_reveal(self, coder: str, unit: Unit, code: Code) -> bool:
-        """True when a change of ``coder``'s value goes beside the blind one (the turn was
-        revealed and the lock is off); raises when the lock refuses it."""
-        if not self.revealed_to(coder, unit.conversation_id, unit.position):
-            return False
-        if self.lock_after_reveal:
-            where = ("conversation" if unit.position == 0
-                     else f"turn {unit.position}")
-            raise ProjectError(
-                f"{where} of '{unit.conversation_id}' was revealed to '{coder}' when they "
-                f"marked it done: its values are locked, so {code.label} keeps the value "
-                "set blind (a lead can turn off 'lock a turn's values once they are "
-                "revealed' to keep later changes beside the blind values)"
-            )
-        return True
-
-    @property
-    def package_coder(self) -> str | None:
-        """The coder a coder package was made for (None in a lead's project)."""
-        return self.setting("package_coder") or None
-
-    @property
-    def require_all_codes(self) -> bool:
-        """A turn can be marked done only when every applicable code has a value."""
-        return self.setting("require_all_codes", "0") == "1"
-
-    @require_all_codes.setter
-    def require_all_codes(self, on: bool) -> None:
-        self.require_lead("change what marking a turn done requires")
-        self.set_setting("require_all_codes", "1" if on else "0")
-
-    @property
-    def hidden_attributes(self) -> list[str]:
-        """Conversation attributes (and 'model') a blind coder does not see until done."""
-        raw = self.setting("hidden_attributes") or ""
-        return [a for a in raw.split("\n") if a]
-
-    @hidden_attributes.setter
-    def hidden_attributes(self, names: Sequence[str]) -> None:
-        self.require_lead("choose the hidden attributes")
-        self.set_setting("hidden_attributes", "\n".join(n.strip() for n in names if n.strip()))
-
-    @property
-    def lead_passphrase_set(self) -> bool:
-        """Taking a lead identity asks for the lead passphrase."""
-        return bool(self.setting("lead_passphrase"))
-
-    def set_lead_passphrase(self, passphrase: str | None) -> None:
-        """Set (or with None, remove) the passphrase that taking a lead identity asks for.
-        Stored as a salted scrypt hash; only a lead may."""
-        self.require_lead("set the lead passphrase")
-        stored = hash_passphrase(passphrase) if passphrase is not None else None
-        self.set_setting("lead_passphrase", stored)
-        self._lead_ok = True
-
-    def is_lead(self, name: str | None = None) -> bool:
-        """The coder (default: the current one) may run the study: an adjudicator outside
-        a coder package (the current one: who gave the lead passphrase, where one is set)."""
-        name = name or self._coder
-        if (self.package_coder is not None or name is None
-                or self.coder_role(name) != "adjudicator"):
-            return False
-        return name != self._coder or self._lead_ok or not self.lead_passphrase_set
-
-    def require_lead(self, what: str) -> None:
-        """Refuse ``what`` unless the current coder leads the study.
-
-        In a coder package nobody may; in a project with no adjudicator yet (a study being
-        set up) and on the command line without a coder name, the person at the file may.
-        """
-        package = self.package_coder
-        if package is not None:
-            raise ProjectError(
-                f"this is the coder package of '{package}'; only the lead's project can {what}"
-            )
-        if self.is_lead():
-            return
-        if not any(c["role"] == "adjudicator" for c in self.coders()) and (
-                self._lead_ok or not self.lead_passphrase_set):
-            return  # a study being set up: whoever is at the file names its lead
-        if self._coder is None:
-            if not (self.blind_coding or self.lead_passphrase_set):
-                return
-            raise ProjectError(f"only a lead (an adjudicator) can {what}, and nobody is named "
-                               "(on the command line: --as NAME)")
-        raise ProjectError(f"only a lead (an adjudicator) can {what}; you are coding as "
-                           f"'{self._coder}'")
-
-    def require_unblinded(self, what: str) -> None:
-        """Refuse ``what`` (which shows other coders' values) to a coder working blind."""
-        if self.blind_coding and not self.is_lead():
-            if self._coder is None:
-                raise ProjectError(f"coders code blind in this project: only a lead (an "
-                                   f"adjudicator) can {what} (on the command line: --as NAME)")
-            raise ProjectError(f"'{self._coder}' codes blind in this project: only a lead (an "
-                               f"adjudicator) can {what}")
-
-    def blind_for(self, conversation_id: str, position: int, coder: str | None = None) -> bool:
-        """Whether what blinding hides stays hidden from ``coder`` on this turn."""
-        coder = coder or self._coder
-        if not self.blind_coding or (coder is not None and self.is_lead(coder)):
-            return False
-        if coder is None:
-            return True
-        return not store_codings.get_done(self.db, coder, conversation_id, position)
 
     # -- codebook --------------------------------------------------------------------------
     @property
@@ -565,8 +419,8 @@ class Project:
         coder = self._require_coder()
         if self.coder_role(coder) != "adjudicator":
             raise ProjectError(
-                f"only an adjudicator can set the consensus; '{coder}' is a coder "
-                "(make them adjudicator in the coder dialog or with --role adjudicator)"
+                f"only an adjudicator can set the consensus; '{coder}' is a coder",
+                hint=MAKE_ADJUDICATOR,
             )
         return coder
 

@@ -29,18 +29,17 @@ from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
 from ..store import frames
 from ..store.conversations import ConversationFilter
-from .agreement import (
+from .agreement import AgreementOptions, check_request, flag_majority_consensus
+from .hints import MAKE_ADJUDICATOR
+from .project import Project
+from .ratings import (
     UNIT_COLUMNS,
-    AgreementOptions,
     ProjectRatings,
-    check_request,
     code_values,
-    flag_majority_consensus,
     read_ratings,
     unit_ids,
     unit_key,
 )
-from .project import Project
 from .undo import Command
 
 ProgressFn = Callable[[int, int], None] | None
@@ -353,8 +352,8 @@ def accept_majorities(
         raise ProjectError("choose who you are (an adjudicator) first")
     if project.coder_role(adjudicator) != "adjudicator":
         raise ProjectError(
-            f"only an adjudicator can set the consensus; '{adjudicator}' is a coder "
-            "(make them adjudicator with --role adjudicator)"
+            f"only an adjudicator can set the consensus; '{adjudicator}' is a coder",
+            hint=MAKE_ADJUDICATOR,
         )
     opts = _options(codes, coders, conversations)
     selected = check_request(project, opts)

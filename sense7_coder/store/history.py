@@ -29,12 +29,6 @@ LOCAL_KINDS = ("code", "role", "setting")
 ACTIONS = ("set", "change", "clear")
 
 
-def has_history(db: Database) -> bool:
-    return bool(db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_context'"
-    ).fetchone())
-
-
 def stamp_context(db: Database, actor: str | None, source: str) -> None:
     """Who writes and why, for the triggers of this transaction (no-op before schema 5)."""
     try:

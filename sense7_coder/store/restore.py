@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain.errors import ProjectError
+from .backups import backups_dir
 from .beside import check_side_files
-from .db import backups_dir, connect, is_open_here, verify_project, verify_read_only
+from .db import connect, is_open_here, verify_project, verify_read_only
 from .locks import others_holding
 
 SIDE_FILES = ("-wal", "-shm", "-journal")

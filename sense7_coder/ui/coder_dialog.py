@@ -34,6 +34,7 @@ from ..domain.words import sentence
 from ..project import Project
 from ..project.identity import PassphraseNeeded
 from ..project.project import ROLES
+from .wording import error_text
 
 #: asks the lead passphrase for a name; None when the person cancels (tests replace it)
 PassphraseAsker = Callable[[QWidget | None, str], str | None]
@@ -208,7 +209,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_role(name, self.role.currentText())
         except ProjectError as e:
-            QMessageBox.warning(self, "Roles", sentence(str(e)))
+            QMessageBox.warning(self, "Roles", sentence(error_text(e)))
         self._fill()
 
     def change_passphrase(self) -> None:
@@ -229,7 +230,7 @@ class CoderDialog(QDialog):
         try:
             self.project.set_lead_passphrase(first or None)
         except ProjectError as e:
-            QMessageBox.warning(self, "Lead passphrase", sentence(str(e)))
+            QMessageBox.warning(self, "Lead passphrase", sentence(error_text(e)))
         self._update_roles()
 
     # -- choosing who codes ---------------------------------------------------------------------
@@ -245,7 +246,7 @@ class CoderDialog(QDialog):
             if not take_identity(self.project, name, self, self.asker):
                 return
         except ProjectError as e:
-            QMessageBox.warning(self, "Who is coding?", sentence(str(e)))
+            QMessageBox.warning(self, "Who is coding?", sentence(error_text(e)))
             return
         super().accept()
 

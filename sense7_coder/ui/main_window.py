@@ -21,13 +21,14 @@ from PySide6.QtWidgets import (
 
 from .. import APP_NAME
 from ..domain.errors import Sense7Error
+from ..domain.importers.formats import importable
 from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
-from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from . import qda_windows
+from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
@@ -41,7 +42,6 @@ POLL_MS = 2000
 #: how often at most the coder's place is written to the settings file
 POSITION_MS = 1000
 #: files that hold data to import, not projects
-IMPORTABLE = (".csv", ".tsv", ".xlsx", ".xls", ".json", ".jsonl", ".txt", ".qdpx")
 PROJECT_ACTIONS = (
     "import", "close", "undo", "redo", "find", "memo", "focus_codes", "next_turn", "prev_turn",
     "next_unfinished", "next_sentence", "prev_sentence", "next_conversation",
@@ -292,7 +292,7 @@ class MainWindow(QMainWindow):
     def _offer_import(self, path: Path, error: str) -> bool:
         """A conversations file opened as a project: say so and offer to import it (into the
         open project, or a new one). True when the question was asked."""
-        if path.suffix.lower() not in IMPORTABLE or "not an SQLite file" not in error:
+        if not importable(path.name) or "not an SQLite file" not in error:
             return False
         where = ("into the open project" if self.project is not None
                  else "into a new project (create it first)")

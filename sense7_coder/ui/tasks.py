@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.errors import Cancelled, Sense7Error
 from ..domain.words import sentence
+from .wording import error_text
 
 if TYPE_CHECKING:
     from ..project import Project
@@ -81,7 +82,7 @@ class TaskError:
 
 def describe_error(exc: BaseException) -> TaskError:
     if isinstance(exc, Sense7Error):
-        return TaskError(str(exc), "", exc)
+        return TaskError(error_text(exc), "", exc)
     text = str(exc).strip()
     if len(text) > 300:
         text = text[:297] + "..."
@@ -118,10 +119,6 @@ class Task(QObject):
     def cancel(self) -> None:
         """Ask the job to stop; it notices the next time it polls ``cancel()``."""
         self._cancel.set()
-
-    @property
-    def cancel_requested(self) -> bool:
-        return self._cancel.is_set()
 
     # -- GUI thread --------------------------------------------------------------------------
     def wait(self, timeout_s: float = 30.0) -> bool:

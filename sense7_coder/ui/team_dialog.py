@@ -36,6 +36,7 @@ from ..project.package import PackageSummary, make_package
 from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
 from .palette import error_style
 from .tasks import CancelFn, ProgressFn, TaskError, TaskRunner, with_own_project
+from .wording import error_text
 
 PROGRESS_COLUMNS = ("Coder", "Conversations", "Overlap", "Turns done", "Turns to code", "Done")
 
@@ -177,7 +178,7 @@ class TeamDialog(QDialog):
             if self.project.lock_after_reveal != self.lock_revealed.isChecked():
                 self.project.lock_after_reveal = self.lock_revealed.isChecked()
         except Sense7Error as e:
-            self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
+            self.status.setText(f"<span style='{error_style(self)}'>{error_text(e)}</span>")
             return
         self.changed.emit()
 

@@ -129,7 +129,7 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if rows.min() >= 0 and rows.shape[1] * np.log2(max(base, 2)) < 62:
             weights = base ** np.arange(rows.shape[1] - 1, -1, -1, dtype=np.int64)
             keys = rows.astype(np.int64) @ weights
-            uniq, first, freq = np.unique(keys, return_index=True, return_counts=True)
+            _, first, freq = np.unique(keys, return_index=True, return_counts=True)
             return rows[first], freq
     patterns, freq = np.unique(rows, axis=0, return_counts=True)
     return patterns, freq

@@ -1,5 +1,5 @@
 """Chance-corrected agreement for any number of raters with missing ratings, in the
-forms Gwet (2014) gives: Gwet's AC1/AC2, Brennan-Prediger, Fleiss' kappa and
+forms Gwet (2014) gives: Gwet's AC1/AC2, Brennan–Prediger, Fleiss' kappa and
 Krippendorff's alpha with agreement weights.
 
 All work on a units x categories count matrix ``r`` (``r[i, k]`` = raters who put unit
@@ -11,7 +11,7 @@ units holding at least two ratings (n'):
     pi_k = 1/n * sum_{i: r_i >= 1} r_ik / r_i
 
     Gwet AC1/AC2:       pe = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)   (T_w = sum of w)
-    Brennan-Prediger:   pe = T_w / q^2
+    Brennan–Prediger:   pe = T_w / q^2
     Fleiss (Gwet 2014): pe = sum_kl w_kl pi_k pi_l
 
     coefficient = (pa - pe) / (1 - pe)
@@ -30,7 +30,6 @@ import numpy as np
 GWET = "gwet"
 BRENNAN_PREDIGER = "brennan_prediger"
 FLEISS_GWET = "fleiss"
-METHODS = (GWET, BRENNAN_PREDIGER, FLEISS_GWET)
 
 
 def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:
@@ -98,7 +97,7 @@ def from_sums(sums: np.ndarray, w: np.ndarray, method: str) -> np.ndarray:
 
 
 def chance_corrected(counts: np.ndarray, w: np.ndarray, method: str) -> float | None:
-    """Gwet's AC1/AC2 (``gwet``), Brennan-Prediger or Fleiss (Gwet's form) of ``counts``;
+    """Gwet's AC1/AC2 (``gwet``), Brennan–Prediger or Fleiss (Gwet's form) of ``counts``;
     None when undefined (no unit with two ratings, or pe = 1)."""
     terms = unit_terms(counts, w)
     if terms[:, 1].sum() == 0:

@@ -1,4 +1,4 @@
-"""Records for the coefficients beyond alpha and kappa: Gwet's AC1/AC2, Brennan-Prediger
+"""Records for the coefficients beyond alpha and kappa: Gwet's AC1/AC2, Brennan–Prediger
 (:func:`chance_records`), with a bootstrap interval over units, and the intraclass
 correlation (:func:`icc_records`), with McGraw & Wong's F-based intervals.
 
@@ -36,7 +36,7 @@ def chance_records(
     ratings: Ratings, *, kind: str, bootstrap: int, seed: int | None, ci: str = "percentile",
     steps: Steps | None = None,
 ) -> list[AgreementRecord]:
-    """Gwet's AC1, Brennan-Prediger and, for ordinal codes, Gwet's AC2 with linear and
+    """Gwet's AC1, Brennan–Prediger and, for ordinal codes, Gwet's AC2 with linear and
     quadratic weights over the declared scale -- all raters in ``ratings``, every unit
     with a rating (Gwet 2014: agreement over units with two or more ratings, category
     shares over all rated units)."""

@@ -228,7 +228,7 @@ def code_agreement(
       95% interval over the units the pair both rated (same draws and seed);
     * Fleiss' kappa (undefined, with a note, unless every pairable unit has the same
       number of raters);
-    * Gwet's AC1 and Brennan-Prediger (any number of raters, missing ratings as Gwet
+    * Gwet's AC1 and Brennan–Prediger (any number of raters, missing ratings as Gwet
       2014), plus Gwet's AC2 with linear and quadratic weights for ordinal codes;
     * for ordinal codes with numeric levels (unless ``level`` is nominal), the six ICC
       forms over the units every rater rated.

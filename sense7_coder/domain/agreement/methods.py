@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..measures import CITATIONS, MEASURE_TABLE, name_of, short_of
 from ..versions import library_versions
 from ..words import count
 from .records import (
@@ -30,34 +31,13 @@ from .report import AgreementReport
 
 FORMATS = ("markdown", "latex")
 
-NAMES = {
-    ALPHA: "Krippendorff's alpha",
-    GWET_AC1: "Gwet's AC1",
-    GWET_AC2: "Gwet's AC2",
-    BRENNAN_PREDIGER: "Brennan-Prediger",
-    ICC: "ICC",
-}
+#: the measures the paragraph and its interval sentence name (from the measures table)
+NAMES = {m.key: m.name for m in MEASURE_TABLE if m.key in (ALPHA, GWET_AC1, GWET_AC2,
+                                                           BRENNAN_PREDIGER, ICC)}
 
-REFERENCES = [
-    ("brennan", "Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: Some uses, "
-                "misuses, and alternatives. Educational and Psychological Measurement, 41(3), "
-                "687-699."),
-    ("efron", "Efron, B. (1987). Better bootstrap confidence intervals. Journal of the "
-              "American Statistical Association, 82(397), 171-185."),
-    ("gwet", "Gwet, K. L. (2014). Handbook of inter-rater reliability (4th ed.). Advanced "
-             "Analytics."),
-    ("hayes", "Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
-              "reliability measure for coding data. Communication Methods and Measures, 1(1), "
-              "77-89."),
-    ("kripp", "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. "
-              "University of Pennsylvania, Annenberg School for Communication."),
-    ("mcgraw", "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
-               "correlation coefficients. Psychological Methods, 1(1), 30-46."),
-    ("shrout", "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "
-               "assessing rater reliability. Psychological Bulletin, 86(2), 420-428."),
-    ("weerahandi", "Weerahandi, S. (1993). Generalized confidence intervals. Journal of the "
-                   "American Statistical Association, 88(423), 899-905."),
-]
+#: the works the paragraph cites, in the order the references list them
+REFERENCES = [(key, CITATIONS[key])
+              for key in ("brennan", "efron", "gwet", "hayes", "kripp", "mcgraw", "shrout", "weerahandi")]
 
 
 @dataclass
@@ -107,12 +87,12 @@ def _what(r: AgreementRecord) -> str:
         return f"alpha ({r.level})"
     if r.measure == GWET_AC2:
         return f"AC2 ({r.weights})"
-    return {GWET_AC1: "AC1", BRENNAN_PREDIGER: "Brennan-Prediger"}.get(r.measure, r.measure)
+    return short_of(r.measure)
 
 
 def paper_records(report: AgreementReport) -> list[AgreementRecord]:
     """The figures a paper's table holds: per code, the coefficients over all its coders
-    (alpha, applicability alpha, AC1, AC2, Brennan-Prediger, ICC) -- not the pairs or the
+    (alpha, applicability alpha, AC1, AC2, Brennan–Prediger, ICC) -- not the pairs or the
     comparisons with references."""
     keep = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
     out = []
@@ -184,9 +164,9 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights over the "
                                      "level values"
                                      if GWET_AC2 in measures else "")
-                     + " and the Brennan-Prediger coefficient for any number of raters with "
-                       f"missing ratings as Gwet (2014) defines them (Brennan {amp} Prediger, "
-                       "1981)")
+                     + f" and the {name_of(BRENNAN_PREDIGER)} coefficient for any number of "
+                       "raters with missing ratings as Gwet (2014) defines them "
+                       f"(Brennan {amp} Prediger, 1981)")
     if ICC in measures:
         extra.append("for ordinal codes the intraclass correlation in the six forms of "
                      f"Shrout and Fleiss (1979; McGraw {amp} Wong, 1996) over the level values, "

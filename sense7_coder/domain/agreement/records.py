@@ -6,6 +6,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..measures import (
+    ALPHA,
+    BRENNAN_PREDIGER,
+    COHEN,
+    FLEISS,
+    GWET_AC1,
+    GWET_AC2,
+    ICC,
+    PERCENT,
+    SPEARMAN,
+)
 from ..names import names_text
 
 #: Rater name under which the users' own ratings take part in agreement figures.
@@ -13,16 +24,7 @@ USERS_RATER = "users"
 #: Rater name of the reconciled consensus coding.
 CONSENSUS_RATER = "consensus"
 
-#: Measure names used in :attr:`AgreementRecord.measure`.
-ALPHA = "krippendorff_alpha"
-PERCENT = "percent_agreement"
-COHEN = "cohen_kappa"
-FLEISS = "fleiss_kappa"
-SPEARMAN = "spearman"
-ICC = "icc"
-GWET_AC1 = "gwet_ac1"
-GWET_AC2 = "gwet_ac2"
-BRENNAN_PREDIGER = "brennan_prediger"
+#: Measure names used in :attr:`AgreementRecord.measure` (one row each in the measures table)
 MEASURES = (ALPHA, PERCENT, COHEN, FLEISS, SPEARMAN, ICC, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER)
 #: ``level`` of the alpha on applicable versus not applicable
 APPLICABILITY = "applicability"
@@ -175,7 +177,7 @@ def too_many_pairs(coders: Sequence[str]) -> str | None:
     if n <= MAX_PAIR_CODERS:
         return None
     return (f"pairwise figures left out: {n:,} coders make {n * (n - 1) // 2:,} pairs "
-            f"(more than {MAX_PAIR_CODERS} coders); alpha, AC1 and Brennan-Prediger cover "
+            f"(more than {MAX_PAIR_CODERS} coders); alpha, AC1 and Brennan–Prediger cover "
             f"every coder - choose at most {MAX_PAIR_CODERS} coders for Cohen's kappa "
             "per pair")
 

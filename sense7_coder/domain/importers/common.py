@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Cancelled, InputError
+from ..errors import Cancelled, Hint, InputError
 from ..models import NA_LABELS, RATING_KEYS, ROLES, SCALE_LABELS
 from ..rows import odd_character
-
-FORMATS = ("auto", "sense7-xlsx", "sense7-csv", "csv", "json", "jsonl", "esconv", "transcript")
+from .formats import FORMATS as FORMATS  # the formats table's keys, auto first
 
 #: Fields a ``--map FIELD=COLUMN`` (or a JSON key) may be pointed at.
 MAP_FIELDS = (
@@ -84,11 +83,21 @@ class ImportOptions:
 class RecordError(Exception):
     """A problem inside one record (a conversation, a message); the reader adds the file."""
 
-    def __init__(self, message: str, where: str = "", field: str | None = None):
+    def __init__(self, message: str, where: str = "", field: str | None = None,
+                 hint: Hint | None = None):
         super().__init__(message)
         self.message = message
         self.where = where
         self.field = field
+        self.hint = hint
+
+
+class HintedValueError(ValueError):
+    """A value a converter refuses, with the way out (kept when it becomes an InputError)."""
+
+    def __init__(self, message: str, hint: Hint | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 class _NoValues(dict[str, Any]):
@@ -130,14 +139,15 @@ def parse_roles(spec: str) -> dict[str, str]:
     example = "Seeker=user,Supporter=assistant"
     roles: dict[str, str] = {}
     seen: set[str] = set()
-    for name, role in _pairs(spec, "--roles", example):
+    for name, role in _pairs(spec, "speaker roles", example):
         role_key = role.casefold()
         if role_key not in ROLES:
             raise ValueError(
-                f"--roles '{spec}': role '{role}' for '{name}' must be one of {', '.join(ROLES)}"
+                f"speaker roles '{spec}': role '{role}' for '{name}' must be one of "
+                f"{', '.join(ROLES)}"
             )
         if name.casefold() in seen:
-            raise ValueError(f"--roles '{spec}': '{name}' is given twice")
+            raise ValueError(f"speaker roles '{spec}': '{name}' is given twice")
         seen.add(name.casefold())
         roles[name] = role_key
     return roles
@@ -146,14 +156,15 @@ def parse_roles(spec: str) -> dict[str, str]:
 def parse_mapping(spec: str) -> dict[str, str]:
     """Parse ``"text=Content,conversation_id=Conv"``; raises ValueError with a clear reason."""
     mapping: dict[str, str] = {}
-    for name, column in _pairs(spec, "--map", "text=Content,conversation_id=Conv"):
+    for name, column in _pairs(spec, "column mapping", "text=Content,conversation_id=Conv"):
         key = name.casefold()
         if key not in MAP_FIELDS:
             raise ValueError(
-                f"--map '{spec}': '{name}' is not a field; fields: {', '.join(MAP_FIELDS)}"
+                f"column mapping '{spec}': '{name}' is not a field; fields: "
+                f"{', '.join(MAP_FIELDS)}"
             )
         if key in mapping:
-            raise ValueError(f"--map '{spec}': field '{key}' is given twice")
+            raise ValueError(f"column mapping '{spec}': field '{key}' is given twice")
         mapping[key] = column
     return mapping
 
@@ -178,10 +189,14 @@ class RoleResolver:
     @staticmethod
     def unknown_message(name: str, what: str = "role") -> str:
         shown = name.strip() or "(empty)"
-        return (
-            f"unknown {what} '{shown}'; tell the importer what it is with "
-            f"--roles '{shown}=user' (or =assistant, =system)"
-        )
+        return f"unknown {what} '{shown}'"
+
+    @staticmethod
+    def unknown_hint(name: str) -> Hint:
+        """The way out of an unknown speaker: say which role it has."""
+        shown = name.strip() or "(empty)"
+        return Hint("roles", f"{shown}=user",
+                    f"say which role '{shown}' has (user, assistant or system)")
 
 
 # -- ratings --------------------------------------------------------------------------------------
@@ -358,7 +373,7 @@ def check_encoding(name: str) -> str:
         info = None
     if info is None or not getattr(info, "_is_text_encoding", True):
         what = "unknown encoding" if info is None else "not a text encoding"
-        raise ValueError(f"--encoding '{name}': {what}; give a name such as "
+        raise ValueError(f"encoding '{name}': {what}; give a name such as "
                          "utf-8, utf-16, utf-32, cp1252 or latin-1")
     return info.name
 
@@ -463,13 +478,14 @@ def refuse_foreign(path: Path, data: bytes) -> None:
     found = sniff_encoding(data)
     if found is not None:
         name, codec = found
-        raise InputError(str(path), f"the file is {name} encoded; re-save it as UTF-8, "
-                         f"or import it with --encoding {codec}")
+        raise InputError(str(path), f"the file is {name} encoded; re-save it as UTF-8",
+                         hint=Hint("encoding", codec, f"or read it as {codec}"))
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(str(path), f"holds a NUL byte at byte offset {nul}: binary data, "
-                         "not text (UTF-16 text in a script the importer cannot recognise? "
-                         "then give --encoding utf-16)", location=_line_of(data, nul))
+                         "not text", location=_line_of(data, nul),
+                         hint=Hint("encoding", "utf-16", "if it is UTF-16 text in a script the "
+                                   "importer cannot recognise, read it as utf-16"))
 
 
 def decode_text(path: Path, data: bytes, encoding: str | None = None) -> str:
@@ -541,9 +557,9 @@ def not_utf8(path: Path, data: bytes, offset: int) -> InputError:
     return InputError(
         str(path),
         f"not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} cannot be decoded; "
-        f"the file looks like {guess} text; re-save it as UTF-8, or import it with "
-        f"--encoding {codec}",
+        f"the file looks like {guess} text; re-save it as UTF-8",
         location=_line_of(data, offset),
+        hint=Hint("encoding", codec, f"or read it as {codec}"),
     )
 
 

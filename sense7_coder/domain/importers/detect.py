@@ -6,20 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import Hint, InputError
 from .common import FORMATS, ImportOptions, read_text
 from .esconv import looks_like_esconv
+from .formats import CLAIMED, endings_text
 from .jsonchat import load_json
 from .sense7 import is_messages_header, is_tasks_header
 from .tables import norm, read_header
 
-SUFFIXES = {
-    ".xlsx": "sense7-xlsx",
-    ".xlsm": "sense7-xlsx",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".txt": "transcript",
-}
+#: the endings auto-detection gives a format on the name alone (from the formats table)
+SUFFIXES = CLAIMED
 ROLE_COLUMNS = ("role", "speaker", "name", "author", "sender")
 TRANSCRIPT_COLUMNS = ("transcript", "fullconversation", "conversation", "dialog", "dialogue")
 
@@ -74,7 +70,8 @@ def detect_with_data(path: Path, options: ImportOptions) -> tuple[str, Any]:
     raise InputError(
         str(path),
         f"cannot tell the format of a '{suffix or 'extensionless'}' file; known endings: "
-        ".xlsx, .csv, .tsv, .json, .jsonl, .txt; or give the format (--format)",
+        f"{endings_text()}",
+        hint=Hint("format", "", "or choose the format"),
     )
 
 

@@ -83,7 +83,8 @@ def _conversation(obj: dict[str, Any], n: int, stem: str, resolver: RoleResolver
             raise RecordError("the message has no speaker", here, "speaker")
         role = resolver.role(raw_role)
         if role is None:
-            raise RecordError(resolver.unknown_message(raw_role, "speaker"), here, "speaker")
+            raise RecordError(resolver.unknown_message(raw_role, "speaker"), here, "speaker",
+                              resolver.unknown_hint(raw_role))
         content = item.get("content")
         text = content.strip() if isinstance(content, str) else ""
         turn = Turn(position=i, role=role, text=text,
@@ -128,7 +129,8 @@ def read_esconv(path: Path, options: ImportOptions, ticker: Ticker | None = None
         try:
             conv, extra = _conversation(obj, n, path.stem, resolver, where)
         except RecordError as e:
-            raise InputError(str(path), e.message, location=e.where, field=e.field) from None
+            raise InputError(str(path), e.message, location=e.where, field=e.field,
+                             hint=e.hint) from None
         conv.source = path.name
         overrides += extra
         conversations.append(conv)

@@ -323,7 +323,8 @@ class MessageReader:
             raise RecordError("the message has no role", where, plan.role or "role")
         role = self.role(raw_role)
         if role is None:
-            raise RecordError(self.resolver.unknown_message(raw_role), where, plan.role)
+            raise RecordError(self.resolver.unknown_message(raw_role), where, plan.role,
+                              self.resolver.unknown_hint(raw_role))
         if plan.text is None:
             raise RecordError("the message has no text ('content')", where, "content")
         raw_text = msg[plan.text]
@@ -414,7 +415,7 @@ def _batch(path: Path, items: Iterator[tuple[str, Any]], options: ImportOptions,
                 conv = build_conversation(obj, n, path.stem, reader, where)
             except RecordError as e:
                 raise InputError(str(path), e.message, location=e.where or where,
-                                 field=e.field) from None
+                                 field=e.field, hint=e.hint) from None
             if conv.conversation_id in seen:
                 raise InputError(str(path), f"conversation id '{conv.conversation_id}' appears "
                                  f"twice (also {seen[conv.conversation_id]})", location=where,
@@ -437,7 +438,7 @@ def read_json(path: Path, options: ImportOptions, ticker: Ticker | None = None,
     try:
         items = conversations_in(data, options.mapping)
     except RecordError as e:
-        raise InputError(str(path), e.message) from None
+        raise InputError(str(path), e.message, hint=e.hint) from None
     numbered = ((f"conversation {i}", obj) for i, obj in enumerate(items, 1))
     return _batch(path, numbered, options, len(items), ticker)
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from .common import (
 from .csv_long import read_long_csv
 from .detect import check_format, detect_with_data
 from .esconv import read_esconv
+from .formats import FORMATS_BY_KEY
 from .jsonchat import read_json, read_jsonl
 from .sense7 import read_sense7_csv, read_sense7_workbook
 from .transcript import read_transcript_csv, read_transcript_txt
@@ -70,30 +72,57 @@ def plan(paths: Sequence[Path | str], options: ImportOptions) -> list[Group]:
     return groups
 
 
-def read_group(group: Group, options: ImportOptions, ticker: Ticker | None) -> ImportBatch:
+def read_sense7_xlsx_group(group: Group, options: ImportOptions,
+                           ticker: Ticker | None) -> ImportBatch:
     path = group.paths[0]
-    suffix = path.suffix.casefold()
-    fmt = group.format
-    if fmt == "sense7-csv":
-        return read_sense7_csv(group.paths, options, ticker)
-    if fmt == "sense7-xlsx":
-        if suffix in (".csv", ".tsv"):
-            raise InputError(str(path), "sense7-xlsx reads .xlsx workbooks; for the two CSV "
-                             "tables use the format sense7-csv")
-        return read_sense7_workbook(path, options, ticker)
-    if fmt == "csv":
-        return read_long_csv(path, options, ticker)
-    if fmt == "json":
-        return read_json(path, options, ticker, group.data)
-    if fmt == "jsonl":
-        return read_jsonl(path, options, ticker)
-    if fmt == "esconv":
-        return read_esconv(path, options, ticker, group.data)
-    if fmt == "transcript":
-        if suffix in (".csv", ".tsv"):
-            return read_transcript_csv(path, options, ticker)
-        return read_transcript_txt(path, options, ticker)
-    raise AssertionError(fmt)
+    if path.suffix.casefold() in (".csv", ".tsv"):
+        raise InputError(str(path), "sense7-xlsx reads .xlsx workbooks; for the two CSV "
+                         "tables use the format sense7-csv")
+    return read_sense7_workbook(path, options, ticker)
+
+
+def read_sense7_csv_group(group: Group, options: ImportOptions,
+                          ticker: Ticker | None) -> ImportBatch:
+    return read_sense7_csv(group.paths, options, ticker)
+
+
+def read_long_csv_group(group: Group, options: ImportOptions,
+                        ticker: Ticker | None) -> ImportBatch:
+    return read_long_csv(group.paths[0], options, ticker)
+
+
+def read_json_group(group: Group, options: ImportOptions, ticker: Ticker | None) -> ImportBatch:
+    return read_json(group.paths[0], options, ticker, group.data)
+
+
+def read_jsonl_group(group: Group, options: ImportOptions,
+                     ticker: Ticker | None) -> ImportBatch:
+    return read_jsonl(group.paths[0], options, ticker)
+
+
+def read_esconv_group(group: Group, options: ImportOptions,
+                      ticker: Ticker | None) -> ImportBatch:
+    return read_esconv(group.paths[0], options, ticker, group.data)
+
+
+def read_transcript_group(group: Group, options: ImportOptions,
+                          ticker: Ticker | None) -> ImportBatch:
+    path = group.paths[0]
+    if path.suffix.casefold() in (".csv", ".tsv"):
+        return read_transcript_csv(path, options, ticker)
+    return read_transcript_txt(path, options, ticker)
+
+
+def reader_of(fmt: str) -> Callable[[Group, ImportOptions, Ticker | None], ImportBatch]:
+    """The reader the formats table names for ``fmt``."""
+    module, name = FORMATS_BY_KEY[fmt].reader.split(":")
+    found: Callable[[Group, ImportOptions, Ticker | None], ImportBatch] = getattr(
+        importlib.import_module(f".{module}", __package__), name)
+    return found
+
+
+def read_group(group: Group, options: ImportOptions, ticker: Ticker | None) -> ImportBatch:
+    return reader_of(group.format)(group, options, ticker)
 
 
 def read_files(

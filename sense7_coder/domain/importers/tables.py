@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import Hint, InputError
 from .common import MAX_CELL_CHARS, MAX_COLUMNS, check_utf8_file, read_bytes, utf8_bytes
 
 # Python's csv module refuses cells above its field size limit (128 KiB by default).
@@ -115,8 +115,10 @@ class Table:
             return f"sheet {self.sheet}, row {label + 2}"
         return f"line {self.line_number(label)}"
 
-    def error(self, label: int, message: str, column: str | None = None) -> InputError:
-        return InputError(self.file, message, location=self.locate(label), field=column)
+    def error(self, label: int, message: str, column: str | None = None,
+              hint: Hint | None = None) -> InputError:
+        return InputError(self.file, message, location=self.locate(label), field=column,
+                          hint=hint)
 
     def first_label(self, mask: pd.Series) -> int:
         """The label of the first row where ``mask`` is true."""
@@ -337,10 +339,11 @@ def find_column(
             return by_norm[norm(mapped)]
         raise InputError(
             table.file,
-            f"column '{mapped}' (from --map {field_name}={mapped}) is not in the table; "
+            f"column '{mapped}' (chosen for {field_name}) is not in the table; "
             f"columns present: {table.shown_columns()}",
             location=table.header_location(),
             field=mapped,
+            hint=Hint("map", f"{field_name}=COLUMN", f"choose another column for {field_name}"),
         )
     for cand in candidates:
         if norm(cand) in by_norm:
@@ -350,10 +353,10 @@ def find_column(
         raise InputError(
             table.file,
             f"missing the {what or field_name} column (expected {expected}); "
-            f"columns present: {table.shown_columns()}; "
-            f"name the column with --map {field_name}=COLUMN",
+            f"columns present: {table.shown_columns()}",
             location=table.header_location(),
             field=field_name,
+            hint=Hint("map", f"{field_name}=COLUMN", f"name the column for {field_name}"),
         )
     return None
 
@@ -375,6 +378,6 @@ def unique_map(
             out[value] = convert(value)
         except ValueError as e:
             label = table.first_label(series == value)
-            raise table.error(label, str(e), column) from None
+            raise table.error(label, str(e), column, getattr(e, "hint", None)) from None
     return [out[v] for v in series.tolist()]
 

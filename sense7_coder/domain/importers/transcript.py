@@ -76,7 +76,7 @@ def parse_transcript(text: str, resolver: RoleResolver) -> tuple[list[Turn], Cou
                 continue
             if name is not None:
                 raise RecordError(resolver.unknown_message(name, "speaker"), f"line {n}",
-                                  "speaker")
+                                  "speaker", resolver.unknown_hint(name))
             raise RecordError("expected 'Name: text' (e.g. 'User: hello') to start the "
                               "transcript", f"line {n}")
         if name is not None and len(name.split()) <= 3 and name[0].isalpha():
@@ -96,8 +96,8 @@ def unknown_names_warning(unknown: Counter[str]) -> list[str]:
                       for name, count in unknown.most_common(8))
     more = f" and {len(unknown) - 8} more" if len(unknown) > 8 else ""
     return [f"lines beginning with a name that is not a known speaker were read as message "
-            f"text: {shown}{more}; if one of them is a speaker, give --roles 'NAME=user' "
-            "(or =assistant)"]
+            f"text: {shown}{more}; if one of them is a speaker, say which role it has "
+            "(user or assistant)"]
 
 
 def read_transcript_txt(path: Path, options: ImportOptions,
@@ -106,7 +106,8 @@ def read_transcript_txt(path: Path, options: ImportOptions,
     try:
         turns, unknown = parse_transcript(text, RoleResolver(options.roles))
     except RecordError as e:
-        raise InputError(str(path), e.message, location=e.where or None, field=e.field) from None
+        raise InputError(str(path), e.message, location=e.where or None, field=e.field,
+                         hint=e.hint) from None
     conv = Conversation(conversation_id=path.stem, turns=turns, source=path.name)
     return ImportBatch(source=str(path), conversations=[conv],
                        warnings=unknown_names_warning(unknown))
@@ -168,7 +169,7 @@ def read_transcript_csv(path: Path, options: ImportOptions,
         except RecordError as e:
             where = table.locate(label) + (f", transcript {e.where}" if e.where else "")
             raise InputError(str(path), f"conversation '{cid}': {e.message}", location=where,
-                             field=e.field or column) from None
+                             field=e.field or column, hint=e.hint) from None
         conv = Conversation(conversation_id=cid, turns=turns, source=path.name)
         for name, col in fields.items():
             if col is not None and col in constant and row[col].strip():

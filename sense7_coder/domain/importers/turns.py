@@ -19,6 +19,7 @@ from .common import (
     ABSENT,
     CHECK_EVERY,
     NO_VALUES,
+    HintedValueError,
     RoleResolver,
     Ticker,
     coerce_scalar,
@@ -97,7 +98,8 @@ def build_conversations(
             return "-"
         role = resolver.role(name)
         if role is None:
-            raise ValueError(resolver.unknown_message(name, role_field))
+            raise HintedValueError(resolver.unknown_message(name, role_field),
+                                   resolver.unknown_hint(name))
         return role
 
     roles_all = unique_map(table, role_col, to_role)

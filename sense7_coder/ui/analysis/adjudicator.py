@@ -11,6 +11,7 @@ from ...domain.errors import ProjectError
 from ...project import Project
 from ...project.analysis_view import adjudicators
 from ..palette import error_style
+from ..wording import error_text
 
 
 def can_decide(project: Project) -> bool:
@@ -74,4 +75,4 @@ class AdjudicatorBar(QWidget):
             try:
                 self.become(name.strip())
             except ProjectError as e:
-                self.failed.emit(str(e))
+                self.failed.emit(error_text(e))

@@ -52,6 +52,7 @@ from ...project.span_agreement import SpanAgreement
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
+from ..wording import error_text
 from .agreement_results import AgreementResults
 from .filters import AnalysisFilters
 
@@ -235,7 +236,7 @@ class AgreementPanel(QWidget):
             try:
                 set_min_units_setting(self.project, options.min_units)
             except Sense7Error as e:
-                self._set_error(str(e))
+                self._set_error(error_text(e))
                 return None
 
         spans: list[SpanAgreement] = []  # the span codes' figures, filled by the job
@@ -360,7 +361,7 @@ class AgreementPanel(QWidget):
         try:
             self.save_plot(name)
         except Sense7Error as e:
-            self._set_error(str(e))
+            self._set_error(error_text(e))
             return
         self.status.setStyleSheet("")
         self.status.setText(f"Saved the plot to {name}.")
@@ -374,7 +375,7 @@ class AgreementPanel(QWidget):
         try:
             refuse_project_file(out, "for the figures")
         except Sense7Error as e:
-            self._set_error(str(e))
+            self._set_error(error_text(e))
             return None
 
         def job(progress: ProgressFn, cancel: CancelFn) -> int:

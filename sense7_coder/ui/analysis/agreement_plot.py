@@ -17,10 +17,9 @@ from PySide6.QtGui import QImage, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ...domain.errors import Sense7Error
-from ...domain.plots import ALPHA_TITLE, AlphaItem, alpha_height, alpha_range
+from ...domain.plots import AlphaItem, alpha_height, alpha_range
 from .report_rows import CodeRow
 
-TITLE = ALPHA_TITLE
 SCREEN_DPI = 96.0
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.agreement import COHEN, USERS_RATER, AgreementReport
+from ...domain.measures import BRENNAN_PREDIGER, GWET_AC1, GWET_AC2, ICC, short_of
 from .agreement_plot import AlphaPlot
 from .agreement_tables import (
     CoderDiagRow,
@@ -36,6 +37,7 @@ from .agreement_tables import (
     rater_columns,
 )
 from .report_rows import (
+    MEASURE_NAMES,
     CodeRow,
     CoefficientRow,
     RaterRow,
@@ -82,8 +84,9 @@ class AgreementResults(QTabWidget):
         cl = QVBoxLayout(coef_tab)
         coef_note = QLabel(
             "Every coefficient over all coders of each code: alpha on the values and on "
-            "whether the code applies, Gwet's AC1 (AC2 weighted for ordinal codes), "
-            "Brennan–Prediger and, for ordinal codes, the six ICC forms (units every coder "
+            f"whether the code applies, {MEASURE_NAMES[GWET_AC1]} ({short_of(GWET_AC2)} "
+            f"weighted for ordinal codes), {MEASURE_NAMES[BRENNAN_PREDIGER]} and, for ordinal "
+            f"codes, the six {short_of(ICC)} forms (units every coder "
             "rated). Hover for the counts and how each was computed.", self)
         coef_note.setWordWrap(True)
         cl.addWidget(coef_note)

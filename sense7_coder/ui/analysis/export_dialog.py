@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.export import EXPORT_KINDS
+from ...domain.export_kinds import EXPORT_KIND_TABLE, EXPORT_KINDS_BY_KEY
 from ...domain.words import count
 from ...project import Project
 from ...project.agreement import AgreementOptions
@@ -38,36 +38,8 @@ from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .filters import AnalysisFilters
 
-KIND_TEXT = {
-    "long": ("Long: one row per coder, unit and code",
-             "Columns coder, conversation_id, participant_id, model, turn, sentence, role, code, "
-             "value, level_label, user_rating. “NA” = not applicable. Reads back with "
-             "import-codings; the shape for R, pandas and mixed models."),
-    "wide": ("Wide: one row per unit, a column per code and coder",
-             "Columns named <code>__<coder>; an empty cell = that coder did not code it."),
-    "consensus": ("Consensus: the adjudicated values",
-                  "One row per decided unit and code, with the adjudicator, rationale and time."),
-    "final": ("Final: one row per unit and code, with where each value came from",
-              "The consensus where decided, else the one coder's value, else “unresolved” "
-              "with every coder's value; columns source, decided_by, blind, after_reveal, "
-              "set_at, origin. The rows per source are also written beside the file "
-              "(<file>.meta.json)."),
-    "agreement": ("Agreement: every agreement figure",
-                  "Alpha with its bootstrap interval, percent agreement, Cohen's and Fleiss' "
-                  "kappa, and every coder against the users and the consensus."),
-    "codebook": ("Codebook: one row per code and level",
-                 "Keys, labels, kinds, units and level descriptions, for a paper's appendix."),
-}
-#: the filters each kind uses (the others are switched off)
-CONVERSATIONS = ("models", "participants", "attributes")
-KIND_FILTERS = {
-    "long": ("codes", "coders", *CONVERSATIONS),
-    "wide": ("codes", "coders", *CONVERSATIONS),
-    "consensus": ("codes", *CONVERSATIONS),
-    "final": ("codes", "coders", *CONVERSATIONS),
-    "agreement": ("codes", "coders", *CONVERSATIONS),
-    "codebook": ("codes",),
-}
+#: the whole coded project for another QDA tool, offered beside every kind's table formats
+QDPX_FILTER = "REFI-QDA project for other QDA tools (*.qdpx)"
 
 
 class ExportDialog(QDialog):
@@ -84,8 +56,10 @@ class ExportDialog(QDialog):
         self.setMinimumWidth(760)
 
         self.kind = QComboBox(self)
-        for k in EXPORT_KINDS:
-            self.kind.addItem(KIND_TEXT.get(k, (k, ""))[0], k)
+        for k in EXPORT_KIND_TABLE:
+            self.kind.addItem(k.label, k.key)
+            self.kind.setItemData(self.kind.count() - 1, k.description,
+                                  Qt.ItemDataRole.ToolTipRole)
         self.about = QLabel(self)
         self.about.setWordWrap(True)
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -155,23 +129,24 @@ class ExportDialog(QDialog):
 
     def _kind_changed(self, *_: object) -> None:
         kind = self.kind.currentData()
-        self.about.setText(KIND_TEXT.get(kind, ("", ""))[1])
+        row = EXPORT_KINDS_BY_KEY[kind]
+        self.about.setText(row.description)
         for w in (self.include_users, self.bootstrap):
             w.setEnabled(kind == "agreement")
-        self.provenance.setEnabled(kind in ("long", "wide", "consensus"))
-        self.filters.set_enabled_filters(KIND_FILTERS.get(kind, ()))
+        self.provenance.setEnabled(row.provenance and kind != "final")
+        self.filters.set_enabled_filters(row.selections)
         if not self._path_edited:
             suffix = Path(self.path.text()).suffix or ".csv"
             self.path.setText(str(self.project.path.with_name(
                 f"{self.project.path.stem}-{kind}{suffix}")))
 
     def browse(self) -> None:
+        row = EXPORT_KINDS_BY_KEY[self.kind.currentData()]
         name, chosen = QFileDialog.getSaveFileName(
-            self, "Export to", self.path.text(),
-            "CSV file (*.csv);;Excel workbook (*.xlsx);;SPSS data file (*.sav);;"
-            "REFI-QDA project for other QDA tools (*.qdpx)")
+            self, "Export to", self.path.text(), f"{row.file_filters()};;{QDPX_FILTER}")
         if name:
-            suffix = next((f".{x}" for x in ("xlsx", "sav", "qdpx") if x in chosen), ".csv")
+            suffix = next((f".{x}" for x in (*row.formats, "qdpx") if f"*.{x}" in chosen),
+                          f".{row.formats[0]}")
             self.path.setText(name if Path(name).suffix else name + suffix)
             self._path_edited = True
 
@@ -188,7 +163,7 @@ class ExportDialog(QDialog):
             self._error(f"No {empty} ticked: tick at least one.")
             return None
         out, kind, raw = Path(text), self.kind.currentData(), not self.neutralise.isChecked()
-        provenance = self.provenance.isChecked() and kind in ("long", "wide", "consensus")
+        provenance = self.provenance.isChecked() and self.provenance.isEnabled()
         options = self.filters.apply_to(AgreementOptions(
             include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
 

@@ -44,6 +44,7 @@ from ...project.undo import Command
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskRunner, with_own_project
+from ..wording import error_text
 from .adjudicator import can_decide
 from .consensus_view import ConsensusAgreement
 from .decision_box import LEVEL_KEYS
@@ -331,7 +332,7 @@ class ReconcilePanel(QWidget):
         try:
             self.project.set_consensus(d.unit, d.code, value, self.decision.rationale.text())
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         return self._after_write(d)
 
@@ -347,7 +348,7 @@ class ReconcilePanel(QWidget):
             else:
                 accept_majority(self.project, d.unit, d.code)
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         return self._after_write(d)
 
@@ -358,7 +359,7 @@ class ReconcilePanel(QWidget):
         try:
             self.project.clear_consensus(d.unit, d.code)
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return False
         d.consensus = consensus_now(self.project, [queue_key(d)])[0][1]  # read back: None
         self._refresh(d)
@@ -420,7 +421,7 @@ class ReconcilePanel(QWidget):
         try:
             cmd = self.project.undo() if undo else self.project.redo()
         except ProjectError as e:
-            self._error(str(e))
+            self._error(error_text(e))
             return
         self._seen = self._mark()
         if cmd is None:

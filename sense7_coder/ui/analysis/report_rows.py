@@ -26,6 +26,7 @@ from ...domain.agreement import (
     AgreementRecord,
     AgreementReport,
 )
+from ...domain.measures import MEASURE_TABLE
 from ...domain.words import count
 
 #: what an undefined figure shows
@@ -44,17 +45,8 @@ BAND_TEXT = {
     TOO_FEW: "too few units",
     "": "",
 }
-MEASURE_NAMES = {
-    ALPHA: "Krippendorff's α",
-    PERCENT: "percent agreement",
-    COHEN: "Cohen's κ",
-    FLEISS: "Fleiss' κ",
-    SPEARMAN: "Spearman's ρ",
-    GWET_AC1: "Gwet's AC1",
-    GWET_AC2: "Gwet's AC2",
-    BRENNAN_PREDIGER: "Brennan–Prediger",
-    ICC: "ICC",
-}
+#: the measures as the window names them (the measures table's labels)
+MEASURE_NAMES = {m.key: m.label for m in MEASURE_TABLE}
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

@@ -49,13 +49,6 @@ def band_colour(band: str, strength: float = 0.22) -> QColor | None:
     return mix(base, hue, strength if band_hue(band) != "undefined" else strength * 0.6)
 
 
-def band_ink(band: str) -> QColor:
-    """A strong colour of the band (plot marks, legend), readable on the base colour."""
-    text = _palette().color(QPalette.ColorRole.Text)
-    hue = BAND_HUES.get(band_hue(band), BAND_HUES["undefined"])
-    return mix(hue, text, 0.15)
-
-
 def shade(value: float | None, strength: float = 0.35) -> QColor | None:
     """A one-hue shading that grows with ``value`` in 0..1 (for kappa matrices)."""
     if value is None or value != value:

@@ -8,39 +8,23 @@ present, clashing ids).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...domain.errors import Cancelled, InputError, Sense7Error
+from ...domain.errors import Cancelled, Hint, InputError, Sense7Error
 from ...domain.importers import ImportOptions, PreviewResult, preview
 from ...domain.importers.reading import plan
 from ...domain.models import ROLES
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
+from ..wording import error_text
 
 PREVIEW_ROWS = 50
-_UNKNOWN_NAME = re.compile(r"unknown (?:role|speaker) '([^']*)'")
-#: the importers speak to the command line; in the dialog the same advice points at its controls
-_GUI_WORDING = (
-    (re.compile(r"tell the importer what it is with --roles '[^']*'(?: \(or =assistant, =system\))?"),
-     "choose its role on the Speakers tab"),
-    (re.compile(r"\(from --map (\w+)=[^)]*\)"), r"(chosen for \1 on the Columns tab)"),
-    (re.compile(r"name the column with --map (\w+)=COLUMN"), r"choose the column for \1 on the Columns tab"),
-    (re.compile(r"give the format \(--format\)"), "choose the format"),
-    (re.compile(r"--roles '([^']*)'"), r"the Speakers tab (\1)"),
-)
 
 
 def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def gui_wording(text: str) -> str:
-    for pattern, replacement in _GUI_WORDING:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 @dataclass(frozen=True)
@@ -57,6 +41,16 @@ class GroupCheck:
     format: str
     preview: PreviewResult | None = None
     error: str | None = None
+    #: the way out of ``error`` (an unknown speaker's name travels in it)
+    hint: Hint | None = None
+
+    @property
+    def hints(self) -> list[Hint]:
+        """The ways out of this group's problems (its own error's, its preview's)."""
+        found = [self.hint]
+        if self.preview is not None and self.preview.error is not None:
+            found.append(self.preview.error.hint)
+        return [h for h in found if h is not None]
 
     @property
     def name(self) -> str:
@@ -71,7 +65,7 @@ class GroupCheck:
         if self.error is not None:
             return self.error
         if self.preview is not None and self.preview.error is not None:
-            return str(self.preview.error)
+            return error_text(self.preview.error)
         return None
 
 
@@ -80,6 +74,7 @@ class ImportCheck:
     groups: list[GroupCheck] = field(default_factory=list)
     summary: ImportSummary | None = None
     error: str | None = None  # from the dry run: across files or against the project
+    error_hint: Hint | None = None
 
     @property
     def ok(self) -> bool:
@@ -108,13 +103,12 @@ class ImportCheck:
                 for speaker, role in zip(frame["speaker"], frame["role"], strict=True):
                     if isinstance(speaker, str) and speaker and speaker.casefold() not in ROLES:
                         seen.setdefault(speaker, role)
-            text = g.error_text
-            if text:
-                for name in _UNKNOWN_NAME.findall(text):
-                    seen.setdefault(name, None)
-        if self.error:
-            for name in _UNKNOWN_NAME.findall(self.error):
-                seen.setdefault(name, None)
+        hints = [h for g in self.groups for h in g.hints]
+        if self.error_hint is not None:
+            hints.append(self.error_hint)
+        for hint in hints:
+            if hint.option == "roles":  # an unknown speaker: NAME=role
+                seen.setdefault(hint.value.rpartition("=")[0], None)
         return seen
 
     def messages(self) -> list[Message]:
@@ -123,12 +117,12 @@ class ImportCheck:
         for g in self.groups:
             text = g.error_text
             if text:
-                out.append(Message("error", gui_wording(text)))
+                out.append(Message("error", text))
             if g.preview is not None:
                 out.extend(Message("warning", f"{g.name}: {w}") for w in g.preview.messages
                            if g.preview.error is None or w != str(g.preview.error))
         if self.error:
-            out.append(Message("error", gui_wording(self.error)))
+            out.append(Message("error", self.error))
         if self.summary is not None:
             for f in self.summary.files:
                 source = " + ".join(Path(s).name for s in f.source.split(" + "))
@@ -156,7 +150,8 @@ def plan_groups(paths: Sequence[Path], options: ImportOptions) -> list[GroupChec
             plan([path], options)
         except (InputError, ValueError) as e:
             fmt = options.format if options.format != "auto" else "not recognised"
-            failed.append(GroupCheck([path], fmt, error=str(e)))
+            failed.append(GroupCheck([path], fmt, error=error_text(e),
+                                     hint=getattr(e, "hint", None)))
         else:
             good.append(path)
     groups = [GroupCheck(list(g.paths), g.format) for g in plan(good, options)] if good else []
@@ -192,6 +187,6 @@ def check_import(
         except Cancelled:
             raise
         except Sense7Error as e:
-            check.error = str(e)
+            check.error, check.error_hint = error_text(e), e.hint
     progress(steps, steps)
     return check

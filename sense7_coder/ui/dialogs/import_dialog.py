@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.importers import FORMATS, MAP_FIELDS, ImportOptions
+from ...domain.importers.formats import IMPORT_FORMATS, dialog_filter
 from ...domain.models import ROLES
 from ...domain.words import count
 from ...project import Project
@@ -46,8 +47,7 @@ from .import_check import ImportCheck, Message, check_import, counted
 from .import_models import FIELD_TIPS, ChoiceDelegate, ChoiceTableModel
 from .import_panels import MessageList, PreviewPanel
 
-FILE_FILTER = ("Conversation files (*.xlsx *.xlsm *.csv *.tsv *.json *.jsonl *.ndjson *.txt);;"
-               "All files (*)")
+FILE_FILTER = dialog_filter()
 AUTOMATIC = "(automatic)"
 CHOOSE = "(choose a role)"
 DEBOUNCE_MS = 250
@@ -87,6 +87,10 @@ class ImportDialog(QDialog):
         self.remove_button = QPushButton("Remove")
         self.format_combo = QComboBox()
         self.format_combo.addItems(list(FORMATS))
+        for i, fmt in enumerate(IMPORT_FORMATS, start=1):
+            self.format_combo.setItemData(
+                i, f"{fmt.name} ({', '.join(fmt.endings)}); automatic: {fmt.sniffing}",
+                Qt.ItemDataRole.ToolTipRole)
         self.format_combo.setToolTip("auto recognises the format from the file name and content")
         self.detected_label = QLabel()
         files_box = QGroupBox("Files")

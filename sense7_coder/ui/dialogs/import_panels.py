@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..palette import tone
 from .form_widgets import MessageLabel
-from .import_check import PREVIEW_ROWS, GroupCheck, Message, gui_wording
+from .import_check import PREVIEW_ROWS, GroupCheck, Message
 from .import_models import DataFrameModel
 
 ICONS = {
@@ -81,7 +81,7 @@ class PreviewPanel(QGroupBox):
             self.model.set_frame(DataFrameModel().frame)
         error = group.error_text if group is not None else None
         if error:
-            self.note.show_message(f"Cannot be read as it is: {gui_wording(error)}", "error")
+            self.note.show_message(f"Cannot be read as it is: {error}", "error")
         else:
             self.note.clear_message()
         frame = self.model.frame

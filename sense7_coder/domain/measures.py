@@ -1,0 +1,147 @@
+"""The agreement measures, one row each (:data:`MEASURE_TABLE`): what the command line's
+help, the window's tables and tooltips and the methods paragraph call a measure, where it
+comes from and which levels of measurement it covers.
+
+Light (no numpy): the command line builds its help from it at start-up. Adding a measure
+is one row here plus its code in the engine; ``tests/test_tables.py``
+fails when a row lacks a field or a measure the engine writes has no row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Measure keys, as :attr:`AgreementRecord.measure` holds them.
+ALPHA = "krippendorff_alpha"
+PERCENT = "percent_agreement"
+COHEN = "cohen_kappa"
+FLEISS = "fleiss_kappa"
+SPEARMAN = "spearman"
+ICC = "icc"
+GWET_AC1 = "gwet_ac1"
+GWET_AC2 = "gwet_ac2"
+BRENNAN_PREDIGER = "brennan_prediger"
+
+NOMINAL = "nominal"
+ORDINAL = "ordinal"
+INTERVAL = "interval"
+RATIO = "ratio"
+#: who a measure compares: all coders of a code together, each pair, or a coder against
+#: a reference (the users' own ratings, the consensus)
+GROUP = "group"
+PAIRS = "pairs"
+REFERENCE = "reference"
+
+#: the works cited, by key (the methods paragraph lists them in this order)
+CITATIONS: dict[str, str] = {
+    "brennan": "Brennan, R. L., & Prediger, D. J. (1981). Coefficient kappa: Some uses, "
+               "misuses, and alternatives. Educational and Psychological Measurement, 41(3), "
+               "687-699.",
+    "cohen": "Cohen, J. (1968). Weighted kappa: Nominal scale agreement with provision for "
+             "scaled disagreement or partial credit. Psychological Bulletin, 70(4), 213-220.",
+    "efron": "Efron, B. (1987). Better bootstrap confidence intervals. Journal of the "
+             "American Statistical Association, 82(397), 171-185.",
+    "fleiss": "Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
+              "Psychological Bulletin, 76(5), 378-382.",
+    "gwet": "Gwet, K. L. (2014). Handbook of inter-rater reliability (4th ed.). Advanced "
+            "Analytics.",
+    "hayes": "Hayes, A. F., & Krippendorff, K. (2007). Answering the call for a standard "
+             "reliability measure for coding data. Communication Methods and Measures, 1(1), "
+             "77-89.",
+    "kripp": "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. "
+             "University of Pennsylvania, Annenberg School for Communication.",
+    "mcgraw": "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
+              "correlation coefficients. Psychological Methods, 1(1), 30-46.",
+    "shrout": "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "
+              "assessing rater reliability. Psychological Bulletin, 86(2), 420-428.",
+    "spearman": "Spearman, C. (1904). The proof and measurement of association between two "
+                "things. American Journal of Psychology, 15(1), 72-101.",
+    "weerahandi": "Weerahandi, S. (1993). Generalized confidence intervals. Journal of the "
+                  "American Statistical Association, 88(423), 899-905.",
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One agreement measure as every front end names it."""
+
+    #: the key in :attr:`AgreementRecord.measure`, exports and JSON
+    key: str
+    #: in words, plain text (command line, methods paragraph)
+    name: str
+    #: the window's name, with Greek letters
+    label: str
+    #: a results table's coefficient column (the methods paragraph's table)
+    short: str
+    #: where it stands in lists (help text, tables)
+    order: int
+    #: keys of :data:`CITATIONS`
+    citations: tuple[str, ...]
+    #: what it is, one clause (help text and tooltips)
+    wording: str
+    #: levels of measurement it is computed for
+    levels: tuple[str, ...]
+    #: who it compares (:data:`GROUP`, :data:`PAIRS`, :data:`REFERENCE`)
+    scope: tuple[str, ...]
+
+
+MEASURE_TABLE: tuple[Measure, ...] = (
+    Measure(ALPHA, "Krippendorff's alpha", "Krippendorff's α", "alpha", 10, ("kripp",),
+            "Krippendorff's alpha at the code's level of measurement, with a bootstrap 95% "
+            "interval", (NOMINAL, ORDINAL, INTERVAL, RATIO), (GROUP, REFERENCE)),
+    Measure(GWET_AC1, "Gwet's AC1", "Gwet's AC1", "AC1", 20, ("gwet",),
+            "Gwet's AC1 for any number of raters with missing ratings", (NOMINAL, ORDINAL),
+            (GROUP,)),
+    Measure(GWET_AC2, "Gwet's AC2", "Gwet's AC2", "AC2", 30, ("gwet",),
+            "Gwet's AC2 with linear and quadratic weights over the level values",
+            (ORDINAL,), (GROUP,)),
+    Measure(BRENNAN_PREDIGER, "Brennan–Prediger", "Brennan–Prediger", "Brennan–Prediger",
+            40, ("brennan", "gwet"),
+            "the Brennan–Prediger coefficient (chance agreement as a uniform guess)",
+            (NOMINAL, ORDINAL), (GROUP,)),
+    Measure(ICC, "ICC", "ICC", "ICC", 50, ("shrout", "mcgraw"),
+            "the intraclass correlation in the six forms of Shrout and Fleiss (units every "
+            "coder rated)", (ORDINAL,), (GROUP,)),
+    Measure(PERCENT, "percent agreement", "percent agreement", "agreement", 60, (),
+            "raw percent agreement (exact match)", (NOMINAL, ORDINAL), (GROUP, PAIRS)),
+    Measure(COHEN, "Cohen's kappa", "Cohen's κ", "kappa", 70, ("cohen",),
+            "Cohen's kappa per pair (weighted over the declared scale for ordinal codes)",
+            (NOMINAL, ORDINAL), (PAIRS, REFERENCE)),
+    Measure(FLEISS, "Fleiss' kappa", "Fleiss' κ", "Fleiss' kappa", 80, ("fleiss",),
+            "Fleiss' kappa among the coders (every unit with the same number of raters)",
+            (NOMINAL, ORDINAL), (GROUP,)),
+    Measure(SPEARMAN, "Spearman's rho", "Spearman's ρ", "rho", 90, ("spearman",),
+            "Spearman's rank correlation of a coder with a reference", (ORDINAL,),
+            (REFERENCE,)),
+)
+
+#: the rows by key
+MEASURES_BY_KEY: dict[str, Measure] = {m.key: m for m in MEASURE_TABLE}
+
+
+def measure(key: str) -> Measure | None:
+    """The row of a measure key (None for a key no row has)."""
+    return MEASURES_BY_KEY.get(key)
+
+
+def name_of(key: str) -> str:
+    """A measure's plain name (its key when no row has it)."""
+    m = MEASURES_BY_KEY.get(key)
+    return m.name if m else key
+
+
+def short_of(key: str) -> str:
+    """A measure's name in a results table's coefficient column."""
+    m = MEASURES_BY_KEY.get(key)
+    return m.short if m else key
+
+
+def in_order() -> list[Measure]:
+    """The rows in their listing order."""
+    return sorted(MEASURE_TABLE, key=lambda m: m.order)
+
+
+def summary(keys: tuple[str, ...] | None = None) -> str:
+    """The measures' wordings joined into one sentence fragment (command-line help)."""
+    rows = [m for m in in_order() if keys is None or m.key in keys]
+    return "; ".join(m.wording for m in rows)
