@@ -101,7 +101,7 @@ def test_a_blind_coder_reads_a_suggestion_only_after_own_value_and_reveal(
             suggestions(p, TURN, viewer="bashir")
         assert not suggestion_visible(p, Unit("101", 4), "affective", "dora")
     with Project.open(demo_project, backup=False) as anon, \
-            pytest.raises(ProjectError, match="--as NAME"):
+            pytest.raises(ProjectError, match="name who you are"):
         suggestions(anon, TURN)
 
 

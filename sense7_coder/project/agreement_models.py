@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..domain.codebook import Code
-from ..domain.errors import ProjectError
+from ..domain.errors import Hint, ProjectError
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter
 from .project import Project
@@ -42,8 +42,9 @@ def check_model_raters(project: Project, options: Any) -> None:
     clash = sorted(set(asked or known) & set(options.predictors))
     if clash:
         raise ProjectError(f"'{RATER_PREFIX}{clash[0]}' names both a model's suggestions and "
-                           "a predictor's scores: leave one out (--no-models, or another "
-                           "predictor)")
+                           "a predictor's scores: leave one out",
+                           hint=Hint("no-models", "", "leave the models' suggestions out, or "
+                                     "choose another predictor"))
 
 
 def suggestions_frame(project: Project, codes: Sequence[Code],

@@ -21,6 +21,7 @@ from ..domain.models import Unit, Value
 from ..store import codings as store_codings
 from ..store import suggestions as store_sug
 from ..store.shapes import changed_message
+from .hints import AS_LEAD
 from .project import Project
 
 #: how a model is named where raters are listed (agreement, exports)
@@ -141,8 +142,8 @@ def _require_viewer(project: Project, viewer: str | None) -> str | None:
         return viewer
     if viewer is None:
         raise ProjectError("coders code blind in this project: a model's suggestions are "
-                           "read by a named coder, after their own value and the reveal "
-                           "(on the command line: --as NAME)")
+                           "read by a named coder, after their own value and the reveal",
+                           hint=AS_LEAD)
     if viewer != project.coder and not project.is_lead():
         # one coder's view is no window onto another's reveals
         raise ProjectError(f"only a lead (an adjudicator) can read the suggestions as "

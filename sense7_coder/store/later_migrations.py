@@ -1,0 +1,159 @@
+"""Migrations m010 onwards (models' suggestions, spans, attribute history), appended to the
+list :mod:`.schema` holds; released ones are frozen like the first nine (a change is a new
+migration at the end of this file, pinned in ``tests/test_migrations_pinned.py``)."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from .migrating import _script, migrations
+
+
+@migrations()
+def m010_suggestions(db: Database) -> None:
+    """A model's suggested values, kept apart from every coder's codings.
+
+    ``suggestion_runs`` holds one row per run of a model (the LLM judge or the baseline):
+    its rater name (shown as ``model:NAME``), the method, the endpoint's host only (never a
+    key or a path), the hash of the prompts it was sent, its settings as JSON, when it
+    started and finished, and its counts. ``suggestions`` holds each run's value of a code
+    on a unit (``status`` ok or no_answer; the reply of a unit that stayed unreadable is
+    kept in ``reply`` for inspection; ``spread`` is the model's own uncertainty where it
+    has one). ``code_prompts`` holds a code's prompt where the lead edited it."""
+    _script(db,
+        """
+        CREATE TABLE suggestion_runs (
+            run INTEGER PRIMARY KEY,
+            model TEXT NOT NULL,
+            method TEXT NOT NULL,
+            api_model TEXT,
+            endpoint_host TEXT,
+            prompt_hash TEXT NOT NULL DEFAULT '',
+            unit TEXT NOT NULL,
+            settings TEXT NOT NULL DEFAULT '{}',
+            started_at TEXT,
+            finished_at TEXT,
+            requests INTEGER NOT NULL DEFAULT 0,
+            answered INTEGER NOT NULL DEFAULT 0,
+            no_answer INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX suggestion_runs_model ON suggestion_runs(model);
+        CREATE TABLE suggestions (
+            run INTEGER NOT NULL REFERENCES suggestion_runs(run) ON DELETE CASCADE,
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key) ON DELETE CASCADE,
+            status TEXT NOT NULL DEFAULT 'ok',
+            value,
+            rationale TEXT NOT NULL DEFAULT '',
+            reply TEXT,
+            spread REAL,
+            PRIMARY KEY (run, conversation_id, position, sentence, code)
+        );
+        CREATE INDEX suggestions_unit ON suggestions(conversation_id, position, sentence,
+                                                     code, run);
+        CREATE INDEX suggestions_code ON suggestions(code);
+        CREATE TABLE code_prompts (
+            code TEXT PRIMARY KEY REFERENCES codes(key) ON DELETE CASCADE,
+            prompt TEXT NOT NULL,
+            updated_at TEXT
+        );
+        """
+    )
+@migrations()
+def m011_spans(db: Database) -> None:
+    """Coded spans: a stretch of a turn's text given a code.
+
+    ``start`` and ``end`` are code-point offsets into the turn's text (as REFI-QDA counts
+    them), end exclusive. A span is keyed by its coder, conversation, turn, offsets and
+    code, so it outlives anything but its conversation: a conversation imported again with
+    the same messages is skipped and keeps its spans, one with other messages is refused.
+    ``value`` is the level the span shows (1 for a binary code), ``memo`` a note on it;
+    ``source``, ``blind`` and ``origin`` say how it was made, as for ``codings``. The
+    history follows spans (kind ``span``: before/after read ``start-end: value``) and
+    their memos (kind ``span memo``)."""
+    _script(db,
+        """
+        CREATE TABLE spans (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            code TEXT NOT NULL REFERENCES codes(key),
+            value,
+            memo TEXT NOT NULL DEFAULT '',
+            updated_at TEXT,
+            source TEXT NOT NULL DEFAULT 'coded',
+            blind INTEGER NOT NULL DEFAULT 0,
+            origin TEXT,
+            PRIMARY KEY (coder, conversation_id, position, start, end, code)
+        );
+        CREATE INDEX spans_unit ON spans(conversation_id, position, start);
+        CREATE INDEX spans_code ON spans(code);
+        """
+    )
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+
+    def shown(r: str) -> str:  # a span as the history holds it
+        return f"({r}.start || '-' || {r}.end || ': ' || COALESCE({r}.value, 'NA'))"
+
+    def row(r: str, action: str, kind: str, before: str, after: str) -> str:
+        return (f"INSERT INTO history({cols}) VALUES ({now}, {r}.coder, '{action}', '{kind}', "
+                f"{r}.conversation_id, {r}.position, NULL, {r}.code, {before}, {after}, "
+                f"{ctx});")
+
+    _script(db, "\n".join([
+        "CREATE TRIGGER history_spans_insert AFTER INSERT ON spans BEGIN "
+        + row("new", "set", "span", "NULL", shown("new")) + " END;",
+        "CREATE TRIGGER history_spans_memo_insert AFTER INSERT ON spans "
+        "WHEN new.memo <> '' BEGIN "
+        + row("new", "set", "span memo", "NULL", "new.memo") + " END;",
+        "CREATE TRIGGER history_spans_update AFTER UPDATE ON spans "
+        "WHEN old.value IS NOT new.value BEGIN "
+        + row("new", "change", "span", shown("old"), shown("new")) + " END;",
+        "CREATE TRIGGER history_spans_memo_update AFTER UPDATE ON spans "
+        "WHEN old.memo IS NOT new.memo BEGIN "
+        + row("new", "change", "span memo", "NULLIF(old.memo, '')", "NULLIF(new.memo, '')")
+        + " END;",
+        "CREATE TRIGGER history_spans_delete AFTER DELETE ON spans BEGIN "
+        + row("old", "clear", "span", shown("old"), "NULL") + " END;",
+    ]))
+
+
+@migrations()
+def m012_attributes(db: Database) -> None:
+    """The history follows a lead's edits of conversation attributes: the model, the
+    participant and the topic (``code`` names the column) and the
+    ``attributes`` object (``code`` empty, ``before``/``after`` the object's JSON text: the
+    project shows which entries changed). Imports insert conversations and
+    are not followed (the import itself is the record)."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    script = []
+    for column in ("model", "participant_id", "topic"):
+        script.append(
+            f"CREATE TRIGGER history_conversations_{column} AFTER UPDATE OF {column} "
+            f"ON conversations WHEN old.{column} IS NOT new.{column} BEGIN "
+            f"INSERT INTO history({cols}) VALUES ({now}, NULL, CASE WHEN old.{column} IS NULL "
+            f"THEN 'set' WHEN new.{column} IS NULL THEN 'clear' ELSE 'change' END, "
+            f"'attribute', new.conversation_id, NULL, NULL, '{column}', old.{column}, "
+            f"new.{column}, {ctx}); END;")
+    # the attributes object as a whole (SQLite refuses JSON functions in triggers of a
+    # file it does not trust; the project reads which entries changed from the two texts)
+    script.append(
+        "CREATE TRIGGER history_conversations_attributes AFTER UPDATE OF attributes "
+        "ON conversations WHEN old.attributes IS NOT new.attributes BEGIN "
+        f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'attribute', "
+        f"new.conversation_id, NULL, NULL, NULL, old.attributes, new.attributes, {ctx}); END;")
+    _script(db, "\n".join(script))
