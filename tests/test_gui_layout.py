@@ -76,8 +76,9 @@ def test_f1_lists_every_codes_anchors_the_focused_code_first(gui, monkeypatch,
     codebook = w.project.codebook
     for code in codebook.active:  # every code, every anchor, its include/exclude notes
         assert code.label in text
-        for lv in code.levels:
-            assert f"{lv.value} {lv.label}: {' '.join(lv.description.split())}" in text
+        for lv in code.levels:  # an ordinal level by number and name, others by name
+            name = f"{lv.value} {lv.label}" if code.kind == "ordinal" else lv.label
+            assert f"{name}: {' '.join(lv.description.split())}" in text
         assert " ".join(code.exclude.split()) in text
     assert "Keyboard shortcuts" in text and "not applicable" in text
 

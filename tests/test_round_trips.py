@@ -88,7 +88,7 @@ def test_a_qdc_whose_shortcuts_are_taken_moves_them_to_free_letters_with_a_note(
     path.write_bytes(codebook_qdc(book))
     status, out, err = run(capsys, "codebook", tmp_path / "study.sense7", "import", path)
     assert status == 0, err
-    assert "1 codes added, 0 updated" in out
+    assert "1 code added, 0 updated" in out
     assert f"note: shortcut '{second}' of code 'tone2' is already used by '{neighbour}'" in err
 
 

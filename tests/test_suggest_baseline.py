@@ -19,7 +19,7 @@ def test_every_dimension_of_every_assistant_turn_out_of_fold(demo_project: Path)
         assistant = p.db.execute("SELECT COUNT(*) FROM turns WHERE role = 'assistant'"
                                  ).fetchone()[0]
         assert run.rater == "model:baseline" and run.method == "baseline"
-        assert run.answered == assistant * len(p.codebook.active) and run.no_answer == 0
+        assert run.answered == assistant * len([c for c in p.codebook.active if c.unit != "span"]) and run.no_answer == 0
         assert "grouped by" in run.settings["notes"]["affective"]
         got = suggestions(p, "101", "affective")
         assert got and all(s.value in (1, 2, 3, 4, 5) and s.spread is not None for s in got)
@@ -54,3 +54,16 @@ def test_nothing_to_learn_from_is_said(tmp_path: Path):
     with Project.create(tmp_path / "empty.sense7", resolve_codebook("sense7")) as p, \
             pytest.raises(ProjectError, match="suggested nothing"):
         run_baseline(p, ["affective"])
+
+
+def test_span_codes_are_left_to_coders(demo_project: Path) -> None:
+    """A span is a stretch of text a person marks: suggest leaves span codes out by default
+    and refuses one asked for by name, in one line naming it."""
+    from sense7_coder.project.suggest import selected_codes
+
+    with Project.open(demo_project, backup=False) as p:
+        spans = [c.key for c in p.codebook.active if c.unit == "span"]
+        assert spans, "the demo has span codes"
+        assert not {c.key for c in selected_codes(p)} & set(spans)
+        with pytest.raises(ProjectError, match=f"{spans[0]}: span codes are marked"):
+            selected_codes(p, [spans[0]])

@@ -141,7 +141,11 @@ def selected_codes(project: Project, keys: Sequence[str] = (), unit: str | None 
     if unit is not None and unit not in UNITS:
         raise ProjectError(f"unit must be one of {', '.join(UNITS)}")
     codes = [project.code(k) for k in dict.fromkeys(keys)] if keys else \
-        list(project.codebook.active)
+        [c for c in project.codebook.active if c.unit != "span"]
+    spans = [c.key for c in codes if c.unit == "span"]
+    if spans:  # a span is a stretch of text a person marks, not a value of a unit
+        raise ProjectError(f"{', '.join(spans)}: span codes are marked on the text by coders; "
+                           "a model suggests values of turns, sentences and conversations")
     if unit is not None:
         codes = [c for c in codes if c.unit == unit]
     if not codes:
