@@ -84,9 +84,10 @@ EXPORT_KIND_TABLE: tuple[ExportKind, ...] = (
                "Columns time, coder, action, kind, conversation_id, turn, sentence, code, "
                "before, after, source, actor, origin: who changed which value, how and when.",
                (), True),
-    ExportKind("segments", "Segments: the coded text, one row per coded unit",
+    ExportKind("segments", "Segments: the coded text, one row per coded unit or span",
                "Columns coder, conversation_id, turn, sentence, code, value, level_label, "
-               "text (the coded sentence or turn), for reading what was coded.",
+               "text (the coded sentence, turn or span), start, end (a span's code points) "
+               "and context (the turn around a span), for reading what was coded.",
                (CODES, CODERS, *CONVERSATIONS), True),
     ExportKind("memos", "Memos: every memo written while coding",
                "Columns coder, conversation_id, turn, sentence, text.",
@@ -96,6 +97,19 @@ EXPORT_KIND_TABLE: tuple[ExportKind, ...] = (
                "participant_id, model, turn, rating, value (“NA” = the user marked it not "
                "applicable).",
                CONVERSATIONS, True),
+    ExportKind("suggestions", "Suggestions: a model's values, apart from the coders'",
+               "One row per model, unit and code: model, run, status (ok or no_answer), "
+               "value, rationale and the prompt's hash; never mixed into long or wide.",
+               (CODES, *CONVERSATIONS), True),
+    ExportKind("cooccurrence", "Co-occurrence: codes present together",
+               "A code-by-code matrix: how many turns (or conversations, or overlapping "
+               "spans) hold both codes, from the chosen coders' values.",
+               (CODES, CODERS, *CONVERSATIONS), True),
+    ExportKind("codes-by-attribute", "Codes by attribute: each code across a conversation "
+               "attribute",
+               "One row per code, one column per value of a conversation attribute (model "
+               "by default): how many units hold the code present.",
+               (CODES, CODERS, *CONVERSATIONS), True),
 )
 
 #: the rows by key
