@@ -413,8 +413,11 @@ def test_export_long_through_the_dialog(qtbot: Any, project: Project, tmp_path: 
     qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
     assert dialog.wait(60) and dialog.error is None, dialog.error
     table = pd.read_csv(tmp_path / "long.csv", dtype=str, keep_default_na=False)
-    # the demo's tactic span codes add their spans, with start and end
-    assert list(table.columns) == [*LONG_COLUMNS, "start", "end"]
+    # the demo's tactic span codes add their spans, with start and end; the turns'
+    # own attributes (the demo's message ids) follow as turn_<name> columns
+    extra = [c for c in table.columns if c.startswith("turn_")]
+    assert extra, table.columns
+    assert list(table.columns) == [*LONG_COLUMNS, "start", "end", *extra]
     spans = project.db.execute("SELECT count(*) FROM spans").fetchone()[0]
     assert len(table) == project.info()["codings"] + spans
     assert "'=SUM(A1:A9)" in set(table["coder"])
