@@ -49,6 +49,7 @@ SHORTCUTS = """
 | Ctrl+Shift+B | edit the codebook |
 | Ctrl+Shift+K | switch coder |
 | Ctrl+L | show or hide the conversation list |
+| Ctrl+Shift+M | the last 50 status-bar messages, whole, with their times (or click the status bar) |
 | Ctrl+Shift+A, Ctrl+Shift+R | agreement, reconciliation (Ctrl+W closes them; Ctrl+Enter runs the agreement) |
 | Ctrl+E | export as CSV |
 
