@@ -98,6 +98,7 @@ def test_the_transcript_is_reached_with_tab_and_f2_and_framed(gui, qtbot,
         if seen[-1] is view:
             break
     assert view.hasFocus(), " ".join(type(x).__name__ for x in seen if type(x).__name__ != "CodingPanel")
+    assert view.textCursor().position() == view.body_start(ws.position)  # the current turn
     after = view.grab().toImage()
     highlight = view.palette().color(QPalette.ColorRole.Highlight)
     edge = QColor(after.pixel(0, after.height() // 2))

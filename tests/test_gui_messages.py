@@ -49,3 +49,15 @@ def test_the_last_fifty_are_kept_newest_first(gui, qtbot, demo_project: Path) ->
     assert lines[0] == f"message {KEEP + 9}" and lines[-1] == "message 10"
     assert dialog.heading.text().startswith("The last 50 messages, newest first")
     dialog.close()
+
+
+def test_a_message_repeated_is_one_line_with_its_count(gui, qtbot, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    w.show_message("First line\nsecond line")
+    for _ in range(3):
+        w.show_message("No more conversations in the list")
+    dialog = w.message_log.show()
+    lines = dialog.text.toPlainText().splitlines()
+    assert lines[0].endswith("  No more conversations in the list  (×3)")
+    assert lines[1].endswith("  First line second line")  # one message, one line
+    dialog.close()

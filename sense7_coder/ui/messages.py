@@ -1,10 +1,12 @@
 """The status bar's messages, kept: *View › Messages…* (or a click on the status bar) lists
 the last :data:`KEEP` with the time each was shown, newest first, so a message cut to fit the
-bar, or gone before it was read, can be read whole."""
+bar, or gone before it was read, can be read whole. A message shown again straight after
+itself is one line with its count, so a key pressed over and over does not push the others out."""
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -23,6 +25,13 @@ from ..domain.words import count
 
 #: how many messages are kept (the oldest goes when one more comes)
 KEEP = 50
+
+
+@dataclass
+class Entry:
+    at: datetime  # when it was last shown
+    text: str
+    times: int = 1  # shown this many times in a row
 
 
 class MessagesDialog(QDialog):
@@ -45,12 +54,13 @@ class MessagesDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(640, 360)
 
-    def show_entries(self, entries: list[tuple[datetime, str]]) -> None:
-        newest_first = list(reversed(entries))
+    def show_entries(self, entries: list[Entry]) -> None:
         self.heading.setText(
             f"The last {count(len(entries), 'message')}, newest first (at most {KEEP} are kept)"
             if entries else "No messages yet")
-        self.text.setPlainText("\n".join(f"{at:%H:%M:%S}  {text}" for at, text in newest_first))
+        self.text.setPlainText("\n".join(
+            f"{e.at:%H:%M:%S}  {' '.join(e.text.splitlines())}"
+            + (f"  (×{e.times})" if e.times > 1 else "") for e in reversed(entries)))
 
 
 class MessageLog(QObject):
@@ -59,17 +69,22 @@ class MessageLog(QObject):
     def __init__(self, window: QMainWindow, keep: int = KEEP) -> None:
         super().__init__(window)
         self.window = window
-        self.entries: deque[tuple[datetime, str]] = deque(maxlen=keep)
+        self.entries: deque[Entry] = deque(maxlen=keep)
         self.dialog: MessagesDialog | None = None
         bar = window.statusBar()
         bar.installEventFilter(self)
         bar.setAccessibleDescription("Click to read the last messages whole (View › Messages…)")
 
     def add(self, text: str) -> None:
-        if text.strip():
-            self.entries.append((datetime.now(), text))
-            if self.dialog is not None and self.dialog.isVisible():
-                self.dialog.show_entries(list(self.entries))
+        if not text.strip():
+            return
+        last = self.entries[-1] if self.entries else None
+        if last is not None and last.text == text:
+            last.at, last.times = datetime.now(), last.times + 1
+        else:
+            self.entries.append(Entry(datetime.now(), text))
+        if self.dialog is not None and self.dialog.isVisible():
+            self.dialog.show_entries(list(self.entries))
 
     def show(self) -> MessagesDialog:
         """Open (or bring forward, brought up to date) the list of messages."""

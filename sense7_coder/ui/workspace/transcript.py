@@ -401,6 +401,12 @@ class TranscriptView(QTextBrowser):
 
     def focusInEvent(self, e: QFocusEvent) -> None:
         super().focusInEvent(e)
+        tabbed = e.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason)
+        body = self.body_start(self.position)
+        if tabbed and body is not None and not self.textCursor().hasSelection():
+            cursor = QTextCursor(self.document())  # reached with Tab: start at the current turn
+            cursor.setPosition(body)
+            self.setTextCursor(cursor)
         self.viewport().update()
 
     def focusOutEvent(self, e: QFocusEvent) -> None:
