@@ -41,16 +41,14 @@ def test_the_codes_are_reached_and_rated_from_the_keyboard(gui, demo_project: Pa
 
     from sense7_coder.ui.accessibility import INTERACTIVE
     from sense7_coder.ui.workspace.code_row import CodeRow
-    from sense7_coder.ui.workspace.transcript import TranscriptView
 
     w = gui.open(demo_project)
     no_tab = [x for x in w.findChildren(QWidget)
               if isinstance(x, INTERACTIVE) and x.isVisibleTo(w)
               and not isinstance(x, (QHeaderView, QScrollBar))
               and not x.focusPolicy() & Qt.FocusPolicy.TabFocus]
-    # the transcript takes the focus on a click (PgUp/PgDn move through it from the codes)
     left = [x for x in no_tab if not (isinstance(x, QToolButton) and isinstance(
-        x.parent(), CodeRow)) and not isinstance(x, TranscriptView)]
+        x.parent(), CodeRow))]
     assert _describe(left) == []
     coding = w.workspace.coding
     assert coding.focusPolicy() == Qt.FocusPolicy.StrongFocus and coding.hasFocus()
@@ -80,3 +78,40 @@ def test_focus_is_drawn_and_the_contrast_palette_reads(gui, qtbot, demo_project:
     back = p.color(QPalette.ColorRole.Window)
     assert abs(text.lightness() - back.lightness()) == 255  # white on black
     assert p.color(QPalette.ColorRole.Highlight) != p.color(QPalette.ColorRole.Window)
+
+
+def test_the_transcript_is_reached_with_tab_and_f2_and_framed(gui, qtbot,
+                                                               demo_project: Path) -> None:
+    """Tab and Shift+Tab walk into the transcript and out again; F2 puts a text cursor in the
+    current turn; the focused transcript wears the focus frame; Escape goes back to the codes."""
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    w = gui.open(demo_project)
+    ws = w.workspace
+    view = ws.transcript
+    before = view.grab().toImage()
+    seen = []
+    for _ in range(80):  # from the codes (Tab walks them first), round the chain
+        gui.press(w, Qt.Key.Key_Tab)
+        seen.append(QApplication.focusWidget())
+        if seen[-1] is view:
+            break
+    assert view.hasFocus(), " ".join(type(x).__name__ for x in seen if type(x).__name__ != "CodingPanel")
+    assert view.textCursor().position() == view.body_start(ws.position)  # the current turn
+    after = view.grab().toImage()
+    highlight = view.palette().color(QPalette.ColorRole.Highlight)
+    edge = QColor(after.pixel(0, after.height() // 2))
+    assert edge == highlight and QColor(before.pixel(0, before.height() // 2)) != highlight
+    gui.press(w, Qt.Key.Key_Tab)  # and out again: Tab is not swallowed by the text
+    assert not view.hasFocus()
+    for _ in range(40):  # back again: Shift+Tab walks up the codes, then leaves them
+        gui.press(w, Qt.Key.Key_Tab, modifier=Qt.KeyboardModifier.ShiftModifier)
+        if view.hasFocus():
+            break
+    assert view.hasFocus()
+    gui.press(w, Qt.Key.Key_Escape)
+    assert ws.coding.hasFocus()
+    gui.press(w, Qt.Key.Key_F2)  # a text cursor at the start of the current turn's message
+    assert view.hasFocus()
+    assert view.textCursor().position() == view.body_start(ws.position)

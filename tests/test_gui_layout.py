@@ -32,6 +32,9 @@ def test_every_code_guidance_and_hint_in_view_on_a_laptop(gui, qtbot, demo_proje
     coding = ws.coding
     keys = coding.visible_keys()
     assert len(keys) == 8  # the seven SENSE-7 dimensions and the overall rating
+    # the demo's tactic span codes are marked on the text, not rated here: off the panel
+    assert sum(c.unit == "span" for c in w.project.codebook.active) == 10
+    assert not set(keys) & {c.key for c in w.project.codebook.active if c.unit == "span"}
     assert all("alice" in coding.rows[k].others_label.text() for k in keys)
     assert ws.ratings.isVisible() and "very poor" in ws.ratings.shown_text()
     for step, key in enumerate(keys):

@@ -23,7 +23,7 @@ SHORTCUTS = """
 | 0 or N | not applicable |
 | Delete, Backspace | clear the value |
 | Space | toggle a present/absent code |
-| ↑ ↓, Tab | move between codes |
+| ↑ ↓, Tab | move between codes (past the last one, Tab goes on to the next panel) |
 | a code's letter | jump to that code (shown beside its name) |
 
 ### Moving
@@ -39,6 +39,8 @@ SHORTCUTS = """
 | Ctrl+PgDown / Ctrl+PgUp | next / previous conversation |
 | Ctrl+F | search conversations (Enter opens the first match, Esc goes back to the codes) |
 | Ctrl+M, Esc | write a memo, back to the codes |
+| F2, Esc | a text cursor in the current turn (Shift+arrows select, a span code's key marks the selection), back to the codes |
+| Tab, Shift+Tab | every panel in turn: codes, memo, list, transcript (framed when it has the focus) |
 
 ### Windows
 | Key | Does |
@@ -47,6 +49,7 @@ SHORTCUTS = """
 | Ctrl+Shift+B | edit the codebook |
 | Ctrl+Shift+K | switch coder |
 | Ctrl+L | show or hide the conversation list |
+| Ctrl+Shift+M | the last 50 status-bar messages, whole, with their times (or click the status bar) |
 | Ctrl+Shift+A, Ctrl+Shift+R | agreement, reconciliation (Ctrl+W closes them; Ctrl+Enter runs the agreement) |
 | Ctrl+E | export as CSV |
 

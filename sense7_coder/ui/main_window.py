@@ -32,6 +32,7 @@ from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
+from .messages import MessageLog
 from .screen import fit_to_screen
 from .settings import Settings
 from .tasks import TaskRunner
@@ -93,7 +94,7 @@ class MainWindow(QMainWindow):
             "import_qdpx": lambda: qda_windows.import_qdpx(self),
             "toggle_list": self._toggle_list, "toggle_side": self._toggle_side,
             "auto_advance": self._set_auto_advance,
-            "shortcuts": self.show_shortcuts,
+            "shortcuts": self.show_shortcuts, "messages": lambda: self.message_log.show(),
             "guide": self.show_guide, "about": self.show_about,
         }
         self.actions_, self.menus = build_menus(self, slots)
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         keys_back_after_menus(self, self.menus.values(), self.focus_main)
 
         bar = self.statusBar()
+        self.message_log = MessageLog(self)  # View › Messages…: the last ones, whole
         self.project_label = QLabel(self)
         self.coder_label = QLabel(self)
         self.progress_label = QLabel(self)
@@ -585,7 +587,8 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str, ms: int = 6000) -> None:
         """A status-bar message that fits: elided to the room beside the permanent labels,
-        the whole text in the tooltip."""
+        the whole text in the tooltip and in View › Messages…"""
+        self.message_log.add(text)
         bar = self.statusBar()
         room = bar.width() - sum(w.width() + 12 for w in (
             self.project_label, self.coder_label, self.progress_label, self.saved_label)

@@ -111,6 +111,9 @@ def build_menus(win: QMainWindow, slots: dict[str, Callable[..., Any]]) -> tuple
     m = menus["view"] = bar.addMenu("&View")
     act(m, "toggle_list", "Conversation &list", ("Ctrl+L",), checkable=True)
     act(m, "toggle_side", "Users' ratings and &memo", checkable=True)
+    m.addSeparator()
+    act(m, "messages", "Messa&ges…", ("Ctrl+Shift+M",),
+        tip="The last status-bar messages, whole, with their times (or click the status bar)")
     menus["analysis"] = bar.addMenu("&Analysis")
     menus["analysis"].menuAction().setVisible(False)
 

@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
+    QFocusEvent,
     QFont,
     QMouseEvent,
     QPainter,
@@ -102,6 +103,8 @@ SLICE_MAX = 32
 FILL_MS = 15
 #: the accent bar at the left of the current turn, in pixels
 BAR = 4
+#: the focus frame drawn round the transcript when it has the focus (px)
+FOCUS_WIDTH = 2
 
 
 class _Formats:
@@ -163,7 +166,9 @@ class TranscriptView(QTextBrowser):
         super().__init__(parent)
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        # Tab / Shift+Tab reach it (F2 too, with a text cursor in the current turn); the
+        # focused transcript is framed like every focused text box (FOCUS_STYLE)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # a scroll bar that came and went with each conversation's length would change the
         # text's width: a second layout of the whole conversation at every change
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
@@ -385,6 +390,33 @@ class TranscriptView(QTextBrowser):
                     painter.fillRect(rect, bg)
             painter.end()
         super().paintEvent(e)
+        if self.hasFocus():  # the focus frame (the view has no frame of its own to colour)
+            painter = QPainter(self.viewport())
+            edge = self.palette().color(QPalette.ColorRole.Highlight)
+            r, w = self.viewport().rect(), FOCUS_WIDTH
+            for band in (r.adjusted(0, 0, w - r.width(), 0), r.adjusted(0, 0, 0, w - r.height()),
+                         r.adjusted(r.width() - w, 0, 0, 0), r.adjusted(0, r.height() - w, 0, 0)):
+                painter.fillRect(band, edge)
+            painter.end()
+
+    def focusInEvent(self, e: QFocusEvent) -> None:
+        super().focusInEvent(e)
+        tabbed = e.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason)
+        body = self.body_start(self.position)
+        if tabbed and body is not None and not self.textCursor().hasSelection():
+            cursor = QTextCursor(self.document())  # reached with Tab: start at the current turn
+            cursor.setPosition(body)
+            self.setTextCursor(cursor)
+        self.viewport().update()
+
+    def focusOutEvent(self, e: QFocusEvent) -> None:
+        super().focusOutEvent(e)
+        self.viewport().update()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        if self.hasFocus():  # the frame stays on the edges, not scrolled with the text
+            self.viewport().update()
 
     def _text(self, position: int) -> str:
         if self.conversation is None:
