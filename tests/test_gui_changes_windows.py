@@ -43,7 +43,7 @@ def test_a_coding_by_a_second_program_marks_the_open_agreement_figures_out_of_da
     w.check_elsewhere()
     assert panel.stale
     assert "changed since these figures were computed" in panel.status.text()
-    assert "frank" in panel.filters.lists["coders"].keys()  # the new coder can be chosen
+    assert "frank" in panel.filters.lists["coders"].keys()  # noqa: SIM118 (a CheckList)
     assert panel.run() is not None and panel.wait(60)
     assert not panel.stale and panel.status.text().startswith("Done")
 
@@ -126,3 +126,45 @@ def test_predictions_imported_in_the_analysis_window_reach_the_views(
     assert "stored 1 conversation-level scores of 'judge'" in panel.status.text()
     w.check_elsewhere()  # written through the job's own connection: not "another window"
     assert "another window" not in w.statusBar().currentMessage()
+
+
+def test_an_attribute_edited_in_the_sheet_reaches_the_views_when_it_closes(
+        gui: Any, demo_project: Path, monkeypatch: Any) -> None:
+    from sense7_coder.ui import qda_windows
+    from sense7_coder.ui.attributes_dialog import FIXED, AttributesDialog
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("dana", "adjudicator")  # a lead edits attributes
+    w = gui.open(demo_project)
+    got = heard(w)
+    edited: list[str] = []
+
+    def edit_one(dialog: AttributesDialog) -> int:
+        column = next(i for i, name in enumerate(dialog.columns) if name not in FIXED)
+        edited.append(dialog.model.item(0, 0).text())
+        dialog.model.item(0, column).setText("edited here")
+        return 0
+
+    monkeypatch.setattr(AttributesDialog, "exec", edit_one)
+    qda_windows.show_attributes(w)
+    assert edited and got == [Changes(conversations=frozenset(edited))]
+
+
+def test_an_open_attribute_sheet_reads_a_second_program_s_edit(
+        gui: Any, qtbot: Any, demo_project: Path) -> None:
+    from sense7_coder.project.attributes import set_attribute
+    from sense7_coder.ui.attributes_dialog import FIXED, AttributesDialog
+
+    w = gui.open(demo_project)
+    dialog = AttributesDialog(w.project, w)
+    qtbot.addWidget(dialog)
+    w.listen(dialog.show_changes)
+    dialog.show()
+    name = next(n for n in dialog.columns if n not in FIXED)
+    cid = dialog.model.item(0, 0).text()
+    with Project.open(demo_project, backup=False) as other:
+        other.set_coder("lee", "adjudicator")
+        assert set_attribute(other, cid, name, "from elsewhere")
+    w.check_elsewhere()
+    row = next(i for i in range(dialog.model.rowCount()) if dialog.model.item(i, 0).text() == cid)
+    assert dialog.model.item(row, dialog.columns.index(name)).text() == "from elsewhere"
