@@ -237,9 +237,9 @@ def llm_prompt(project: Project) -> str:
     return store_codes.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
 
 
-def set_llm_prompt(project: Project, prompt: str | None) -> None:
+def set_llm_prompt(project: Project, prompt: str | None) -> Changes:
     """Store the judge's prompt in the project (None or empty: back to the default)."""
-    project.set_setting(PROMPT_KEY, prompt.strip() if prompt and prompt.strip() else None)
+    return project.set_setting(PROMPT_KEY, prompt.strip() if prompt and prompt.strip() else None)
 
 
 def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,

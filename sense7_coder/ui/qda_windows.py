@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..project.changes import EVERYTHING, NOTHING, Changes
+from ..project.changes import NOTHING, Changes
 
 #: the main window (not imported: it imports this module)
 MainWindow = Any
@@ -59,4 +59,5 @@ def import_qdpx(window: MainWindow, path: Path | None = None) -> None:
         dialog.set_file(path)
     dialog.exec()
     # the import wrote through its own connection (codebook, conversations, codings)
-    window.publish_changes(EVERYTHING if dialog.summary is not None else NOTHING, outside=True)
+    window.publish_changes(dialog.summary.changes if dialog.summary is not None else NOTHING,
+                           outside=True)
