@@ -60,6 +60,7 @@ def test_keys_take_a_suggestion_with_its_provenance(gui, demo_project: Path) -> 
     assert ws.coding.focused_key == "overall"
     gui.press(w, "Y")  # the focused code's suggestion, then on to the next code
     assert _source(demo_project, "dana", "overall") == (3, "suggestion_accepted")
+    assert ws.coding.value_of("overall") == 3  # read back through the change, not patched
     assert ws.coding.focused_key == "affective"
     assert _line(w, "overall").button.text() == "✓ yours"
     gui.press(w, "R", "1")  # the coder's own value stays the coder's

@@ -10,6 +10,7 @@ from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.evaluation import evaluate
 from sense7_coder.domain.synthetic import write_study
 from sense7_coder.project import Project
+from sense7_coder.project.changes import PREDICTIONS
 from sense7_coder.project.imports import import_files
 from sense7_coder.project.predictions import (
     evaluate_predictor,
@@ -145,6 +146,8 @@ def test_import_predictions_stores_runs_and_evaluates(demo_project: Path, tmp_pa
         summary = import_predictions(p, f)
         assert (summary.predictor, summary.level, summary.rows, summary.runs) == (
             "judge", "conversation", 2 * len(ids), 2)
+        assert summary.changes == PREDICTIONS  # what the window's views hear
+        assert import_predictions(p, f, dry_run=True).changes.empty
         figures = evaluate_predictor(p, "judge")
         assert figures["mae"] == pytest.approx(0.4) and figures["mae_sd"] == pytest.approx(0)
         assert figures["n"] == len(ids) and figures["runs"] == 2

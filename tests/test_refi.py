@@ -104,7 +104,8 @@ def test_import_qualcoder_style_nested_categories(codebook_schema: xmlschema.XML
     before = len(study.codebook.codes)
     result = import_qdc(study, path)
     # 'validation' exists (binary, same kind): updated; the other four are new
-    assert result == {"added": 4, "updated": 1}
+    assert (result.added, result.updated) == (4, 1)
+    assert result.changes.codebook  # the window's views read the codebook again
     assert len(study.codebook.codes) == before + 4
 
 

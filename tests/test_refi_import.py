@@ -142,6 +142,7 @@ def test_import_into_an_existing_project(tmp_path: Path) -> None:
     summary = import_qdpx(project, path)
     assert summary.codes_added == 2 and summary.conversations == 2
     assert project.codebook.get("overall") is not None  # the project's codes stay
+    assert summary.changes.everything  # the window's views read everything again
     again = import_qdpx(project, path)  # the same file again: conversations kept
     assert again.unchanged == 2 and again.conversations == 0
     assert len(store_spans.all_spans(project.db)) == 3
@@ -355,6 +356,7 @@ def test_a_dry_run_makes_every_check_and_writes_nothing(tmp_path: Path) -> None:
     codes = len(project.codebook.codes)
     summary = import_qdpx(project, path, dry_run=True)
     assert summary.spans == 3 and summary.conversations == 2 and summary.dry_run
+    assert summary.changes.empty  # nothing written, nothing to show again
     assert project.conversation("interview 1") is None
     assert len(project.codebook.codes) == codes
     assert store_spans.all_spans(project.db) == []

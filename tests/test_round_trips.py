@@ -72,7 +72,8 @@ def test_a_qdc_whose_shortcuts_are_taken_moves_them_to_free_letters_with_a_note(
     path = tmp_path / "theirs.qdc"
     path.write_bytes(codebook_qdc(book))
     notes: list[str] = []
-    assert import_qdc(project, path, notes) == {"added": 1, "updated": 1}
+    result = import_qdc(project, path, notes)
+    assert (result.added, result.updated) == (1, 1)
     free = next(ch for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if ch not in dict(taken))
     # 'tone' takes the letter its owner gives up; the owner's new letter belongs to another
     # code of the project, so it gets the first free letter instead

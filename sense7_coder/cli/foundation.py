@@ -179,7 +179,7 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
     notes: list[str] = []
     with _open(args) as project:
         result = codebook_ops.apply_codebook(project, book, notes)
-    print(f"{args.file}: {count(result['added'], 'code')} added, {result['updated']} updated")
+    print(f"{args.file}: {count(result.added, 'code')} added, {result.updated} updated")
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     return 0

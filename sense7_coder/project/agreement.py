@@ -61,6 +61,7 @@ from .agreement_models import (
     chosen_models,
     models_sentence,
 )
+from .changes import Changes
 from .project import Project
 from .ratings import (
     RESERVED,
@@ -235,11 +236,11 @@ def min_units_setting(project: Project) -> int:
     return value if value >= 1 else MIN_UNITS
 
 
-def set_min_units_setting(project: Project, value: int) -> None:
+def set_min_units_setting(project: Project, value: int) -> Changes:
     """Store the project's minimum number of units for a band."""
     if value < 1:
         raise ProjectError(f"the minimum number of units must be 1 or more, got {value}")
-    project.set_setting(MIN_UNITS_KEY, str(int(value)))
+    return project.set_setting(MIN_UNITS_KEY, str(int(value)))
 
 
 def diagnostics_tables(

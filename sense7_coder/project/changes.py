@@ -2,7 +2,7 @@
 
 A :class:`Changes` names the units whose codings changed, the turns whose done marks
 changed, memos, consensus decisions, and whether the codebook, the coders, the settings or
-the conversations themselves changed; ``everything`` stands for an import, merge or restore
+the conversations themselves changed, or a predictor's scores; ``everything`` stands for an import, merge or restore
 after which a view reloads all it shows. Every coding action, undo and redo carries one
 (``Command.changes``); imports, merges, restores and batch operations return one with their
 result. The window turns these -- its own and those it sees from other programs -- into
@@ -42,6 +42,8 @@ class Changes:
     settings: bool = False
     #: conversations added, removed or replaced (their turns, attributes, sentences)
     conversations: frozenset[str] = frozenset()
+    #: a predictor's scores stored (imported, a baseline trained, a model asked)
+    predictions: bool = False
     #: reload everything (an import, merge or restore, or a change from outside too large
     #: or too vague to name)
     everything: bool = False
@@ -92,7 +94,8 @@ class Changes:
         """Does a view of ``conversation_id`` need to refresh?"""
         if conversation_id is None:
             return self.wide or bool(self.conversations)
-        return self.wide or conversation_id in self.conversation_ids
+        # a conversation's view shows the predictions beside its turns
+        return self.wide or self.predictions or conversation_id in self.conversation_ids
 
     @property
     def progress(self) -> bool:
@@ -111,7 +114,8 @@ class Changes:
             n = len(getattr(self, name))
             if n:
                 parts.append(f"{n} {word}{'s' if n != 1 else ''}")
-        parts += [name for name in ("codebook", "coders", "settings") if getattr(self, name)]
+        parts += [name for name in ("codebook", "coders", "settings", "predictions")
+                  if getattr(self, name)]
         return ", ".join(parts) or "nothing"
 
 
@@ -119,3 +123,4 @@ NOTHING = Changes()
 EVERYTHING = Changes(everything=True)
 CODERS = Changes(coders=True)
 SETTINGS = Changes(settings=True)
+PREDICTIONS = Changes(predictions=True)

@@ -151,8 +151,17 @@ def _free_shortcuts(project: Project, codes: Sequence[Code], notes: list[str]) -
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class CodebookImport:
+    """What merging a codebook file did: codes added and updated, and the change."""
+
+    added: int
+    updated: int
+    changes: Changes
+
+
 def apply_codebook(project: Project, codebook: Codebook,
-                   notes: list[str] | None = None) -> dict[str, int]:
+                   notes: list[str] | None = None) -> CodebookImport:
     """Merge a codebook file into the project: new codes are added, known ones updated.
 
     Codes of the project missing from the file stay as they are. A code whose shortcut
@@ -175,7 +184,7 @@ def apply_codebook(project: Project, codebook: Codebook,
             store_codes.set_meta(db, "codebook_name", codebook.name)
             store_codes.set_meta(db, "codebook_title", codebook.title)
     project.invalidate_codebook()
-    return {"added": added, "updated": updated}
+    return CodebookImport(added, updated, CODEBOOK if added or updated else Changes())
 
 
 def read_codebook_file(path: str | Path) -> Codebook:

@@ -40,7 +40,7 @@ def export_qdc(project: Project, path: str | Path) -> Path:
 
 
 def import_qdc(project: Project, path: str | Path,
-               notes: list[str] | None = None) -> dict[str, int]:
+               notes: list[str] | None = None) -> codebook_ops.CodebookImport:
     """Merge a ``.qdc`` codebook (or a ``.qdpx`` project's code book) into the project
     (a shortcut already taken moves to a free letter, with a line in ``notes``)."""
     refuse_open_project_file(path, "to import the codebook from")

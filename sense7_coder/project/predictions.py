@@ -20,6 +20,7 @@ from ..domain.evaluation import conversation_targets, evaluate_runs
 from ..store import codes as store_codes
 from ..store import predictions as store_pred
 from ..store.conversations import ConversationFilter
+from .changes import NOTHING, PREDICTIONS, Changes
 from .project import Project
 
 LEVELS = ("conversation", "turn")
@@ -96,6 +97,8 @@ class PredictionImport:
     rows: int
     runs: int
     replaced: int
+    #: what the import changed (nothing on a dry run)
+    changes: Changes = NOTHING
 
 
 def import_predictions(project: Project, path: str | Path, predictor: str | None = None,
@@ -115,7 +118,7 @@ def import_predictions(project: Project, path: str | Path, predictor: str | None
             store_pred.replace_predictions(db, name, level,
                                            [(c, p, r, s, "") for c, p, r, s in rows])
     return PredictionImport(str(path), name, level, len(rows), len({r for *_, r, _ in rows}),
-                            before)
+                            before, NOTHING if dry_run else PREDICTIONS)
 
 
 def predictor_counts(project: Project) -> dict[str, dict[str, int]]:
@@ -234,9 +237,9 @@ def llm_prompt(project: Project) -> str:
     return store_codes.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
 
 
-def set_llm_prompt(project: Project, prompt: str | None) -> None:
+def set_llm_prompt(project: Project, prompt: str | None) -> Changes:
     """Store the judge's prompt in the project (None or empty: back to the default)."""
-    project.set_setting(PROMPT_KEY, prompt.strip() if prompt and prompt.strip() else None)
+    return project.set_setting(PROMPT_KEY, prompt.strip() if prompt and prompt.strip() else None)
 
 
 def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
@@ -312,8 +315,8 @@ def suggestions_allowed(project: Project) -> bool:
     return project.setting(SHOW_KEY, "0") == "1"
 
 
-def set_suggestions_allowed(project: Project, on: bool) -> None:
-    project.set_setting(SHOW_KEY, "1" if on else "0")
+def set_suggestions_allowed(project: Project, on: bool) -> Changes:
+    return project.set_setting(SHOW_KEY, "1" if on else "0")
 
 
 def suggestions(project: Project, conversation_id: str, position: int) -> list[str]:

@@ -25,6 +25,7 @@ from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
 from . import codebook_ops
+from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 from .spans import checked_span
 
@@ -49,6 +50,11 @@ class QdpxImportSummary:
     unchanged: int = 0
     skipped: list[str] = field(default_factory=list)
     dry_run: bool = False
+
+    @property
+    def changes(self) -> Changes:
+        """What the import changed: everything a view shows (nothing on a dry run)."""
+        return NOTHING if self.dry_run else EVERYTHING
 
     def lines(self) -> list[str]:
         verb = "would import" if self.dry_run else "imported"

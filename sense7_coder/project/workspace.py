@@ -8,8 +8,8 @@ turn and whether blind coding still hides it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..domain.codebook import Code, Codebook
@@ -95,9 +95,46 @@ def filter_choices(project: Project) -> FilterChoices:
     )
 
 
+# -- the conversation as one coder sees it --------------------------------------------------------
+
+@dataclass
+class TurnState:
+    """A conversation as the store holds it for the coder (:meth:`Project.turn_state`):
+    what the workspace shows, read again whenever a change touches it."""
+
+    #: this coder's values: (position, sentence, code) -> value
+    codings: dict[tuple[int, int, str], Any] = field(default_factory=dict)
+    #: the turns this coder marked done
+    done: set[int] = field(default_factory=set)
+    #: this coder's memos: (position, sentence) -> text
+    memos: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: the other coders' codings (values hidden while blind coding hides them)
+    others: list[dict[str, Any]] = field(default_factory=list)
+    #: the turns each other coder marked done
+    others_done: dict[str, set[int]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, project: Project, conversation_id: str,
+             positions: Collection[int] | None = None) -> TurnState:
+        """The state of ``conversation_id`` (``positions``: the codings and others' values
+        of those turns only)."""
+        s = project.turn_state(conversation_id, positions=positions)
+        return cls(codings=s["codings"], done=s["done"], memos=s["memos"],
+                   others=s["others"], others_done=s["others_done"])
+
+    def with_turns(self, part: TurnState, positions: Collection[int]) -> TurnState:
+        """This state with the codings and others' values of ``positions`` taken from
+        ``part`` (read for those turns only); done marks and memos from ``part``."""
+        codings = {k: v for k, v in self.codings.items() if k[0] not in positions}
+        others = [r for r in self.others if r["position"] not in positions]
+        return TurnState(codings={**codings, **part.codings}, done=part.done,
+                         memos=part.memos, others=others + part.others,
+                         others_done=part.others_done)
+
+
 # -- what other coders and the users said, subject to blind coding ------------------------------
 
-def revealed(project: Project, state: dict[str, Any], position: int,
+def revealed(project: Project, state: TurnState, position: int,
              codable: Sequence[int] = ()) -> bool:
     """May this coder see others' codings and the users' ratings of a unit now?
 
@@ -106,19 +143,19 @@ def revealed(project: Project, state: dict[str, Any], position: int,
     """
     if not project.blind_coding or project.is_lead():
         return True
-    done: set[int] = state.get("done", set())
+    done = state.done
     if position == 0:
         return bool(codable) and all(p in done for p in codable)
     return position in done
 
 
 def others_values(
-    state: dict[str, Any], position: int, sentence: int, code_key: str
+    state: TurnState, position: int, sentence: int, code_key: str
 ) -> list[tuple[str, Any]]:
     """[(coder, value)] of the other coders for one code on one unit, by coder name."""
     rows = [
         (r["coder"], r["value"])
-        for r in state.get("others", [])
+        for r in state.others
         if r["position"] == position and r["sentence"] == sentence and r["code"] == code_key
     ]
     return sorted(rows, key=lambda r: r[0])

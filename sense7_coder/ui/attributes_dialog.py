@@ -26,6 +26,7 @@ from ..domain.attributes import shown, typed_value
 from ..domain.errors import ProjectError
 from ..project import Project
 from ..project.attributes import attribute_sheet, set_attribute
+from ..project.changes import Changes
 
 #: columns of the sheet that are not attributes one can edit
 FIXED = ("conversation_id", "turns")
@@ -47,8 +48,8 @@ class _Sorted(QSortFilterProxyModel):
 
 class AttributesDialog(QDialog):
     goTo = Signal(str, int)  # conversation id, turn
-    #: an attribute was edited (the list and transcript may show it)
-    edited = Signal()
+    #: an attribute of a conversation (its id) was edited (the list and transcript may show it)
+    edited = Signal(str)
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -117,6 +118,12 @@ class AttributesDialog(QDialog):
         self.view.resizeColumnsToContents()
         self._count()
 
+    def show_changes(self, changes: Changes) -> None:
+        """Another program changed conversations or settings: the sheet is read again."""
+        if self.isVisible() and (changes.conversations or changes.everything
+                                 or changes.settings or changes.coders):
+            self.load()
+
     def _filter_changed(self, text: str) -> None:
         column = self.column_box.currentData()
         self.proxy.setFilterKeyColumn(-1 if column is None else int(column))
@@ -148,7 +155,7 @@ class AttributesDialog(QDialog):
         item.setData(value, _VALUE)
         self._quiet = False
         if changed:
-            self.edited.emit()
+            self.edited.emit(cid)
 
     def _double_clicked(self, index: Any) -> None:
         source = self.proxy.mapToSource(index)

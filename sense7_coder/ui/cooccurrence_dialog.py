@@ -31,8 +31,10 @@ from ..domain.errors import Sense7Error
 from ..project import Project
 from ..project.agreement import AgreementOptions
 from ..project.attributes import filter_choices
+from ..project.changes import Changes
 from ..project.queries import codes_by_attribute_table, cooccurrence_table
 from ..project.team_tables import tab_separated
+from .analysis.stale import changes_figures
 
 SCOPES = (("Same turn", "turn"), ("Same conversation", "conversation"),
           ("Overlapping spans", "span"))
@@ -95,6 +97,11 @@ class CooccurrenceDialog(QDialog):
         self.resize(980, 620)
         self.frame = pd.DataFrame()
         self.run()
+
+    def show_changes(self, changes: Changes) -> None:
+        """Codings changed (here or in another program): the table is read again."""
+        if self.isVisible() and changes_figures(changes):
+            self.run()
 
     def run(self) -> None:
         by = self.what_box.currentData()

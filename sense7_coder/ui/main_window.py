@@ -534,6 +534,7 @@ class MainWindow(QMainWindow):
         from .retrieve_dialog import RetrieveDialog
 
         dialog = RetrieveDialog(self.project, self)
+        self.listen(dialog.show_changes)
         dialog.goTo.connect(lambda cid, pos: self.workspace and self.workspace.go_to(cid, pos))
         dialog.exec()
 
@@ -553,6 +554,12 @@ class MainWindow(QMainWindow):
             self.workspace.hub.publish_outside_work(changes)
         else:
             self.workspace.hub.publish(changes)
+
+    def listen(self, slot: Callable[[Changes], None]) -> None:
+        """Call ``slot`` with every change the open project's views hear of (a window over
+        the project follows them; it stops hearing when it or the project closes)."""
+        if self.workspace is not None:
+            self.workspace.hub.changed.connect(slot)
 
     def _changed(self, changes: Changes) -> None:
         """The status bar and the undo items follow every change (the views listen too)."""

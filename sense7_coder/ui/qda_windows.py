@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..project.changes import NOTHING, Changes
+
 #: the main window (not imported: it imports this module)
 MainWindow = Any
 
@@ -17,11 +19,12 @@ def show_attributes(window: MainWindow) -> None:
 
     dialog = AttributesDialog(window.project, window)
     dialog.goTo.connect(lambda cid, pos: window.workspace and window.workspace.go_to(cid, pos))
-    changed = []
-    dialog.edited.connect(lambda: changed.append(True))
+    edited: set[str] = set()
+    dialog.edited.connect(edited.add)
+    window.listen(dialog.show_changes)  # what other programs write while it is open
     dialog.exec()
-    if changed:
-        window._refresh_everything()
+    if edited:  # the list and the transcript show attributes
+        window.publish_changes(Changes(conversations=frozenset(edited)))
 
 
 def show_cooccurrence(window: MainWindow) -> None:
@@ -30,12 +33,14 @@ def show_cooccurrence(window: MainWindow) -> None:
     from .cooccurrence_dialog import CooccurrenceDialog
 
     dialog = CooccurrenceDialog(window.project, window)
+    window.listen(dialog.show_changes)
 
     def retrieve(key: str) -> None:
         from .retrieve_dialog import RetrieveDialog
 
         assert window.project is not None
         found = RetrieveDialog(window.project, dialog)
+        window.listen(found.show_changes)
         found.goTo.connect(lambda cid, pos: window.workspace and window.workspace.go_to(cid, pos))
         found.choose(key)
         found.exec()
@@ -53,4 +58,6 @@ def import_qdpx(window: MainWindow, path: Path | None = None) -> None:
     if path is not None:
         dialog.set_file(path)
     dialog.exec()
-    window._after_dialog(dialog.summary is not None)
+    # the import wrote through its own connection (codebook, conversations, codings)
+    window.publish_changes(dialog.summary.changes if dialog.summary is not None else NOTHING,
+                           outside=True)

@@ -28,7 +28,9 @@ from PySide6.QtWidgets import (
 from ..domain.errors import Sense7Error
 from ..project import Project
 from ..project.attributes import filter_choices
+from ..project.changes import Changes
 from ..project.team_tables import retrieve, tab_separated
+from .analysis.stale import changes_figures
 
 COLUMNS = ("Coder", "Conversation", "Turn", "Sentence", "Value", "Text", "Context")
 _ANY = object()
@@ -142,6 +144,11 @@ class RetrieveDialog(QDialog):
             self.attribute_value_box.setCurrentIndex(
                 max(self.attribute_value_box.findData(attribute[1]), 0))
         self.run()
+
+    def show_changes(self, changes: Changes) -> None:
+        """Codings changed (here or in another program): the table is read again."""
+        if self.isVisible() and changes_figures(changes):
+            self.run()
 
     def run(self) -> None:
         key = self.code_box.currentData()

@@ -47,6 +47,7 @@ from ...project.agreement import (
     set_min_units_setting,
     values_text,
 )
+from ...project.changes import Changes
 from ...project.outputs import refuse_project_file
 from ...project.span_agreement import SpanAgreement
 from ..palette import error_style
@@ -55,6 +56,7 @@ from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_
 from ..wording import error_text
 from .agreement_results import AgreementResults
 from .filters import AnalysisFilters
+from .stale import changes_choices, changes_figures, stale_text
 
 
 class AgreementPanel(QWidget):
@@ -68,6 +70,8 @@ class AgreementPanel(QWidget):
         self.report: AgreementReport | None = None
         self.ran_with: AgreementOptions | None = None
         self.error: str | None = None
+        #: the project changed since the figures shown (or being computed) were read
+        self.stale = False
         self.setWindowTitle(f"Agreement — {project.path.name}")
         self.labels = {c.key: c.label for c in project.codebook.codes}
 
@@ -201,6 +205,18 @@ class AgreementPanel(QWidget):
         self.labels = {c.key: c.label for c in self.project.codebook.codes}
         self.filters.load(self.project)
 
+    def show_changes(self, changes: Changes) -> None:
+        """The window's changes: new choices when codes, coders or conversations changed;
+        figures already shown are marked out of date (Run computes them again)."""
+        if not changes_figures(changes):
+            return
+        if changes_choices(changes):
+            self.load_choices()
+        self.stale = True
+        if self.report is not None or (self.task is not None and not self.task.done):
+            self.status.setStyleSheet("")
+            self.status.setText(stale_text(changes))
+
     def options(self) -> AgreementOptions:
         return self.filters.apply_to(AgreementOptions(
             level=self.level.currentData(), bootstrap=self.bootstrap.value(),
@@ -255,6 +271,7 @@ class AgreementPanel(QWidget):
         what = f"{n_codes} code{'s' if n_codes != 1 else ''}"
         draws = f", {options.bootstrap} bootstrap draws" if options.bootstrap else ""
         self.error = None
+        self.stale = False
         self.status.setStyleSheet("")
         self.status.setText(f"Computing agreement for {what}{draws}…")
         refocus = self.run_button.hasFocus()  # disabling it would send the keys elsewhere
@@ -281,6 +298,8 @@ class AgreementPanel(QWidget):
         self.span_tab.show_rows(spans)
         self.ran_with = options
         self._show_report(report)
+        if self.stale:  # a change came in while the job read the project
+            return
         self.status.setStyleSheet("")
         self.status.setText("Done. Hover over a figure for how it was computed.")
 

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,10 +39,12 @@ from ...project import Project
 from ...project import predictions as pred
 from ...project.agreement import AgreementOptions
 from ...project.analyses import SOURCES, AnalysisOutput, run_analyses
+from ...project.changes import PREDICTIONS, Changes
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .filters import AnalysisFilters
+from .stale import changes_choices, changes_figures, stale_text
 from .table_model import ALIGN_RIGHT, Column, RowsModel, table_view
 
 METRICS = ("accuracy", "macro_f1", "within_one", "mae", "spearman")
@@ -102,6 +104,10 @@ class LLMDialog(QDialog):
 class AnalysisPanel(QWidget):
     """A window over one open project (jobs open their own connection)."""
 
+    #: (Changes, outside): the panel wrote to the project, through a job's own connection
+    #: when ``outside`` (a prediction import, a baseline, a model's answers)
+    changed = Signal(object, bool)
+
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.project = project
@@ -110,6 +116,9 @@ class AnalysisPanel(QWidget):
         self.output: AnalysisOutput | None = None
         self.evaluation: list[dict[str, Any]] = []
         self.error: str | None = None
+        #: the project changed since the tables and figures shown were computed
+        self.stale = False
+        self._publishing: Changes | None = None
         self.setWindowTitle(f"Analysis — {project.path.name}")
 
         self.source = QComboBox(self)
@@ -248,6 +257,17 @@ class AnalysisPanel(QWidget):
         if not is_lead:
             self.show_suggestions.setToolTip("Only an adjudicator (the lead) can change this")
 
+    def show_changes(self, changes: Changes) -> None:
+        """The window's changes: new choices when coders or conversations changed; the
+        tables and figures written are marked out of date (Run analyses writes them again)."""
+        if changes is self._publishing or not changes_figures(changes):
+            return  # its own, or only a memo
+        if changes_choices(changes):
+            self.load_choices()
+        self.stale = True
+        if self.output is not None or (self.task is not None and not self.task.done):
+            self._set_status(stale_text(changes, "press Run analyses to write them again"))
+
     def _choose_dir(self) -> None:
         name = QFileDialog.getExistingDirectory(self, "Write the analyses to",
                                                 self.out_dir.text())
@@ -255,7 +275,15 @@ class AnalysisPanel(QWidget):
             self.out_dir.setText(name)
 
     def _toggle_suggestions(self, on: bool) -> None:
-        pred.set_suggestions_allowed(self.project, on)
+        self._publish(pred.set_suggestions_allowed(self.project, on))
+
+    def _publish(self, changes: Changes, *, outside: bool = False) -> None:
+        """Tell the window what this panel wrote (its own figures stay as they are)."""
+        self._publishing = changes
+        try:
+            self.changed.emit(changes, outside)
+        finally:
+            self._publishing = None
 
     # -- analyses -----------------------------------------------------------------------------
     def run(self) -> Task | None:
@@ -269,6 +297,7 @@ class AnalysisPanel(QWidget):
             return run_analyses(project, out_dir, source=source, conversations=filt,
                                 progress=progress, cancel=cancel)
 
+        self.stale = False
         self._set_status(f"Analysing the values of {self.source.currentText()}…")
         self.run_button.setEnabled(False)
         self.task = self.runner.start(
@@ -291,6 +320,8 @@ class AnalysisPanel(QWidget):
         self.table_choice.clear()
         for name in out.frames:
             self.table_choice.addItem(name.replace("_", " "), name)
+        if self.stale:  # a change came in while the job read the project
+            return
         notes = (" " + " ".join(n[0].upper() + n[1:] + "." for n in out.notes)) if out.notes else ""
         self._set_status(f"Wrote {len(out.tables)} tables and {len(out.figures)} figure files "
                          f"to {out.out_dir} (index.html links them).{notes}")
@@ -405,17 +436,20 @@ class AnalysisPanel(QWidget):
         def done(result: str | tuple[str, str]) -> None:
             message, level = result if isinstance(result, tuple) else (result, None)
             self._set_status(f"{title}: {message}.")
+            self._publish(PREDICTIONS, outside=True)  # written through the job's connection
             if level is not None and level != self.level.currentData():
                 self.level.blockSignals(True)
                 self.level.setCurrentIndex(self.level.findData(level))
                 self.level.blockSignals(False)
             self.evaluate()
 
+        def cancelled() -> None:
+            self._set_status(f"{title}: cancelled; answers received so far are kept.")
+            self._publish(PREDICTIONS, outside=True)
+
         self.task = self.runner.start(with_own_project(self.project, job), title=title,
                                       label=label, on_result=done, on_error=self._failed,
-                                      on_cancelled=lambda: self._set_status(
-                                          f"{title}: cancelled; answers received so far are "
-                                          "kept."))
+                                      on_cancelled=cancelled)
         return self.task
 
     # -- status ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ main window; both close when their project closes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +33,8 @@ class AnalysisHost(Protocol):
     def check_elsewhere(self) -> None: ...
 
     def publish_changes(self, changes: Changes, *, outside: bool = False) -> None: ...
+
+    def listen(self, slot: Callable[[Changes], None]) -> None: ...
 
 
 class AnalysisMenu(QObject):
@@ -119,6 +121,7 @@ class AnalysisMenu(QObject):
             panel.load_choices()  # coders or conversations may have come in since
         else:
             panel = self.panels["agreement"] = AgreementPanel(project, self.window)
+            self.window.listen(panel.show_changes)  # figures go out of date, choices follow
         self._show(panel)
         return panel
 
@@ -137,6 +140,7 @@ class AnalysisMenu(QObject):
             panel = ReconcilePanel(project, self.window)
             panel.changed.connect(self.window.publish_changes)
             panel.coderChanged.connect(self.window.coder_changed)
+            self.window.listen(panel.show_changes)
             self.panels["reconcile"] = panel
         self._show(panel)
         return panel
@@ -152,6 +156,9 @@ class AnalysisMenu(QObject):
             panel.load_choices()
         else:
             panel = self.panels["analyses"] = AnalysisPanel(project, self.window)
+            panel.changed.connect(lambda changes, outside: self.window.publish_changes(
+                changes, outside=outside))
+            self.window.listen(panel.show_changes)
             panel.evaluate()
         self._show(panel)
         return panel

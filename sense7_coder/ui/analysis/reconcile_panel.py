@@ -71,6 +71,8 @@ class ReconcilePanel(QWidget):
         super().__init__(parent, Qt.WindowType.Window)
         self.project = project
         self._seen: tuple[str | None, str | None, str | None] = (None, None, None)
+        #: coders' values changed elsewhere since the queue was read
+        self.stale = False
         self.runner = TaskRunner(self)
         self.queue: list[Disagreement] = []
         self.load_task: Task | None = None
@@ -150,12 +152,29 @@ class ReconcilePanel(QWidget):
     def _mark(self) -> tuple[str | None, str | None, str | None]:
         return (self.project.undo_label, self.project.redo_label, self.project.coder)
 
+    def show_changes(self, changes: Changes) -> None:
+        """The window's changes: when coders' values, the codes or the coders changed (in
+        the main window, or another program), the queue is read again -- now when this
+        window is the active one, else when the user comes back to it. Decisions (its own
+        come back here too) already show in place."""
+        if not (changes.units or changes.wide or changes.conversations):
+            return
+        if self.isActiveWindow() and not self.batch.running:
+            self.stale = False
+            self.reload()
+            return
+        self.stale = True
+        if self.isVisible():
+            self._message("Coders' values changed since this list was read: it is read again "
+                          "when you come back to this window.")
+
     def changeEvent(self, event: QEvent) -> None:
         """Coming back to this window after undoing or switching coder elsewhere: catch up."""
         super().changeEvent(event)
         if (event.type() == QEvent.Type.ActivationChange and self.isActiveWindow()
-                and self._seen != self._mark()):
+                and (self._seen != self._mark() or self.stale)):
             self._seen = self._mark()
+            self.stale = False
             self.update_role()
             self.reload()
 

@@ -287,7 +287,8 @@ class CodebookEditorDialog(QDialog):
 
         def apply() -> None:
             book = ops.read_codebook_file(path)  # never the project file itself
-            counts.update(ops.apply_codebook(self.project, book, notes))
+            result = ops.apply_codebook(self.project, book, notes)
+            counts.update(added=result.added, updated=result.updated)
 
         ok = self._run(apply, f"Imported {Path(path).name}.")
         if ok:

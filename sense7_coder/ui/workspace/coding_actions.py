@@ -42,7 +42,7 @@ class CodingActions:
         memo: MemoPanel
         list_panel: ConversationListPanel
         conversation: Conversation | None
-        state: dict[str, Any]
+        state: ws.TurnState
         codable: list[int]
         position: int
         saved: Any
@@ -156,7 +156,7 @@ class CodingActions:
         """Mark the turn done and go on. With blind coding, when marking it done reveals the
         users' ratings or others' values, stay so the coder sees them; the next press goes on."""
         self.memo.flush()
-        undone = self.position in self.codable and self.position not in self.state.get("done", set())
+        undone = self.position in self.codable and self.position not in self.state.done
         if undone:
             empty = self.empty_codes()
             here = (self.conversation_id or "", self.position)
@@ -202,7 +202,7 @@ class CodingActions:
         turn = ws.turn_at(self.conversation, self.position) if self.conversation else None
         if turn is not None and (turn.ratings or turn.comment):
             return True
-        return any(r["position"] == self.position for r in self.state.get("others", []))
+        return any(r["position"] == self.position for r in self.state.others)
 
     def reopen(self) -> None:
         self.set_done(False)

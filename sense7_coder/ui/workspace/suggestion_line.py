@@ -154,11 +154,9 @@ class RowSuggestions(QObject):
         if unit is None or shown is None:
             self.ws.message.emit("No model suggestion to accept here")
             return False
+        # the value is read back from the project by the views its change reaches
         if self.ws._write(sv.accept, self.ws.project, unit, key) is None:
             return False
-        self.ws.state.setdefault("codings", {})[(unit.position, unit.sentence, key)] = \
-            shown.value
-        self.ws.refresh_panel()
         self.ws.message.emit(f"{shown.code.label}: took the model's "
                              f"{shown.value_text()}")
         return True

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from html import escape
-from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
@@ -57,7 +56,7 @@ class Workspace(CodingActions, QWidget):
         self.conversation: Conversation | None = None
         #: the current conversation as the store holds it for this coder (turn_state),
         #: read again whenever a change touches it
-        self.state: dict[str, Any] = {}
+        self.state = ws.TurnState()
         self.sentences: dict[int, list[tuple[int, int]]] = {}
         self.codable: list[int] = []
         self.position = 0
@@ -174,7 +173,7 @@ class Workspace(CodingActions, QWidget):
                 return False
             self.conversation = conv
             self.codable = ws.codable_positions(conv, self.project.codebook)
-            self.state = self.project.turn_state(cid)
+            self.state = ws.TurnState.read(self.project, cid)
             self.sentences = {}
             if any(c.unit == "sentence" for c in self.project.codebook.active):
                 from ...project.imports import ensure_sentences  # spaCy, on first need
@@ -183,7 +182,7 @@ class Workspace(CodingActions, QWidget):
                 self.sentences = ws.sentences_of(self.project, cid)
         positions = [t.position for t in self.conversation.turns] if self.conversation else []
         if position is None or position not in positions:
-            done = self.state.get("done", set())
+            done = self.state.done
             position = next((p for p in self.codable if p not in done),
                             self.codable[0] if self.codable else (positions[0] if positions else 0))
         spans = self.sentences.get(position, [])
@@ -259,15 +258,11 @@ class Workspace(CodingActions, QWidget):
         cid = self.conversation_id
         if not cid:
             return
-        if positions is None or not self.state:
-            self.state = self.project.turn_state(cid)
+        if positions is None:
+            self.state = ws.TurnState.read(self.project, cid)
             return
-        part = self.project.turn_state(cid, positions=positions)
-        part["codings"] = {**{k: v for k, v in self.state.get("codings", {}).items()
-                              if k[0] not in positions}, **part["codings"]}
-        part["others"] = [r for r in self.state.get("others", [])
-                          if r["position"] not in positions] + part["others"]
-        self.state = part
+        self.state = self.state.with_turns(
+            ws.TurnState.read(self.project, cid, positions=positions), positions)
 
     def refresh_panel(self) -> None:
         """Fill the coding panel, users' ratings and memo for the current unit."""
@@ -285,7 +280,7 @@ class Workspace(CodingActions, QWidget):
         sent_codes = self.sentence_codes() if self.sentence else []
         conv_codes = ws.codes_for(book, "conversation")
         codes = turn_codes + sent_codes + conv_codes
-        done = self.position in self.state.get("done", set())
+        done = self.position in self.state.done
         n = len(self.sentences.get(self.position, []))
         role_text = (role or "").capitalize()
         title = f"Turn {self.position} · {role_text}" if turn else "Conversation"
@@ -308,7 +303,7 @@ class Workspace(CodingActions, QWidget):
         conv_open = ws.revealed(self.project, self.state, 0, self.codable)
         for code in codes:
             unit = self.unit_for(code)
-            value = self.state.get("codings", {}).get((unit.position, unit.sentence, code.key), NOT_SET)
+            value = self.state.codings.get((unit.position, unit.sentence, code.key), NOT_SET)
             visible = conv_open if code.unit == "conversation" else turn_open
             self.coding.set_row(code.key, value, self._others_text(code, unit, visible))
         self.model_suggestions.refresh(codes)
@@ -322,7 +317,7 @@ class Workspace(CodingActions, QWidget):
             suggestions(self.project, self.conversation_id, self.position)
             if self.conversation_id and role == "assistant" else [])
         memo_unit = Unit(self.conversation_id or "", self.position, 0)
-        self.memo.set_unit(memo_unit, self.state.get("memos", {}).get((self.position, 0), ""))
+        self.memo.set_unit(memo_unit, self.state.memos.get((self.position, 0), ""))
 
     def _others_text(self, code: Code, unit: Unit, visible: bool) -> str | None:
         others = ws.others_values(self.state, unit.position, unit.sentence, code.key)
