@@ -40,6 +40,16 @@ SHORTCUTS = """
 | Ctrl+F | search conversations (Enter opens the first match, Esc goes back to the codes) |
 | Ctrl+M, Esc | write a memo, back to the codes |
 
+### Coding spans (span codes)
+| Key | Does |
+|---|---|
+| F2 | put a text cursor at the start of the turn's message |
+| Shift+← → ↑ ↓, Ctrl+Shift+← → | select text (Ctrl: word by word) |
+| a span code's letter | mark the selection with that code |
+| Shift+Alt+→ / Shift+Alt+← | grow / shrink the end of your span at the text cursor by a character (Ctrl+Shift+Alt: by a word); Ctrl+Z undoes each step |
+| Menu key, Shift+F10 | mark with any span code; recode, resize, memo or delete the span under the cursor |
+| Esc | back to the codes |
+
 ### Windows
 | Key | Does |
 |---|---|
