@@ -96,3 +96,45 @@ def test_the_agreement_window_shows_the_span_codes(qtbot: Any, demo_project: Pat
         row = codes.index("validation")
         assert table.item(row, 5).text() != "–"  # alice's and bashir's validation spans
         panel.close()
+
+
+def test_shift_alt_arrows_resize_the_span_at_the_cursor_and_undo_takes_it_back(
+        gui: Any, demo_project: Path) -> None:
+    window = gui.open(demo_project, coder="dana")
+    ws = window.workspace
+    assert ws.go_to("101", 2)
+    text = ws.transcript.turn_text(2)
+    shift_alt = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier
+    by_word = shift_alt | Qt.KeyboardModifier.ControlModifier
+    gui.press(window, Qt.Key.Key_Right, modifier=shift_alt)  # no span at the cursor: refused
+    assert stored_spans(demo_project, "dana") == []
+    gui.press(window, Qt.Key.Key_F2)
+    for _ in range(6):
+        gui.press(window, Qt.Key.Key_Right,
+                  modifier=Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    gui.press(window, Qt.Key.Key_Left, modifier=Qt.KeyboardModifier.ShiftModifier)
+    gui.press(window, shortcut_of(demo_project, "paraphrasing"))
+    assert stored_spans(demo_project, "dana") == [("101", 2, 0, 22, "paraphrasing")]
+
+    def marked() -> str:
+        (span,) = stored_spans(demo_project, "dana")
+        return text[span[2]:span[3]]
+
+    gui.press(window, Qt.Key.Key_Left, modifier=shift_alt)
+    assert marked() == "That is a lot to carr"
+    gui.press(window, Qt.Key.Key_Left, modifier=by_word)
+    assert marked() == "That is a lot to"
+    gui.press(window, Qt.Key.Key_Right, modifier=by_word)
+    assert marked() == "That is a lot to carry"
+    gui.press(window, Qt.Key.Key_Right, modifier=shift_alt)
+    assert marked() == text[:23]
+    for _ in range(6):  # five words back to "That", which cannot shrink to nothing
+        gui.press(window, Qt.Key.Key_Left, modifier=by_word)
+    assert marked() == "That"
+    bar = window.statusBar()  # said in the status bar (the whole text in its tooltip)
+    assert "cannot shrink to nothing" in (bar.toolTip() or bar.currentMessage())
+    assert ws.transcript.hasFocus()
+    for want in ("That is", "That is a", "That is a lot", "That is a lot to", text[:23]):
+        gui.press(window, "z", modifier=Qt.KeyboardModifier.ControlModifier)
+        if marked() != want:  # undo may need the codes' focus; say what the coder sees
+            raise AssertionError((want, marked()))

@@ -221,3 +221,18 @@ def test_undo_cannot_take_back_a_blind_span_once_its_turn_was_revealed(
     with pytest.raises(ProjectError, match="revealed to 'alice'"):
         project.undo()
     assert len(project_spans.own_spans(project, "c1")) == 1
+
+
+def test_nudging_a_spans_end_by_character_and_word_stays_inside_the_text() -> None:
+    from sense7_coder.domain.spans import nudged_end
+
+    text = "That is a lot to carry. Ok"
+    assert nudged_end(text, 0, 16, True, False) == 17
+    assert nudged_end(text, 0, 16, True, True) == 22  # " carry"
+    assert nudged_end(text, 0, 22, True, True) == 26  # ". Ok"
+    assert nudged_end(text, 0, 26, True, False) is None  # at the end of the text
+    assert nudged_end(text, 0, 23, False, True) == 16  # "carry." back to "to"
+    assert nudged_end(text, 0, 8, False, True) == 4  # "That is " back to "That"
+    assert nudged_end(text, 0, 4, False, True) is None  # never empty
+    assert nudged_end(text, 5, 6, False, False) is None
+    assert nudged_end("héllo wörld", 0, 5, True, True) == 11  # words in any script

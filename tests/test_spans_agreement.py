@@ -155,3 +155,48 @@ def test_a_hand_edited_span_beyond_its_turn_is_left_out_and_said(tmp_path: Path)
     assert row.spans == 15 and "1 span(s) outside" in row.note
     assert row.alpha_u is not None and row.alpha_u < 1
     project.close()
+
+
+# pygamma-agreement's own example (its test data AlexPaulSuzan.csv, the three annotators
+# of Mathet et al. 2015): annotator, category, start, end. Its tests publish, with the
+# combined dissimilarity alpha=3, beta=1, delta_empty=1: a best alignment of 6 unitary
+# alignments with disorder 0.96, and gamma between 0.44 and 0.47 (shuffle sampler).
+ALEX_PAUL_SUZAN = [
+    ("Alex", "1", 2, 9), ("Alex", "2", 11, 17), ("Alex", "5", 24, 30), ("Alex", "6", 32, 36),
+    ("Alex", "6", 36, 44), ("Alex", "7", 44, 60),
+    ("Paul", "1", 2, 9), ("Paul", "3", 11, 17), ("Paul", "5", 19, 25), ("Paul", "6", 32, 44),
+    ("Suzan", "1", 2, 9), ("Suzan", "4", 11, 17), ("Suzan", "5", 21, 27),
+    ("Suzan", "6", 32, 36), ("Suzan", "6", 36, 40), ("Suzan", "6", 40, 44),
+]
+
+
+def test_gamma_reproduces_pygamma_agreements_published_example() -> None:
+    pytest.importorskip("pygamma_agreement")
+    from pygamma_agreement.sampler import ShuffleContinuumSampler
+
+    from sense7_coder.project import span_gamma
+
+    names = ["Alex", "Paul", "Suzan"]
+    # the example as one turn of 60 characters, as span_agreement hands it over
+    units = [[(s, e, cat) for who, cat, s, e in ALEX_PAUL_SUZAN if who == n] for n in names]
+    turn = [("c", 1, 60)]
+    continuum = span_gamma.continuum_of(turn, {("c", 1): units}, names)
+    best = continuum.get_best_alignment(span_gamma.dissimilarity())
+    assert len(best.unitary_alignments) == 6
+    assert best.disorder == pytest.approx(0.96, abs=0.01)
+    import numpy as np
+
+    np.random.seed(4772)  # as the library's own test
+    published = continuum.compute_gamma(span_gamma.dissimilarity(),
+                                        sampler=ShuffleContinuumSampler(), precision_level=0.05)
+    assert 0.44 <= published.gamma <= 0.47
+    # what sense7-coder reports (the library's default sampler): near it, and the same
+    # figure every time for the same seed
+    first, note = span_gamma.gamma(turn, {("c", 1): units}, names, seed=0)
+    assert note == "" and first is not None and 0.39 <= first <= 0.47
+    assert span_gamma.gamma(turn, {("c", 1): units}, names, seed=0)[0] == first
+    # laid after an empty turn, the same spans give the same agreement on positions
+    shifted = span_gamma.continuum_of([("c", 0, 30), *turn],
+                                      {("c", 0): [[], [], []], ("c", 1): units}, names)
+    assert shifted.get_best_alignment(span_gamma.dissimilarity()).disorder == \
+        pytest.approx(best.disorder)

@@ -15,6 +15,7 @@ from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project import spans as project_spans
+from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
 
@@ -105,3 +106,30 @@ def test_codebook_add_makes_a_span_code_on_the_command_line(tmp_path: Path,
     assert "binary, span" in capsys.readouterr().out
     with Project.open(path) as again:
         assert again.code("tactic_cue").unit == "span"
+
+
+def test_the_memos_export_carries_span_memos_with_offsets_and_code(tmp_path: Path) -> None:
+    project = with_span_codes(make_project(tmp_path))
+    project.set_coder("alice")
+    project.set_memo(Unit("c2", 2), "flat reply")
+    project_spans.add(project, "c1", 2, 0, 21, "warmth", memo="names the strain")
+    project_spans.add(project, "c1", 2, 22, 56, "warmth")  # no memo: no row
+    project.set_coder("bob")
+    project_spans.add(project, "c2", 4, 7, 11, "move", "ask")
+    project_spans.set_memo(project, project_spans.own_spans(project, "c2")[0].key, "asks")
+    out = tmp_path / "memos.csv"
+    export_project(project, out, "memos")
+    with out.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        table = [tuple(r.values()) for r in reader]
+        assert reader.fieldnames == ["coder", "conversation_id", "turn", "sentence", "text",
+                                     "start", "end", "code"]
+    assert table == [
+        ("alice", "c1", "2", "", "names the strain", "0", "21", "warmth"),
+        ("alice", "c2", "2", "", "flat reply", "", "", ""),
+        ("bob", "c2", "4", "", "asks", "7", "11", "move"),
+    ]
+    export_project(project, out, "memos", AgreementOptions(coders=("alice",)))
+    with out.open(encoding="utf-8", newline="") as f:
+        assert {r["coder"] for r in csv.DictReader(f)} == {"alice"}
+    project.close()

@@ -273,7 +273,7 @@ def test_segments_memos_ratings_and_long_with_text(study: Project, tmp_path: Pat
     assert rows[0]["text"].startswith("That sounds draining")
     assert rows[0]["level_label"]
     memos = export_frame(study, "memos")
-    assert list(memos.itertuples(index=False, name=None)) == [("ann", "k03", 4, "", "flat")]
+    assert list(memos.itertuples(index=False, name=None)) == [("ann", "k03", 4, "", "flat", "", "", "")]
     assert main(["export", str(study.path), str(out), "--kind", "long", "--with-text"]) == 0
     long = read_csv(out)
     assert all(r["text"] for r in long) and long[0]["text"].startswith("That sounds")

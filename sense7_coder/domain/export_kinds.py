@@ -90,7 +90,9 @@ EXPORT_KIND_TABLE: tuple[ExportKind, ...] = (
                "and context (the turn around a span), for reading what was coded.",
                (CODES, CODERS, *CONVERSATIONS), True),
     ExportKind("memos", "Memos: every memo written while coding",
-               "Columns coder, conversation_id, turn, sentence, text.",
+               "Columns coder, conversation_id, turn, sentence, text, then start, end, "
+               "code: a memo on a span with its offsets (code points, end exclusive) and "
+               "code, empty for a memo on a turn, sentence or conversation.",
                (CODERS, *CONVERSATIONS), True),
     ExportKind("ratings", "Ratings: the users' own ratings",
                "The users' own ratings, whether or not anyone coded: conversation_id, "

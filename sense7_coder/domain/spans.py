@@ -8,6 +8,7 @@ the same stretch are two spans.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .models import Coding, Value
@@ -91,3 +92,22 @@ class SpanCoding(Coding):
     def key(self) -> SpanKey:
         return SpanKey(self.coder, self.unit.conversation_id, self.unit.position, self.start,
                        self.end, self.code)
+
+
+def nudged_end(text: str, start: int, end: int, grow: bool, by_word: bool) -> int | None:
+    """The end of the span ``start``-``end`` of ``text`` moved one character (a word when
+    ``by_word``) to the right (``grow``) or left; None when it cannot move (at the end of
+    the text, or the span would become empty). Offsets are code points, end exclusive."""
+    if grow:
+        if end >= len(text):
+            return None
+        if not by_word:
+            return end + 1
+        found = re.compile(r"\W*\w+").match(text, end)
+        return found.end() if found else len(text)
+    if by_word:
+        kept = re.sub(r"\w+\W*$|\W+$", "", text[start:end])
+        new = start + len(kept.rstrip())
+    else:
+        new = end - 1
+    return new if new > start else None

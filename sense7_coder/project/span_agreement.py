@@ -7,7 +7,8 @@ or made a span there; a coder who never opened a conversation does not disagree 
   categories being the code's levels (one, present, for a binary code); the continuum is
   the text of the turns the code applies to;
 * **γ**, Mathet, Widlöcher and Métivier's gamma, through ``pygamma-agreement`` (the
-  ``spans`` extra) when it is installed and asked for (it takes seconds to minutes);
+  ``spans`` extra) when it is installed and asked for (it takes seconds to minutes;
+  :mod:`.span_gamma`);
 * **presence**: the code present in a turn (any span of it) or not, per coder, as
   nominal Krippendorff's alpha (``krippendorff``) -- what most studies report.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..domain.codebook import Code
-from ..domain.errors import Cancelled, ProjectError
+from ..domain.errors import Cancelled
 from ..domain.models import ROLES_OF
 from ..store import spans as store_spans
 
@@ -130,7 +131,9 @@ def _one(project: Project, code: Code, coders: Sequence[str],
                 for key, observers in by_turn.items()}
     result.presence, result.presence_ci = _presence(presence, chosen, draws, seed, cancel)
     if with_gamma:
-        result.gamma, note = _gamma(chosen, by_turn, names)
+        from .span_gamma import gamma
+
+        result.gamma, note = gamma(chosen, by_turn, names, seed)
         if note:
             result.note = note
     return result
@@ -175,37 +178,6 @@ def _presence(presence: dict[tuple[str, int], list[int]],
         return value, None
     low, high = np.percentile(values, [2.5, 97.5])
     return value, (float(low), float(high))
-
-
-def _gamma(chosen: list[tuple[str, int, int]],
-           by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]],
-           names: list[str]) -> tuple[float | None, str]:
-    """Mathet's γ over the turns laid end to end, or None and why not."""
-    try:
-        from pyannote.core import Segment
-        from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
-    except ImportError:
-        return None, ("gamma needs pygamma-agreement (pip install 'sense7-coder[spans]'); "
-                      "not installed")
-    continuum = Continuum()
-    at = 0
-    any_unit = False
-    for cid, pos, length in chosen:
-        for coder, units in zip(names, by_turn[(cid, pos)], strict=True):
-            for start, end, value in units:
-                continuum.add(coder, Segment(at + start, at + end), str(value))
-                any_unit = True
-        at += length + 1
-    for coder in names:
-        if coder not in continuum.annotators:
-            continuum.add_annotator(coder)
-    if not any_unit:
-        return None, "no spans to compare"
-    try:
-        result = continuum.compute_gamma(CombinedCategoricalDissimilarity(), precision_level=0.05)
-    except Exception as e:  # the library's own failures (solver, too few units)
-        raise ProjectError(f"gamma could not be computed: {e}") from None
-    return float(result.gamma), ""
 
 
 def _figure(value: float | None, ci: tuple[float, float] | None = None) -> str:

@@ -15,7 +15,9 @@
   level_label, text, start, end, context``, the text being the coded sentence or turn, or
   a span's text with its offsets (code points, end exclusive) and its context in the turn
   (the span in «»);
-* ``memos`` -- ``coder, conversation_id, turn, sentence, text``;
+* ``memos`` -- ``coder, conversation_id, turn, sentence, text, start, end, code``: the
+  memos on units, then on spans in the same order, a span memo with its offsets (code
+  points, end exclusive) and code (the last three empty for a memo on a unit);
 * ``ratings`` -- the users' own ratings, whether or not anyone coded:
   ``conversation_id, participant_id, model, turn, rating, value`` (``NA`` = the user
   marked it not applicable).
@@ -120,14 +122,38 @@ def span_segments(project: Project, *, codes: list[str] | None = None,
     return out
 
 
+MEMO_COLUMNS = ("coder", "conversation_id", "turn", "sentence", "text", "start", "end", "code")
+
+
 def memos_table(project: Project, *, coders: list[str] | None = None,
                 conversations: ConversationFilter | None = None) -> pd.DataFrame:
+    """Every memo: on units, and on spans (with the span's offsets and code), in
+    conversation and turn order."""
+    from ..store import spans as store_spans
+
     frame = frames.memos_frame(project.db, coders=coders or (), conversations=conversations)
-    return pd.DataFrame({
+    units = pd.DataFrame({
         "coder": frame["coder"], "conversation_id": frame["conversation_id"],
         "turn": [_blank(p) for p in frame["position"]],
         "sentence": [_blank(s) for s in frame["sentence"]], "text": frame["text"],
-    }, columns=["coder", "conversation_id", "turn", "sentence", "text"])
+        "start": "", "end": "", "code": "",
+    }, columns=list(MEMO_COLUMNS))
+    spans = store_spans.spans_frame(project.db, coders=coders or (), conversations=conversations)
+    spans = spans[spans["memo"].fillna("").astype(str) != ""]
+    if spans.empty:
+        return units
+    marked = pd.DataFrame({
+        "coder": spans["coder"], "conversation_id": spans["conversation_id"],
+        "turn": spans["position"].astype(int), "sentence": "", "text": spans["memo"],
+        "start": spans["start"].astype(int), "end": spans["end"].astype(int),
+        "code": spans["code"],
+    }, columns=list(MEMO_COLUMNS))
+    order = frames.conversation_order(project.db)
+    both = pd.concat([units, marked], ignore_index=True)
+    rank = both["conversation_id"].map(order).fillna(-1)
+    turn = pd.to_numeric(both["turn"].replace("", 0), errors="coerce").fillna(0)
+    both = both.assign(_c=rank, _t=turn).sort_values(["_c", "_t"], kind="stable")
+    return both.drop(columns=["_c", "_t"]).reset_index(drop=True)
 
 
 def ratings_table(project: Project, *, conversations: ConversationFilter | None = None

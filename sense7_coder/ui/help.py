@@ -42,6 +42,16 @@ SHORTCUTS = """
 | F2, Esc | a text cursor in the current turn (Shift+arrows select, a span code's key marks the selection), back to the codes |
 | Tab, Shift+Tab | every panel in turn: codes, memo, list, transcript (framed when it has the focus) |
 
+### Coding spans (span codes)
+| Key | Does |
+|---|---|
+| F2 | put a text cursor at the start of the turn's message |
+| Shift+← → ↑ ↓, Ctrl+Shift+← → | select text (Ctrl: word by word) |
+| a span code's letter | mark the selection with that code |
+| Shift+Alt+→ / Shift+Alt+← | grow / shrink the end of your span at the text cursor by a character (Ctrl+Shift+Alt: by a word); Ctrl+Z undoes each step |
+| Menu key, Shift+F10 | mark with any span code; recode, resize, memo or delete the span under the cursor |
+| Esc | back to the codes |
+
 ### Windows
 | Key | Does |
 |---|---|

@@ -3,7 +3,9 @@ the context menu); spans show in their code's colour.
 
 Keyboard alone: F2 puts a text cursor at the start of the current turn's message; Shift
 with the arrows (Ctrl: word by word) selects; a span code's key marks the selection;
-Escape goes back to the codes. The context menu (right click, or the Menu key / Shift+F10)
+Escape goes back to the codes. With the text cursor inside one of the coder's own spans,
+Shift+Alt+Right / Shift+Alt+Left grow / shrink its end by a character (with Ctrl: by a
+word), each step one undoable change. The context menu (right click, or the Menu key / Shift+F10)
 marks the selection with any span code, and on a span: recode, resize to the selection,
 memo, delete. The coder's own spans are painted with their code's colour (overlapping
 spans stack, so an overlap is darker); other coders' spans, where blinding shows them,
@@ -21,7 +23,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QTextEdit
 
 from ...domain.codebook import Code
 from ...domain.errors import ProjectError
-from ...domain.spans import Span, SpanKey
+from ...domain.spans import Span, SpanKey, nudged_end
 from ...project import spans as project_spans
 from .transcript import codepoint_index, utf16_index
 
@@ -175,6 +177,9 @@ class SpanCoding(QObject):
             return False
         key = Qt.Key(key_event.key())
         if kind == QEvent.Type.ShortcutOverride:
+            if self._nudge_of(key_event) is not None:
+                event.accept()
+                return False
             if key in _NAVIGATION or key == Qt.Key.Key_Escape or self._code_for(key_event):
                 event.accept()  # the transcript takes it, not the workspace's shortcut
             return False
@@ -185,7 +190,23 @@ class SpanCoding(QObject):
         if code is not None:
             self.mark(code)
             return True
+        nudge = self._nudge_of(key_event)
+        if nudge is not None:
+            self.nudge(*nudge)
+            return True
         return False
+
+    @staticmethod
+    def _nudge_of(event: QKeyEvent) -> tuple[bool, bool] | None:
+        """(grow, by word) for Shift+Alt(+Ctrl)+Right/Left, else None."""
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        base = Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier
+        key = event.key()
+        if key not in (Qt.Key.Key_Right, Qt.Key.Key_Left) or mods & base != base:
+            return None
+        if mods & ~(base | Qt.KeyboardModifier.ControlModifier):
+            return None
+        return key == Qt.Key.Key_Right, bool(mods & Qt.KeyboardModifier.ControlModifier)
 
     def _code_for(self, event: QKeyEvent) -> Code | None:
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
@@ -280,6 +301,42 @@ class SpanCoding(QObject):
             self.ws.failed.emit("select the new extent inside the same message first")
             return False
         return self._run(project_spans.change, key, start=where[1], end=where[2])
+
+    def span_at_cursor(self) -> Span | None:
+        """The coder's own span the text cursor is in (or just after); the shortest
+        where spans overlap."""
+        doc_pos = self.view.textCursor().position()
+        hit = self.view.locate(doc_pos) or self.view.locate(max(doc_pos - 1, 0))
+        body = self.view.body_start(hit[0]) if hit is not None else None
+        if hit is None or body is None or doc_pos < body:
+            return None
+        offset = codepoint_index(self.view.turn_text(hit[0]), doc_pos - body)
+        me = self.project.coder
+        mine = [s for s in self.visible_spans() if s.coder == me and s.position == hit[0]
+                and s.start <= offset <= s.end]
+        return min(mine, key=lambda s: (s.end - s.start, s.start), default=None)
+
+    def nudge(self, grow: bool, by_word: bool) -> bool:
+        """Grow or shrink the end of the span at the text cursor (Shift+Alt+Right/Left;
+        Ctrl: by a word); the cursor follows the new end."""
+        span = self.span_at_cursor()
+        if span is None:
+            self.ws.message.emit("Put the text cursor inside one of your spans to resize it")
+            return False
+        text = self.view.turn_text(span.position)
+        end = nudged_end(text, span.start, span.end, grow, by_word)
+        if end is None:
+            self.ws.message.emit("The span cannot " + ("grow past the end of the message"
+                                                       if grow else "shrink to nothing"))
+            return False
+        if not self._run(project_spans.change, span.key, start=span.start, end=end):
+            return False
+        body = self.view.body_start(span.position)
+        if body is not None:
+            cursor = QTextCursor(self.view.document())
+            cursor.setPosition(body + utf16_index(text, end))
+            self.view.setTextCursor(cursor)
+        return True
 
     def edit_memo(self, span: Span) -> bool:
         text, ok = QInputDialog.getMultiLineText(self.view, "Memo on the span",
