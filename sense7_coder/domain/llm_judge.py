@@ -211,20 +211,8 @@ class ChatClient:
                     unread += 1
                     raise
                 return reply, score, reasoning
-            except guarded_http.HTTPFailure as e:
-                problem = str(e)
-                if e.code != 429 and e.code < 500:
-                    raise LLMError(f"{self.url}: {problem} (model '{self.api_model}')") from None
-                if e.retry_after and e.retry_after.strip().isdigit():
-                    wait = min(max(wait, float(e.retry_after.strip()[:6])), MAX_BACKOFF_S)
-            except guarded_http.Refused as e:
-                raise LLMError(f"{self.url}: {e}") from None
-            except guarded_http.Unreachable as e:
-                problem = f"not reachable ({e})"
-            except (TimeoutError, ConnectionError) as e:
-                problem = f"no answer ({e.__class__.__name__}: {e})"
-            except _Malformed as e:
-                problem = str(e)
+            except TRANSPORT_FAILURES as e:
+                problem, wait = retryable_problem(e, self.url, self.api_model, wait)
             except ValueError as e:  # parse_score
                 problem = f"{e}: {reply[:200]!r}"
             if attempt < self.retries:
@@ -248,6 +236,31 @@ def _sleep(seconds: float, cancel: Callable[[], bool] | None) -> None:
 
 class _Malformed(Exception):
     pass
+
+
+#: what a request to the endpoint can fail with (see :func:`retryable_problem`)
+TRANSPORT_FAILURES = (guarded_http.HTTPFailure, guarded_http.Refused, guarded_http.Unreachable,
+                      TimeoutError, ConnectionError, _Malformed)
+
+
+def retryable_problem(exc: BaseException, url: str, api_model: str, wait: float
+                      ) -> tuple[str, float]:
+    """What went wrong with one request and how long to wait before the next; raises
+    :class:`LLMError` when asking again cannot help (a refusal, an HTTP error other than
+    429 and 5xx). ``exc`` is one of :data:`TRANSPORT_FAILURES`."""
+    if isinstance(exc, guarded_http.HTTPFailure):
+        if exc.code != 429 and exc.code < 500:
+            raise LLMError(f"{url}: {exc} (model '{api_model}')") from None
+        if exc.retry_after and exc.retry_after.strip().isdigit():
+            wait = min(max(wait, float(exc.retry_after.strip()[:6])), MAX_BACKOFF_S)
+        return str(exc), wait
+    if isinstance(exc, guarded_http.Refused):
+        raise LLMError(f"{url}: {exc}") from None
+    if isinstance(exc, guarded_http.Unreachable):
+        return f"not reachable ({exc})", wait
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return f"no answer ({exc.__class__.__name__}: {exc})", wait
+    return str(exc), wait
 
 
 @dataclass

@@ -25,7 +25,15 @@ from typing import Any
 from . import guarded_http
 from .codebook import Code
 from .errors import Cancelled
-from .llm_judge import _HEADER_SAFE, MAX_BACKOFF_S, LLMError, _sleep
+from .llm_judge import (
+    _HEADER_SAFE,
+    MAX_BACKOFF_S,
+    TRANSPORT_FAILURES,
+    LLMError,
+    _Malformed,
+    _sleep,
+    retryable_problem,
+)
 from .replies import Reading, read_reply, response_format
 
 
@@ -115,30 +123,14 @@ class SuggestClient:
                 if read == len(codes):
                     return answer
                 continue  # asked again at once: the server is fine, the reply was not
-            except guarded_http.HTTPFailure as e:
-                problem = str(e)
-                if e.code != 429 and e.code < 500:
-                    raise LLMError(f"{self.url}: {problem} (model '{self.api_model}')") from None
-                if e.retry_after and e.retry_after.strip().isdigit():
-                    wait = min(max(wait, float(e.retry_after.strip()[:6])), MAX_BACKOFF_S)
-            except guarded_http.Refused as e:
-                raise LLMError(f"{self.url}: {e}") from None
-            except guarded_http.Unreachable as e:
-                problem = f"not reachable ({e})"
-            except (TimeoutError, ConnectionError) as e:
-                problem = f"no answer ({e.__class__.__name__}: {e})"
-            except _Malformed as e:
-                problem = str(e)
+            except TRANSPORT_FAILURES as e:
+                problem, wait = retryable_problem(e, self.url, self.api_model, wait)
             if attempt < self.retries:
                 _sleep(wait, cancel)
         if best is not None:
             best.attempts = sent
             return best
         raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
-
-
-class _Malformed(Exception):
-    pass
 
 
 @dataclass
