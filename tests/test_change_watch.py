@@ -101,3 +101,47 @@ def test_the_state_of_some_turns_is_the_whole_state_cut_to_them(
         == {(4, 0, "overall"): 2}
     assert part["others"] == [r for r in whole["others"] if r["position"] == 4]
     assert part["done"] == whole["done"] and part["memos"] == whole["memos"]
+
+
+def test_an_attribute_a_run_and_a_prompt_written_elsewhere_are_named(
+        two: tuple[Project, Project]) -> None:
+    from sense7_coder.project.attributes import set_attribute
+    from sense7_coder.project.suggest import set_code_prompt
+    from sense7_coder.project.suggestions import NewSuggestion, delete_run, store_run
+
+    a, b = two
+    watch = ChangeWatch(b)
+    assert set_attribute(a, "c2", "site", "Leeds") == Changes(conversations=frozenset({"c2"}))
+    assert watch.poll() == Changes(conversations=frozenset({"c2"}))
+    run = store_run(a, "judge", "llm", "turn",
+                    [NewSuggestion(Unit("c1", 2), "overall", "ok", 4, "warm")], requests=1)
+    assert run.changes == Changes(suggestions=True)
+    assert watch.poll() == Changes(suggestions=True)  # not "everything": no reload of all
+    assert set_code_prompt(a, "overall", "Rate the reply's warmth.") == Changes(suggestions=True)
+    assert watch.poll() == Changes(suggestions=True)
+    assert delete_run(a, run.run) == Changes(suggestions=True)
+    set_attribute(a, "c1", "site", "York")
+    assert watch.poll() == Changes(suggestions=True, conversations=frozenset({"c1"}))
+    assert watch.poll() == NOTHING
+
+
+def test_an_edit_that_changes_nothing_says_so(two: tuple[Project, Project]) -> None:
+    from sense7_coder.project.attributes import set_attribute
+    from sense7_coder.project.suggest import set_code_prompt
+    from sense7_coder.project.suggestion_view import set_shown_in_workspace
+
+    a, b = two
+    watch = ChangeWatch(b)
+    assert set_attribute(a, "c2", "site", "Leeds")
+    assert not set_attribute(a, "c2", "site", "Leeds")
+    assert set_shown_in_workspace(a, True) == Changes(settings=True)
+    assert set_shown_in_workspace(a, True) == NOTHING
+    assert set_code_prompt(a, "overall", "  Rate warmth.  ")
+    assert set_code_prompt(a, "overall", "Rate warmth.") == NOTHING  # kept stripped
+    assert set_code_prompt(a, "overall", None)
+    assert set_code_prompt(a, "overall", "   ") == NOTHING  # blank: the codebook's, as now
+    assert set_code_prompt(a, "overall", "Rate warmth.")
+    assert watch.poll() == Changes(conversations=frozenset({"c2"}), settings=True,
+                                   suggestions=True)
+    assert set_code_prompt(a, "overall", "Rate warmth only.")  # within the same second
+    assert watch.poll() == Changes(suggestions=True)

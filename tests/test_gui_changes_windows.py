@@ -168,3 +168,45 @@ def test_an_open_attribute_sheet_reads_a_second_program_s_edit(
     w.check_elsewhere()
     row = next(i for i in range(dialog.model.rowCount()) if dialog.model.item(i, 0).text() == cid)
     assert dialog.model.item(row, dialog.columns.index(name)).text() == "from elsewhere"
+
+
+def test_a_models_run_stored_by_a_second_program_shows_on_the_coding_rows(
+        gui: Any, demo_project: Path) -> None:
+    from sense7_coder.project.suggestion_view import set_shown_in_workspace
+    from sense7_coder.project.suggestions import NewSuggestion, store_run
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("lee", "adjudicator")
+        set_shown_in_workspace(p, True)
+    w = gui.open(demo_project)
+    got = heard(w)
+    assert (w.workspace.conversation_id, w.workspace.position) == ("101", 2)
+    assert "affective" not in w.workspace.model_suggestions.shown  # no run yet
+    with Project.open(demo_project, backup=False) as other:
+        other.set_coder("lee", "adjudicator")
+        store_run(other, "judge", "llm", "turn",
+                  [NewSuggestion(Unit("101", 2), "affective", "ok", 4, "names the loss")],
+                  requests=1)
+    w.check_elsewhere()
+    assert got == [Changes(suggestions=True)]  # named, not a reload of everything
+    line = w.workspace.model_suggestions.lines["affective"]
+    assert line.isVisible() and "names the loss" in line.text.text()
+
+
+def test_the_team_dialog_names_what_it_changed(gui: Any, demo_project: Path,
+                                               monkeypatch: Any) -> None:
+    from sense7_coder.ui.team_dialog import TeamDialog
+
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("dana", "adjudicator")
+    w = gui.open(demo_project)
+    got = heard(w)
+
+    def show_suggestions(dialog: TeamDialog) -> int:
+        dialog._save_suggestions(True)
+        dialog._save_suggestions(True)  # already so: nothing to tell
+        return 0
+
+    monkeypatch.setattr(TeamDialog, "exec", show_suggestions)
+    w.show_team()
+    assert got == [Changes(settings=True)]

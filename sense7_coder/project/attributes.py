@@ -14,6 +14,7 @@ from ..domain import attributes as attrs
 from ..domain import rows
 from ..domain.errors import ProjectError
 from ..store import attributes as store_attrs
+from .changes import NOTHING, Changes
 from .project import Project
 
 SHEET_FIXED = ("conversation_id", "participant_id", "model", "topic", "turns")
@@ -37,10 +38,10 @@ def attribute_sheet(project: Project) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns)
 
 
-def set_attribute(project: Project, conversation_id: str, name: str, value: Any) -> bool:
+def set_attribute(project: Project, conversation_id: str, name: str, value: Any) -> Changes:
     """Set (``value`` None: remove) one attribute of a conversation. A lead only; checked
-    like every imported attribute; one transaction, recorded in the history. False when the
-    value was already that."""
+    like every imported attribute; one transaction, recorded in the history. What changed:
+    the conversation (its attributes), or nothing (false) when the value was already that."""
     project.require_lead("edit conversation attributes")
     try:
         key, value = attrs.checked(name, value)
@@ -62,20 +63,20 @@ def set_attribute(project: Project, conversation_id: str, name: str, value: Any)
             if value is not None and not isinstance(value, str):
                 value = attrs.shown(value)
             if current == value:
-                return False
+                return NOTHING
             store_attrs.put_column(project.db, conversation_id, key, value)
-            return True
+            return Changes(conversations=frozenset({conversation_id}))
         after = dict(before)
         if value is None:
             if key not in after:
-                return False
+                return NOTHING
             del after[key]
         else:
             if key in after and after[key] == value and type(after[key]) is type(value):
-                return False
+                return NOTHING
             after[key] = value
         store_attrs.put_attributes(project.db, conversation_id, after)
-    return True
+    return Changes(conversations=frozenset({conversation_id}))
 
 
 def attribute_history(project: Project, conversation_id: str | None = None

@@ -44,6 +44,9 @@ class Changes:
     conversations: frozenset[str] = frozenset()
     #: a predictor's scores stored (imported, a baseline trained, a model asked)
     predictions: bool = False
+    #: a model's suggestions stored or removed (a run, a run deleted), or the prompt a model
+    #: reads for a code
+    suggestions: bool = False
     #: reload everything (an import, merge or restore, or a change from outside too large
     #: or too vague to name)
     everything: bool = False
@@ -76,6 +79,10 @@ class Changes:
         """Nothing changed."""
         return not any(getattr(self, f.name) for f in fields(self))
 
+    def __bool__(self) -> bool:
+        """True when something changed (``if project.set_...(...):``)."""
+        return not self.empty
+
     @property
     def conversation_ids(self) -> frozenset[str]:
         """Every conversation something named here belongs to (not counting ``everything``,
@@ -94,8 +101,9 @@ class Changes:
         """Does a view of ``conversation_id`` need to refresh?"""
         if conversation_id is None:
             return self.wide or bool(self.conversations)
-        # a conversation's view shows the predictions beside its turns
-        return self.wide or self.predictions or conversation_id in self.conversation_ids
+        # a conversation's view shows the predictions and suggestions beside its turns
+        return (self.wide or self.predictions or self.suggestions
+                or conversation_id in self.conversation_ids)
 
     @property
     def progress(self) -> bool:
@@ -114,7 +122,8 @@ class Changes:
             n = len(getattr(self, name))
             if n:
                 parts.append(f"{n} {word}{'s' if n != 1 else ''}")
-        parts += [name for name in ("codebook", "coders", "settings", "predictions")
+        parts += [name for name in ("codebook", "coders", "settings", "predictions",
+                                    "suggestions")
                   if getattr(self, name)]
         return ", ".join(parts) or "nothing"
 
@@ -124,3 +133,4 @@ EVERYTHING = Changes(everything=True)
 CODERS = Changes(coders=True)
 SETTINGS = Changes(settings=True)
 PREDICTIONS = Changes(predictions=True)
+SUGGESTIONS = Changes(suggestions=True)

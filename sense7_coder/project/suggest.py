@@ -37,6 +37,7 @@ from ..store import conversations as store_conv
 from ..store import predictions as store_pred
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter
+from .changes import NOTHING, SUGGESTIONS, Changes
 from .project import Project
 from .suggestions import NewSuggestion, SuggestionRun, store_checked_run
 
@@ -57,9 +58,10 @@ def code_prompt(project: Project, key: str) -> tuple[str, bool]:
     return (stored, True) if stored else (code_guidance(code), False)
 
 
-def set_code_prompt(project: Project, key: str, text: str | None) -> None:
+def set_code_prompt(project: Project, key: str, text: str | None) -> Changes:
     """Store a code's own guidance for the model (None or blank: built from the codebook
-    again). Only a lead may."""
+    again). Only a lead may. What changed: the prompts the model reads (nothing when the
+    text was already that)."""
     from ..domain import rows
 
     project.require_lead("change the model's prompt of a code")
@@ -72,8 +74,12 @@ def set_code_prompt(project: Project, key: str, text: str | None) -> None:
         if len(text) > 100_000:
             raise ProjectError(f"the prompt of {key} has {len(text):,} characters "
                                "(at most 100,000)")
+    new = text.strip() if text and text.strip() else None
     with project.pdb.atomic() as db:
-        store_sug.set_prompt(db, key, text.strip() if text and text.strip() else None)
+        if store_sug.prompt(db, key) == new:
+            return NOTHING
+        store_sug.set_prompt(db, key, new)
+    return SUGGESTIONS
 
 
 # -- the plan ----------------------------------------------------------------------------------
@@ -214,6 +220,10 @@ class LLMRunResult:
     structured: bool
     #: (unit, code, reason) of each value left without an answer
     unanswered: list[tuple[Unit, str, str]]
+
+    @property
+    def changes(self) -> Changes:
+        return self.run.changes
 
 
 def endpoint_host(endpoint: str) -> str:

@@ -24,6 +24,7 @@ from ..domain.errors import ProjectError
 from ..domain.models import Unit, Value
 from ..store import assignments as store_assignments
 from ..store.recorded_settings import set_recorded
+from .changes import NOTHING, SETTINGS, Changes
 from .project import Project
 from .suggestions import Suggestion, suggestions
 
@@ -37,11 +38,12 @@ def shown_in_workspace(project: Project) -> bool:
     return project.setting(SHOW_KEY, "0") == "1"
 
 
-def set_shown_in_workspace(project: Project, on: bool) -> None:
-    """Allow or stop showing suggestions in the workspace (a lead only; kept in the history)."""
+def set_shown_in_workspace(project: Project, on: bool) -> Changes:
+    """Allow or stop showing suggestions in the workspace (a lead only; kept in the
+    history). The settings changed, or nothing when it was already so."""
     project.require_lead("show or hide a model's suggestions in the workspace")
     with project.pdb.acting("settings"), project.pdb.atomic() as db:
-        set_recorded(db, SHOW_KEY, "1" if on else "0")
+        return SETTINGS if set_recorded(db, SHOW_KEY, "1" if on else "0") else NOTHING
 
 
 @dataclass(frozen=True)

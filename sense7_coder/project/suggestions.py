@@ -21,6 +21,7 @@ from ..domain.models import Unit, Value
 from ..store import codings as store_codings
 from ..store import suggestions as store_sug
 from ..store.shapes import changed_message
+from .changes import SUGGESTIONS, Changes
 from .hints import AS_LEAD
 from .project import Project
 
@@ -83,6 +84,11 @@ class SuggestionRun:
     @property
     def rater(self) -> str:
         return rater_name(self.model)
+
+    @property
+    def changes(self) -> Changes:
+        """What storing the run changed: the project's suggestions."""
+        return SUGGESTIONS
 
 
 def _stored_value(project: Project, code: Code | None, row: dict[str, Any]) -> Value:
@@ -218,11 +224,13 @@ def model_raters(project: Project) -> list[str]:
     return [rater_name(m) for m in model_names(project)]
 
 
-def delete_run(project: Project, run: int) -> None:
+def delete_run(project: Project, run: int) -> Changes:
+    """Remove one run and its suggestions (a lead only); the project's suggestions changed."""
     project.require_lead("remove a model's run")
     with project.pdb.atomic() as db:
         if not store_sug.delete_run(db, run):
             raise ProjectError(f"no suggestion run {run} in this project")
+    return SUGGESTIONS
 
 
 # -- storing a run -----------------------------------------------------------------------------

@@ -2,14 +2,15 @@
 
 The window polls :meth:`ChangeWatch.poll`; it answers with what the history says was
 written since it last looked (units coded, turns done, memos, consensus, codebook, coders,
-settings), or ``everything`` when the file changed in a way the history does not name (an
-import, a merge of many rows, a restore, a table another version keeps).
+settings, a conversation's attributes) and whether a model's runs or prompts changed, or
+``everything`` when the file changed in a way neither names (an import, a merge of many
+rows, a restore, a table another version keeps).
 """
 
 from __future__ import annotations
 
 from ..store import watch as store_watch
-from .changes import NOTHING, Changes
+from .changes import NOTHING, SUGGESTIONS, Changes
 from .project import Project
 
 #: more rows than this since the last look: reload everything rather than list them
@@ -40,14 +41,16 @@ class ChangeWatch:
         db = self.project.db
         before, now = self._mark, store_watch.mark(db)
         self._mark = now
-        if now[0] < before[0] or now[1:] != before[1:]:
+        if now[0] < before[0] or now[1:4] != before[1:4]:
             return Changes(everything=True)  # restored, imported or rows removed
+        models = SUGGESTIONS if now[4] != before[4] else NOTHING
         if now[0] == before[0]:
-            return Changes(everything=True)  # a change the history does not follow
+            # a model's run or prompt, or a change the history does not follow
+            return models or Changes(everything=True)
         rows = store_watch.history_after(db, before[0], MOST_ROWS + 1)
         if len(rows) > MOST_ROWS:
             return Changes(everything=True)
-        return Changes.union(_row_changes(r) for r in rows)
+        return models | Changes.union(_row_changes(r) for r in rows)
 
     def forget(self) -> None:
         """Count what is in the file now as seen (after the window reloaded everything)."""
@@ -60,6 +63,8 @@ def _row_changes(row: dict[str, object]) -> Changes:
     if kind in _WIDE:
         return _WIDE[kind]
     cid, pos, sent = row["conversation_id"], row["position"], row["sentence"]
+    if kind == "attribute" and isinstance(cid, str):
+        return Changes(conversations=frozenset({cid}))
     if not isinstance(cid, str) or not isinstance(pos, int):
         return Changes(everything=True)
     unit = (cid, pos, sent if isinstance(sent, int) else 0)

@@ -216,4 +216,6 @@ def set_prompt(db: Database, code: str, text: str | None) -> None:
         return
     db.execute("INSERT INTO code_prompts (code, prompt, updated_at) VALUES (?, ?, ?) "
                "ON CONFLICT(code) DO UPDATE SET prompt = excluded.prompt, "
-               "updated_at = excluded.updated_at", [code, text, now()])
+               "updated_at = excluded.updated_at",
+               # milliseconds: another window tells two edits in one second apart
+               [code, text, dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")])

@@ -1,7 +1,8 @@
 """What another window or program wrote to the project since a mark: read from the history
 table (which triggers fill for codings, done marks, memos, consensus, assignments, codes,
-roles and settings) and from the conversations' and turns' row ids (imports, which the
-history does not follow)."""
+roles, settings and conversation attributes), from the conversations' and turns' row ids
+(imports, which the history does not follow) and from the models' runs and prompts (which
+the history does not follow either)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-#: (last history id, conversations, last conversation row id, last turn row id)
-Mark = tuple[int, int, int, int]
+#: (last history id, conversations, last conversation row id, last turn row id, the state
+#: of the models' runs and prompts)
+Mark = tuple[int, int, int, int, str]
 
 
 def mark(db: Database) -> Mark:
@@ -28,7 +30,23 @@ def mark(db: Database) -> Mark:
         if "no such table" not in str(e):
             raise
         last = 0
-    return int(last), int(row[0]), int(row[1]), int(row[2])
+    return int(last), int(row[0]), int(row[1]), int(row[2]), _models_state(db)
+
+
+def _models_state(db: Database) -> str:
+    """The runs (how many, the last) and the prompts (how many, the last edit) of the
+    models, as one comparable text ("" in a file older than suggestions)."""
+    try:
+        row = db.execute(
+            "SELECT (SELECT COUNT(*) FROM suggestion_runs), "
+            "(SELECT COALESCE(MAX(run), 0) FROM suggestion_runs), "
+            "(SELECT COUNT(*) FROM code_prompts), "
+            "(SELECT COALESCE(MAX(updated_at), '') FROM code_prompts)").fetchone()
+    except sqlite3.OperationalError as e:
+        if "no such table" not in str(e):
+            raise
+        return ""
+    return "/".join(str(v) for v in row)
 
 
 def history_after(db: Database, last_id: int, limit: int) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from ..domain.attributes import shown, typed_value
 from ..domain.errors import ProjectError
 from ..project import Project
 from ..project.attributes import attribute_sheet, set_attribute
-from ..project.changes import Changes
+from ..project.changes import NOTHING, Changes
 
 #: columns of the sheet that are not attributes one can edit
 FIXED = ("conversation_id", "turns")
@@ -48,8 +48,9 @@ class _Sorted(QSortFilterProxyModel):
 
 class AttributesDialog(QDialog):
     goTo = Signal(str, int)  # conversation id, turn
-    #: an attribute of a conversation (its id) was edited (the list and transcript may show it)
-    edited = Signal(str)
+    #: an attribute of a conversation was edited: what changed (the list and the transcript
+    #: show attributes)
+    edited = Signal(object)
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -148,14 +149,14 @@ class AttributesDialog(QDialog):
             changed = set_attribute(self.project, cid, name, value)
         except ProjectError as e:
             QMessageBox.warning(self, "Attribute not changed", str(e))
-            changed = False
+            changed = NOTHING
             value = before
         self._quiet = True
         item.setText(shown(value))
         item.setData(value, _VALUE)
         self._quiet = False
         if changed:
-            self.edited.emit(cid)
+            self.edited.emit(changed)
 
     def _double_clicked(self, index: Any) -> None:
         source = self.proxy.mapToSource(index)

@@ -516,8 +516,8 @@ class MainWindow(QMainWindow):
         from .team_dialog import TeamDialog
 
         dialog = TeamDialog(self.project, self)
-        # roles, assignments and the team's settings
-        dialog.changed.connect(lambda: self._after_dialog(Changes(coders=True, settings=True)))
+        # roles, assignments and the team's settings, each as the dialog names it
+        dialog.changed.connect(self._after_dialog)
         dialog.exec()
 
     def show_turn_history(self) -> None:

@@ -19,12 +19,13 @@ def show_attributes(window: MainWindow) -> None:
 
     dialog = AttributesDialog(window.project, window)
     dialog.goTo.connect(lambda cid, pos: window.workspace and window.workspace.go_to(cid, pos))
-    edited: set[str] = set()
-    dialog.edited.connect(edited.add)
+    edited: list[Changes] = []
+    dialog.edited.connect(edited.append)
     window.listen(dialog.show_changes)  # what other programs write while it is open
     dialog.exec()
-    if edited:  # the list and the transcript show attributes
-        window.publish_changes(Changes(conversations=frozenset(edited)))
+    # the list and the transcript show attributes: they follow once the sheet closes (the
+    # sheet itself would read again on every edit if they went out while it is open)
+    window.publish_changes(Changes.union(edited))
 
 
 def show_cooccurrence(window: MainWindow) -> None:

@@ -32,6 +32,7 @@ from ..domain.errors import Sense7Error
 from ..project import Project
 from ..project.analysis_view import attribute_names
 from ..project.assignments import AssignReport, assign, progress
+from ..project.changes import SETTINGS
 from ..project.package import PackageSummary, make_package
 from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
 from .palette import error_style
@@ -44,7 +45,8 @@ PROGRESS_COLUMNS = ("Coder", "Conversations", "Overlap", "Turns done", "Turns to
 class TeamDialog(QDialog):
     """Assign conversations, watch each coder's progress, write coder packages."""
 
-    changed = Signal()  # assignments were written
+    #: what the dialog changed (assignments, the team's settings), as a Changes
+    changed = Signal(object)
 
     def __init__(self, project: Project, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,15 +182,15 @@ class TeamDialog(QDialog):
         except Sense7Error as e:
             self.status.setText(f"<span style='{error_style(self)}'>{error_text(e)}</span>")
             return
-        self.changed.emit()
+        self.changed.emit(SETTINGS)
 
     def _save_suggestions(self, on: bool) -> None:
         try:
-            set_shown_in_workspace(self.project, on)
+            changes = set_shown_in_workspace(self.project, on)
         except Sense7Error as e:
             self.status.setText(f"<span style='{error_style(self)}'>{e}</span>")
             return
-        self.changed.emit()
+        self.changed.emit(changes)
 
     # -- progress ---------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -246,7 +248,7 @@ class TeamDialog(QDialog):
         self.project.changed_elsewhere()
         self.status.setText("<br>".join(report.lines() + ordered))
         self.refresh()
-        self.changed.emit()
+        self.changed.emit(report.changes)
 
     def _failed(self, error: TaskError) -> None:
         self.status.setText(f"<span style='{error_style(self)}'>{error.message}</span>")
