@@ -69,6 +69,11 @@ def test_keys_take_a_suggestion_with_its_provenance(gui, demo_project: Path) -> 
     assert _source(demo_project, "dana", "cognitive") == (2, "suggestion_accepted")
     assert _source(demo_project, "dana", "response") == (5, "suggestion_accepted")
     assert _source(demo_project, "dana", "prosocial") is None  # no suggestion there
+    assert w.actions_.undo.text() == "&Undo take the model's values of 3 codes"
+    gui.press(w, "z", modifier=CTRL)  # one step puts back all three
+    assert [_source(demo_project, "dana", k) for k in ("affective", "cognitive", "response")
+            ] == [None, None, (1, "coded")]  # the coder's own value is back
+    assert _source(demo_project, "dana", "overall") == (3, "suggestion_accepted")
     w.close()
 
 

@@ -116,8 +116,15 @@ def test_accepting_records_provenance_and_every_export_shows_it(demo_project: Pa
     _lead(demo_project)
     with Project.open(demo_project, backup=False) as p:
         p.set_coder("alice")
-        taken = accept_all(p, [(TURN, "affective"), (TURN, "cognitive"), (TURN, "overall")])
-        assert taken == ["affective", "cognitive"]
+        mine = ("SELECT code, value, source FROM codings WHERE coder = 'alice' AND "
+                "conversation_id = '101' AND position = 2 ORDER BY code")
+        before = p.db.execute(mine).fetchall()
+        cmd = accept_all(p, [(TURN, "affective"), (TURN, "cognitive"), (TURN, "overall")])
+        assert [c.code for c in cmd.cells] == ["affective", "cognitive"]
+        assert p.undo_label == "take the model's values of 2 codes"  # one step for both
+        p.undo()
+        assert p.db.execute(mine).fetchall() == before
+        p.redo()
     out = tmp_path / "long.csv"
     assert main(["export", str(demo_project), str(out), "--kind", "long", "--provenance",
                  "--coders", "alice"]) == 0

@@ -203,16 +203,19 @@ def _checked(items: Iterable[T], check: Callable[[], None], every: int = 5000) -
         yield item
 
 
-def ensure_sentences(project: Project, conversation_id: str) -> None:
-    """Segment (once) the turns of a conversation that sentence-level codes apply to."""
+def ensure_sentences(project: Project, conversation_id: str) -> Changes:
+    """Segment (once) the turns of a conversation that sentence-level codes apply to; the
+    conversation changed when its turns were segmented here."""
     roles = {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
     if not roles:
-        return
+        return NOTHING
     role_list = ["user", "assistant", "system"] if "any" in roles else sorted(roles)
     todo = store_conv.unsegmented_turns(project.db, role_list, conversation_id)
-    if todo:
-        with project.pdb.acting("import"), project.pdb.atomic() as db:
-            store_conv.insert_sentences(db, segment_turns(todo))
+    if not todo:
+        return NOTHING
+    with project.pdb.acting("import"), project.pdb.atomic() as db:
+        store_conv.insert_sentences(db, segment_turns(todo))
+    return Changes(conversations=frozenset({conversation_id}))
 
 
 def _check_sentences(project: Project, path: Path, rows: Sequence[tuple[int, Coding]]

@@ -241,15 +241,19 @@ class Project(ProjectRules):
             return self._coder
         return None
 
-    def set_adjudicator(self, name: str) -> None:
-        """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one)."""
+    def set_adjudicator(self, name: str) -> Changes:
+        """Decide the consensus as ``name`` (an adjudicator; a lead may make a coder one).
+        The coders changed when ``name`` became an adjudicator here."""
         name = typed_coder_name(name, "an adjudicator")
+        changes = NOTHING
         if self.coder_role(name) != "adjudicator":
             self.require_lead(f"make '{name}' an adjudicator")
             with self.pdb.atomic() as db:
                 store_codings.ensure_coder(db, name, "coder")
                 store_codings.set_coder_role(db, name, "adjudicator")
+            changes = CODERS
         self._adjudicator = name
+        return changes
 
     def coder_role(self, name: str | None = None) -> str | None:
         name = name or self._coder
@@ -339,6 +343,19 @@ class Project(ProjectRules):
                   suggested: bool = False) -> Command:
         """Set this coder's value of a code on a unit (None = not applicable);
         ``suggested``: the coder accepted a model's suggestion (recorded as its source)."""
+        label, cell = self._value_cell(unit, code_key, value)
+        return self._apply_values(label, [cell], suggested)
+
+    def set_values(self, values: Sequence[tuple[Unit, str, Value]], label: str, *,
+                   suggested: bool = False) -> Command:
+        """Set several of this coder's values -- (unit, code key, value) -- as one
+        transaction and one undo step; every value is checked before anything is written."""
+        cells = [self._value_cell(unit, key, value)[1] for unit, key, value in values]
+        return self._apply_values(label, cells, suggested)
+
+    def _value_cell(self, unit: Unit, code_key: str, value: Value
+                    ) -> tuple[str, CodingCell | RevisionCell]:
+        """The checked cell that sets this coder's value, and its undo label."""
         coder = self._require_coder()
         code = self.code(code_key)
         value = self.checked_value(unit, code_key, value)
@@ -346,11 +363,14 @@ class Project(ProjectRules):
         kind = RevisionCell if self._after_reveal(coder, unit, code) else CodingCell
         if kind is RevisionCell:
             label += " (after the reveal)"
+        return label, kind(coder=coder, conversation_id=unit.conversation_id,
+                           position=unit.position, sentence=unit.sentence, code=code.key,
+                           after=value)
+
+    def _apply_values(self, label: str, cells: Sequence[Cell], suggested: bool) -> Command:
         self._coding_source = "suggestion_accepted" if suggested else "coded"
         try:
-            return self.apply(label, [kind(
-                coder=coder, conversation_id=unit.conversation_id, position=unit.position,
-                sentence=unit.sentence, code=code.key, after=value)])
+            return self.apply(label, cells)
         finally:
             self._coding_source = "coded"
 

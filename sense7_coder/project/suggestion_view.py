@@ -109,16 +109,21 @@ def accept(project: Project, unit: Unit, code: str) -> Any:
         return project.set_value(unit, code, shown.value, suggested=True)
 
 
-def accept_all(project: Project, items: Sequence[tuple[Unit, str]]) -> list[str]:
-    """:func:`accept` every code of ``items`` that has a suggestion shown; the codes taken."""
+def accept_all(project: Project, items: Sequence[tuple[Unit, str]]) -> Any:
+    """:func:`accept` every code of ``items`` that has a suggestion shown, as one
+    transaction and one undo step (its cells name the codes taken); refused when none is
+    shown."""
+    if not shown_in_workspace(project):
+        raise ProjectError("the lead has not allowed showing a model's suggestions in the "
+                           "workspace")
     shown = row_suggestions(project, items)
-    taken = []
+    values = [(unit, code, shown[(unit, code)].value) for unit, code in items
+              if (unit, code) in shown]
+    if not values:
+        raise ProjectError("no model suggestion to accept here")
+    label = (f"take the model's values of {len(values)} code{'s' if len(values) != 1 else ''}")
     with project.pdb.acting(ACCEPTED):
-        for unit, code in items:
-            if (unit, code) in shown:
-                project.set_value(unit, code, shown[(unit, code)].value, suggested=True)
-                taken.append(code)
-    return taken
+        return project.set_values(values, label, suggested=True)
 
 
 # -- uncertainty -------------------------------------------------------------------------------

@@ -172,8 +172,11 @@ class RowSuggestions(QObject):
         if not keys:
             self.ws.message.emit("No model suggestion to accept here")
             return
-        taken = 0
-        for key in keys:
-            taken += self.accept(key)
+        items = [(u, k) for k in keys if (u := self._unit(k)) is not None]
+        # one undo step: Ctrl+Z puts back every value the key took
+        cmd = self.ws._write(sv.accept_all, self.ws.project, items)
+        if cmd is None:
+            return
+        taken = len(cmd.cells)
         self.ws.message.emit(f"Took the model's values of {taken} code"
                              f"{'s' if taken != 1 else ''}")
