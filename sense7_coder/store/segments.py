@@ -24,23 +24,12 @@ def coding_where(
     """The WHERE clause (empty when nothing is asked) and its parameters that keep the rows
     of table ``alias`` (codings or spans, joined to ``conversations c``) of some
     conversations, codes and coders, holding ``value`` when ``with_value``."""
-    conds: list[str] = []
-    params: list[Any] = []
-    if conversations is not None:
-        sql, fparams = _filter_sql(conversations)
-        if sql:
-            conds.append("(" + sql.removeprefix(" WHERE ") + ")")
-            params += fparams
-    if codes:
-        conds.append(f"{alias}.code IN ({','.join('?' * len(codes))})")
-        params += list(codes)
-    if coders:
-        conds.append(f"{alias}.coder IN ({','.join('?' * len(coders))})")
-        params += list(coders)
+    from .frames import _chosen, _where
+
+    extra = _chosen(codes, coders, f"{alias}.")
     if with_value:
-        conds.append(f"{alias}.value IS ?")
-        params.append(value)
-    return (" WHERE " + " AND ".join(conds)) if conds else "", params
+        extra.append((f"{alias}.value IS ?", [value]))
+    return _where(conversations, extra)
 
 
 def coded_segments(
