@@ -41,7 +41,7 @@ from .codebook import Code, Codebook
 from .errors import InputError
 from .export import unneutralise
 from .importers.common import shown
-from .importers.tables import norm, read_csv_table
+from .importers.tables import norm, read_named_columns
 from .models import Coding, Unit
 from .spans import SpanCoding
 
@@ -195,21 +195,9 @@ def read_codings_file(
     ``encoding`` names the file's text encoding when it is not UTF-8.
     """
     path = Path(path)
-    # the other columns are not read (a file too wide to read whole is still read)
-    wanted = {norm(c) for c in (*REQUIRED, *OPTIONAL)}
-    table = read_csv_table(path, encoding,
-                           lambda header: [c for c in header.columns if norm(c) in wanted])
-    by_norm = {norm(c): c for c in table.columns}
-    missing = [c for c in REQUIRED if norm(c) not in by_norm]
-    if missing:
-        raise InputError(
-            str(path),
-            f"missing column(s) {', '.join(missing)}; a codings file has the columns "
-            f"{', '.join(REQUIRED)} (and optionally sentence); columns present: "
-            f"{', '.join(table.columns)}",
-            location="line 1",
-            field=missing[0],
-        )
+    table, by_norm = read_named_columns(
+        path, encoding, REQUIRED, OPTIONAL,
+        f"a codings file has the columns {', '.join(REQUIRED)} (and optionally sentence)")
     names = [by_norm[norm(c)] for c in REQUIRED]
     sentence_col = by_norm.get("sentence")
     if sentence_col is None and any(c.unit == "sentence" for c in codebook.codes):

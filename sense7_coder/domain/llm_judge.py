@@ -26,11 +26,15 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import guarded_http
 from .codebook import Code, Level
 from .errors import Cancelled, Sense7Error
+from .request_pool import send_all
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 DEFAULT_PROMPT = """\
 You will read a conversation between a user and an AI assistant, given as a JSON list of \
@@ -286,49 +290,25 @@ def judge(
 
     A job whose replies never held a score goes into ``unanswered`` (with why) and the run
     goes on; without that list it stops the run like an endpoint failure."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-
     todo = [j for j in jobs if not cached(j.key)]
-    total = len(todo)
-    if progress is not None:
-        progress(0, total)
-    if not todo:
-        return 0
-    stop = False
 
-    def stopped() -> bool:
-        return stop or (cancel is not None and cancel())
+    def send(job: Job, stopped: Callable[[], bool]) -> tuple[str, float, str]:
+        return client.score(job.messages, job.run, stopped)
 
-    answered = 0
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
-    pending: dict[Future[Any], Job] = {}
-    queue = list(reversed(todo))
-    try:
-        while queue or pending:
-            while queue and len(pending) < max(1, concurrency):
-                job = queue.pop()
-                pending[pool.submit(client.score, job.messages, job.run, stopped)] = job
-            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
-            if cancel is not None and cancel():
-                raise Cancelled()
-            for fut in done:
-                job = pending.pop(fut)
-                try:
-                    reply, score, reasoning = fut.result()
-                except NoScore as e:
-                    if unanswered is None:
-                        raise LLMError(f"conversation '{job.conversation_id}' (run "
-                                       f"{job.run}): {e}") from None
-                    unanswered.append((job, str(e)))
-                    continue
-                except LLMError as e:
-                    raise LLMError(f"conversation '{job.conversation_id}' (run {job.run}): "
-                                   f"{e}") from None
-                save(job, reply, score, reasoning)
-                answered += 1
-                if progress is not None:
-                    progress(answered, total)
-    finally:
-        stop = True
-        pool.shutdown(wait=True, cancel_futures=True)
-    return answered
+    def receive(job: Job, done: Future[tuple[str, float, str]]) -> bool:
+        try:
+            reply, score, reasoning = done.result()
+        except NoScore as e:
+            if unanswered is None:
+                raise LLMError(f"conversation '{job.conversation_id}' (run "
+                               f"{job.run}): {e}") from None
+            unanswered.append((job, str(e)))
+            return False
+        except LLMError as e:
+            raise LLMError(f"conversation '{job.conversation_id}' (run {job.run}): "
+                           f"{e}") from None
+        save(job, reply, score, reasoning)
+        return True
+
+    return send_all(todo, send, receive, concurrency=concurrency, progress=progress,
+                    cancel=cancel)

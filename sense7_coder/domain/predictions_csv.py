@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .export import unneutralise
-from .importers.tables import norm, read_csv_table
+from .importers.tables import norm, read_named_columns
 
 REQUIRED = ("conversation_id", "score")
 OPTIONAL = ("turn", "run")
@@ -44,20 +44,9 @@ def read_predictions_csv(
     """``(level, rows)``: level ``conversation`` or ``turn``; rows ``(conversation_id,
     position or None, run, score)``. ``turns`` maps (conversation_id, position) to role."""
     path = Path(path)
-    # the other columns are not read (a file too wide to read whole is still read)
-    wanted = {norm(c) for c in (*REQUIRED, *OPTIONAL)}
-    table = read_csv_table(path, None,
-                           lambda header: [c for c in header.columns if norm(c) in wanted])
-    by_norm = {norm(c): c for c in table.columns}
-    missing = [c for c in REQUIRED if norm(c) not in by_norm]
-    if missing:
-        raise InputError(
-            str(path),
-            f"missing column(s) {', '.join(missing)}; a predictions file has the columns "
-            f"conversation_id, score (and optionally turn, run); columns present: "
-            f"{', '.join(table.columns)}",
-            location="line 1", field=missing[0],
-        )
+    table, by_norm = read_named_columns(
+        path, None, REQUIRED, OPTIONAL,
+        "a predictions file has the columns conversation_id, score (and optionally turn, run)")
     frame = table.frame
     conversations = {cid for cid, _ in turns}
     names = {c: by_norm.get(norm(c), "") for c in (*REQUIRED, *OPTIONAL)}

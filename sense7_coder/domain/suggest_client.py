@@ -20,7 +20,7 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import guarded_http
 from .codebook import Code
@@ -35,6 +35,10 @@ from .llm_judge import (
     retryable_problem,
 )
 from .replies import Reading, read_reply, response_format
+from .request_pool import send_all
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass
@@ -152,43 +156,16 @@ def ask_all(requests: Sequence[Request], client: SuggestClient, *,
     """Send every request with at most ``concurrency`` in flight; returns how many were
     answered. The first endpoint failure stops the run (LLMError naming ``where`` the
     request was), keeping what ``save`` got before it."""
-    from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+    def send(req: Request, stopped: Callable[[], bool]) -> Answer:
+        return client.ask(req.messages, req.codes, req.seed, stopped)
 
-    total = len(requests)
-    if progress is not None:
-        progress(0, total)
-    if not requests:
-        return 0
-    stop = False
+    def receive(req: Request, done: Future[Answer]) -> bool:
+        try:
+            answer = done.result()
+        except LLMError as e:
+            raise LLMError(f"{where(req)}: {e}") from None
+        save(req, answer)
+        return True
 
-    def stopped() -> bool:
-        return stop or (cancel is not None and cancel())
-
-    limit = max(1, concurrency)
-    answered = 0
-    pool = ThreadPoolExecutor(max_workers=min(limit, total))
-    pending: dict[Future[Answer], Request] = {}
-    queue = list(reversed(requests))
-    try:
-        while queue or pending:
-            while queue and len(pending) < limit:
-                req = queue.pop()
-                pending[pool.submit(client.ask, req.messages, req.codes, req.seed,
-                                    stopped)] = req
-            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
-            if cancel is not None and cancel():
-                raise Cancelled()
-            for fut in done:
-                req = pending.pop(fut)
-                try:
-                    answer = fut.result()
-                except LLMError as e:
-                    raise LLMError(f"{where(req)}: {e}") from None
-                save(req, answer)
-                answered += 1
-                if progress is not None:
-                    progress(answered, total)
-    finally:
-        stop = True
-        pool.shutdown(wait=True, cancel_futures=True)
-    return answered
+    return send_all(requests, send, receive, concurrency=concurrency, progress=progress,
+                    cancel=cancel)

@@ -51,6 +51,7 @@ from ..store import merge as store_merge
 from ..store import spans as store_spans
 from ..store.values import restored
 from .changes import EVERYTHING, NOTHING, Changes
+from .dry_run import trial
 from .project import Project
 from .spans import checked_span
 
@@ -225,10 +226,6 @@ class MergeConflicts(ProjectError):
                       "resolve them, or merge keeping the target's values (keep-target), the "
                       "files' values (keep-source) or the value set last (newest)"),
         )
-
-
-class _RollBack(Exception):
-    """Raised inside the transaction to undo a dry run."""
 
 
 # -- checks before anything is written -------------------------------------------------------
@@ -665,18 +662,12 @@ def merge(
             summary.notes += _check_codes(target, conn, str(path))
             report.sources.append(summary)
             step()
-        try:
-            with target.pdb.atomic():
-                for conn, summary in zip(conns, report.sources, strict=True):
-                    _merge_one(target, conn, summary, step, on_conflict)
-                if report.conflicts and on_conflict == "refuse":
-                    raise MergeConflicts(report)
-                if dry_run:
-                    raise _RollBack()
-        except _RollBack:
-            pass
-        else:
-            report.written = True
+        with trial(target.pdb, dry_run):
+            for conn, summary in zip(conns, report.sources, strict=True):
+                _merge_one(target, conn, summary, step, on_conflict)
+            if report.conflicts and on_conflict == "refuse":
+                raise MergeConflicts(report)
+        report.written = not dry_run
     finally:
         for conn in conns:
             conn.close()

@@ -26,6 +26,7 @@ from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
 from . import codebook_ops
 from .changes import EVERYTHING, NOTHING, Changes
+from .dry_run import trial
 from .project import Project
 from .spans import checked_span
 
@@ -146,24 +147,17 @@ def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
     known_codes = {c.key for c in project.codebook.codes}
     summary.codes_added = len([c for c in doc.codebook.codes if c.key not in known_codes])
     try:
-        with project.pdb.acting("import"), project.pdb.atomic() as db:
+        # on a dry run every check made, as the import makes them; nothing kept
+        with project.pdb.acting("import"), trial(project.pdb, dry_run) as db:
             codebook_ops.apply_codebook(project, doc.codebook)
             participants = sorted({c.participant_id for c in conversations
                                    if c.participant_id})
             store_conv.insert_conversations(db, conversations,
                                             [Participant(p) for p in participants])
             _write_codings(project, doc, ids, users, summary, where)
-            if dry_run:  # every check made, as the import makes them; nothing kept
-                raise _DryRun()
-    except _DryRun:
-        pass
     finally:
         project.invalidate_codebook()
     return summary
-
-
-class _DryRun(Exception):
-    """Rolls a dry run's writes back."""
 
 
 def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],

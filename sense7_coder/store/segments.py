@@ -12,6 +12,26 @@ from .conversations import ConversationFilter, _filter_sql
 COLUMNS = ("coder", "conversation_id", "position", "sentence", "code", "value", "text")
 
 
+def coding_where(
+    alias: str,
+    *,
+    codes: Sequence[str] = (),
+    coders: Sequence[str] = (),
+    value: Any = None,
+    with_value: bool = False,
+    conversations: ConversationFilter | None = None,
+) -> tuple[str, list[Any]]:
+    """The WHERE clause (empty when nothing is asked) and its parameters that keep the rows
+    of table ``alias`` (codings or spans, joined to ``conversations c``) of some
+    conversations, codes and coders, holding ``value`` when ``with_value``."""
+    from .frames import _chosen, _where
+
+    extra = _chosen(codes, coders, f"{alias}.")
+    if with_value:
+        extra.append((f"{alias}.value IS ?", [value]))
+    return _where(conversations, extra)
+
+
 def coded_segments(
     db: Database,
     *,
@@ -24,23 +44,8 @@ def coded_segments(
     """Codings with the text they apply to: the sentence's text for sentence codings, the
     turn's for turn codings, empty for whole conversations. ``with_value``: only codings
     holding ``value`` (None = not applicable)."""
-    conds: list[str] = []
-    params: list[Any] = []
-    if conversations is not None:
-        sql, fparams = _filter_sql(conversations)
-        if sql:
-            conds.append("(" + sql.removeprefix(" WHERE ") + ")")
-            params += fparams
-    if codes:
-        conds.append(f"k.code IN ({','.join('?' * len(codes))})")
-        params += list(codes)
-    if coders:
-        conds.append(f"k.coder IN ({','.join('?' * len(coders))})")
-        params += list(coders)
-    if with_value:
-        conds.append("k.value IS ?")
-        params.append(value)
-    where = (" WHERE " + " AND ".join(conds)) if conds else ""
+    where, params = coding_where("k", codes=codes, coders=coders, value=value,
+                                 with_value=with_value, conversations=conversations)
     yield from db.execute(
         "SELECT k.coder, k.conversation_id, k.position, k.sentence, k.code, k.value, "
         "CASE WHEN k.position = 0 THEN '' "

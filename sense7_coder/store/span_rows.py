@@ -7,7 +7,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from .conversations import ConversationFilter, _filter_sql
+from .conversations import ConversationFilter
+from .segments import coding_where
 
 
 def coded_spans(
@@ -22,23 +23,8 @@ def coded_spans(
     """(coder, conversation_id, position, start, end, code, value, memo, turn text) of
     every span (of some codes, coders, conversations; holding ``value`` when
     ``with_value``), in conversation order, then turn, offsets, code, coder."""
-    conds: list[str] = []
-    params: list[Any] = []
-    if conversations is not None:
-        sql, fparams = _filter_sql(conversations)
-        if sql:
-            conds.append("(" + sql.removeprefix(" WHERE ") + ")")
-            params += fparams
-    if codes:
-        conds.append(f"s.code IN ({','.join('?' * len(codes))})")
-        params += list(codes)
-    if coders:
-        conds.append(f"s.coder IN ({','.join('?' * len(coders))})")
-        params += list(coders)
-    if with_value:
-        conds.append("s.value IS ?")
-        params.append(value)
-    where = (" WHERE " + " AND ".join(conds)) if conds else ""
+    where, params = coding_where("s", codes=codes, coders=coders, value=value,
+                                 with_value=with_value, conversations=conversations)
     yield from db.execute(
         "SELECT s.coder, s.conversation_id, s.position, s.start, s.end, s.code, s.value, "
         "s.memo, COALESCE(t.text, '') FROM spans s "

@@ -12,13 +12,11 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
     QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -27,6 +25,7 @@ from ..domain.errors import ProjectError
 from ..project import Project
 from ..project.attributes import attribute_sheet, set_attribute
 from ..project.changes import NOTHING, Changes
+from .table_tools import table_window
 
 #: columns of the sheet that are not attributes one can edit
 FIXED = ("conversation_id", "turns")
@@ -80,13 +79,7 @@ class AttributesDialog(QDialog):
         top.addWidget(self.filter, 3)
         top.addWidget(QLabel("in", self))
         top.addWidget(self.column_box, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.count)
-        layout.addWidget(buttons)
+        table_window(self, [top], self.view, self.count)
         self.resize(1000, 560)
         self.load()
         self.model.itemChanged.connect(self._item_changed)

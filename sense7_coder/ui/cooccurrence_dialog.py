@@ -11,19 +11,13 @@ import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -33,8 +27,8 @@ from ..project.agreement import AgreementOptions
 from ..project.attributes import filter_choices
 from ..project.changes import Changes
 from ..project.queries import codes_by_attribute_table, cooccurrence_table
-from ..project.team_tables import tab_separated
 from .analysis.stale import changes_figures
+from .table_tools import ask_csv_path, copy_export_buttons, copy_table, table_window, write_table
 
 SCOPES = (("Same turn", "turn"), ("Same conversation", "conversation"),
           ("Overlapping spans", "span"))
@@ -81,19 +75,8 @@ class CooccurrenceDialog(QDialog):
         row.addWidget(self.scope_box, 1)
         row.addWidget(self.hide_unused)
         row.addStretch(1)
-        copy = QPushButton("&Copy", self)
-        copy.clicked.connect(self.copy)
-        export = QPushButton("&Export…", self)
-        export.clicked.connect(self.export)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.addButton(export, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.note)
-        layout.addWidget(buttons)
+        table_window(self, [row], self.table, self.note,
+                     copy_export_buttons(self, self.copy, self.export))
         self.resize(980, 620)
         self.frame = pd.DataFrame()
         self.run()
@@ -161,19 +144,12 @@ class CooccurrenceDialog(QDialog):
         self.table.resizeColumnsToContents()
 
     def copy(self) -> None:
-        QApplication.clipboard().setText(tab_separated(self.frame))
+        copy_table(self.frame)
 
     def export(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export the table", "cooccurrence.csv",
-                                              "CSV (*.csv)")
-        if not name:
-            return
-        from ..domain.export import write_csv
-
-        try:
-            write_csv(self.frame, name)
-        except (Sense7Error, OSError) as e:
-            QMessageBox.warning(self, "Not exported", str(e))
+        name = ask_csv_path(self, "Export the table", "cooccurrence.csv")
+        if name:
+            write_table(self, self.frame, name)
 
     def _retrieve(self, row: int, _column: int) -> None:
         key: Any = self.frame["code"].iloc[row] if len(self.frame) else None

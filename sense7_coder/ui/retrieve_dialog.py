@@ -9,28 +9,22 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMessageBox,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from ..domain.errors import Sense7Error
 from ..project import Project
 from ..project.attributes import filter_choices
 from ..project.changes import Changes
-from ..project.team_tables import retrieve, tab_separated
+from ..project.team_tables import retrieve
 from .analysis.stale import changes_figures
+from .table_tools import ask_csv_path, copy_export_buttons, copy_table, table_window, write_table
 
 COLUMNS = ("Coder", "Conversation", "Turn", "Sentence", "Value", "Text", "Context")
 _ANY = object()
@@ -88,22 +82,12 @@ class RetrieveDialog(QDialog):
         row2.addWidget(QLabel("=", self))
         row2.addWidget(self.attribute_value_box, 1)
         row2.addStretch(1)
-        self.copy_button = QPushButton("&Copy", self)
-        self.copy_button.setToolTip("Copy the table (tab-separated, with a header) to paste "
-                                    "into a spreadsheet or a report")
-        self.copy_button.clicked.connect(self.copy)
-        self.export_button = QPushButton("&Export…", self)
-        self.export_button.clicked.connect(self.export)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.addButton(self.export_button, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        layout.addLayout(row2)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.count)
-        layout.addWidget(buttons)
+        self.copy_button, self.export_button = copy_export_buttons(
+            self, self.copy, self.export,
+            "Copy the table (tab-separated, with a header) to paste into a spreadsheet or a "
+            "report")
+        table_window(self, [row, row2], self.table, self.count,
+                     (self.copy_button, self.export_button))
         self.resize(1100, 600)
         self._fill_attribute_values()
         self._fill_values()
@@ -182,24 +166,17 @@ class RetrieveDialog(QDialog):
                            + " · double-click one to go to it")
 
     def copy(self) -> None:
-        QApplication.clipboard().setText(tab_separated(self.frame))
+        copy_table(self.frame)
         self.count.setText(f"copied {len(self.frame)} rows to the clipboard")
 
     def export(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export the retrieved units",
-                                              "segments.csv", "CSV (*.csv)")
+        name = ask_csv_path(self, "Export the retrieved units", "segments.csv")
         if name:
             self.export_to(name)
 
     def export_to(self, path: str) -> None:
-        from ..domain.export import write_csv
-
-        try:
-            write_csv(self.frame, path)
-        except (Sense7Error, OSError) as e:
-            QMessageBox.warning(self, "Not exported", str(e))
-            return
-        self.count.setText(f"wrote {path}: {len(self.frame)} rows")
+        if write_table(self, self.frame, path):
+            self.count.setText(f"wrote {path}: {len(self.frame)} rows")
 
     def _go(self, row: int, _column: int) -> None:
         r = self.frame.iloc[row]

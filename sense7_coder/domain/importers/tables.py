@@ -248,6 +248,28 @@ def read_csv_table(path: Path, encoding: str | None = None,
     return table
 
 
+def read_named_columns(path: Path, encoding: str | None, required: Sequence[str],
+                       optional: Sequence[str], has: str) -> tuple[Table, dict[str, str]]:
+    """A file of columns the reader knows by name (compared as :func:`norm` makes them;
+    the others are not read, so a file too wide to read whole is still read), and each
+    column's header by its :func:`norm` name. InputError when a ``required`` one is
+    missing; ``has`` says what columns such a file has, for that message."""
+    wanted = {norm(c) for c in (*required, *optional)}
+    table = read_csv_table(path, encoding,
+                           lambda header: [c for c in header.columns if norm(c) in wanted])
+    by_norm = {norm(c): c for c in table.columns}
+    missing = [c for c in required if norm(c) not in by_norm]
+    if missing:
+        raise InputError(
+            str(path),
+            f"missing column(s) {', '.join(missing)}; {has}; columns present: "
+            f"{', '.join(table.columns)}",
+            location="line 1",
+            field=missing[0],
+        )
+    return table, by_norm
+
+
 def _record_lines(data: bytes, sep: str) -> list[int]:
     """The line each CSV record of ``data`` starts on (the header's first)."""
     reader = csv.reader(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline=""),

@@ -40,6 +40,7 @@ from ...project import predictions as pred
 from ...project.agreement import AgreementOptions
 from ...project.analyses import SOURCES, AnalysisOutput, run_analyses
 from ...project.changes import PREDICTIONS, Changes
+from ..dialogs.form_widgets import path_row
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -126,12 +127,7 @@ class AnalysisPanel(QWidget):
         self.filters.set_enabled_filters(["models", "participants", "attributes"])
         self.out_dir = QLineEdit(str(project.path.with_name(project.path.stem + "-analysis")),
                                  self)
-        browse = QPushButton("Choose…", self)
-        browse.setAutoDefault(False)
-        browse.clicked.connect(self._choose_dir)
-        folder = QHBoxLayout()
-        folder.addWidget(self.out_dir, 1)
-        folder.addWidget(browse)
+        folder = path_row(self, self.out_dir, "Choose…", self._choose_dir)
         self.run_button = QPushButton("Run analyses", self)
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)

@@ -20,10 +20,8 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -34,6 +32,7 @@ from ...domain.words import count
 from ...project import Project
 from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
+from ..dialogs.form_widgets import path_row
 from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .filters import AnalysisFilters
@@ -65,12 +64,7 @@ class ExportDialog(QDialog):
         self.about.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.path = QLineEdit(self)
         self.path.textEdited.connect(self._edited)
-        browse = QPushButton("Browse…", self)
-        browse.setAutoDefault(False)
-        browse.clicked.connect(self.browse)
-        file_row = QHBoxLayout()
-        file_row.addWidget(self.path, 1)
-        file_row.addWidget(browse)
+        file_row = path_row(self, self.path, "Browse…", self.browse)
         self.neutralise = QCheckBox("Neutralise spreadsheet formulas", self)
         self.neutralise.setChecked(True)
         self.neutralise.setToolTip(

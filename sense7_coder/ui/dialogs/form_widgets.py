@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFocusEvent
 from PySide6.QtWidgets import (
     QColorDialog,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -14,6 +18,19 @@ from PySide6.QtWidgets import (
 )
 
 from ..palette import message_style
+
+
+def path_row(parent: QWidget, edit: QLineEdit, label: str,
+             choose: Callable[[], None]) -> QHBoxLayout:
+    """A path's line edit with a button (``label``) beside it that calls ``choose``; the
+    button never takes Enter from the dialog's default button."""
+    button = QPushButton(label, parent)
+    button.setAutoDefault(False)
+    button.clicked.connect(choose)
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return row
 
 
 class MessageLabel(QLabel):

@@ -1,0 +1,66 @@
+"""Many requests to an LLM endpoint with a few in flight at once: the loop the judge
+(:func:`.llm_judge.judge`) and the suggest client (:func:`.suggest_client.ask_all`) share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+from .errors import Cancelled
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def send_all(
+    items: Sequence[T],
+    send: Callable[[T, Callable[[], bool]], R],
+    receive: Callable[[T, Future[R]], bool],
+    *,
+    concurrency: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> int:
+    """Calls ``send(item, stopped)`` for every item, in order, in worker threads with at
+    most ``concurrency`` in flight; ``stopped()`` tells a call that the run is over
+    (cancelled, or ended by an error). ``receive(item, done)`` takes each finished call in
+    this thread (``done.result()`` raises what the call raised; an exception from
+    ``receive`` ends the run) and says whether it counts as answered. Returns how many
+    did, reporting ``progress(answered, len(items))``; ``cancel()`` raises Cancelled."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    total = len(items)
+    if progress is not None:
+        progress(0, total)
+    if not items:
+        return 0
+    stop = False
+
+    def stopped() -> bool:
+        return stop or (cancel is not None and cancel())
+
+    limit = max(1, concurrency)
+    answered = 0
+    pool = ThreadPoolExecutor(max_workers=min(limit, total))
+    pending: dict[Future[R], T] = {}
+    queue = list(reversed(items))
+    try:
+        while queue or pending:
+            while queue and len(pending) < limit:
+                item = queue.pop()
+                pending[pool.submit(send, item, stopped)] = item
+            done, _ = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)
+            if cancel is not None and cancel():
+                raise Cancelled()
+            for fut in done:
+                if receive(pending.pop(fut), fut):
+                    answered += 1
+                    if progress is not None:
+                        progress(answered, total)
+    finally:
+        stop = True
+        pool.shutdown(wait=True, cancel_futures=True)
+    return answered
