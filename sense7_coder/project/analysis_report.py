@@ -162,8 +162,10 @@ def image_html(path: Path, alt: str, caption: str) -> str:
     links = f'<a href="{_e(path.name)}">PNG</a>'
     if svg.exists():
         links += f' · <a href="{_e(svg.name)}">SVG</a>'
+    # the figure carries its own key; the caption adds what it does not say, and the files
+    text = f"{_e(caption)} ({links})" if caption else f"The figure as {links}."
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
-            f"<figcaption>{_e(caption)} ({links})</figcaption></figure>")
+            f"<figcaption>{text}</figcaption></figure>")
 
 
 def versions() -> str:
@@ -255,7 +257,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
         items = [plots.AlphaItem(labels.get(r.code, r.code), r.value, r.ci_low, r.ci_high,
                                  r.band(), r.note) for r in among]
         figure("agreement", items, "Agreement among the coders: Krippendorff's α per code",
-               "Dot: α; whisker: its 95% interval; shaded: low, tentative and good bands.")
+               "")  # the figure's own caption explains dot, whisker and bands
         rows = [row([labels.get(r.code, r.code), r.value, ci(r), r.n_units, r.band()])
                 for r in among]
         parts.append("<table><thead><tr><th>code</th><th>α</th><th>95% interval</th>"
