@@ -47,6 +47,9 @@ def test_attribute_sheet_sorts_filters_and_a_lead_edits(study: Project, qtbot: A
     qtbot.addWidget(dialog)
     assert dialog.columns == ["conversation_id", "participant_id", "model", "topic", "turns",
                               "week"]
+    # opens in the order of the ids, first to last (Qt alone would start descending)
+    assert [dialog.proxy.index(i, 0).data() for i in range(dialog.proxy.rowCount())] == \
+        ["c1", "c2", "c3", "c4"]
     dialog.view.sortByColumn(dialog.columns.index("model"), Qt.SortOrder.DescendingOrder)
     first = dialog.proxy.index(0, dialog.columns.index("model")).data()
     assert first == "IC"
@@ -148,6 +151,13 @@ def test_cooccurrence_screenshot(study: Project, qtbot: Any) -> None:
     dialog.show()
     qtbot.waitExposed(dialog)
     dialog.grab().save(str(Path(shots) / "cooccurrence.png"))
+
+
+def test_the_sheet_orders_ids_by_their_numbers() -> None:
+    from sense7_coder.ui.attributes_dialog import natural_key
+
+    ids = ["c10", "C2", "c1", "b", "10", "9", "c2a"]
+    assert sorted(ids, key=natural_key) == ["9", "10", "b", "c1", "C2", "c2a", "c10"]
 
 
 def test_transcript_heading_tags_turn_attributes() -> None:

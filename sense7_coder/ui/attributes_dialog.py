@@ -5,6 +5,7 @@ reads. Double-click on a conversation's id goes to it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
@@ -32,8 +33,14 @@ FIXED = ("conversation_id", "turns")
 _VALUE = Qt.ItemDataRole.UserRole + 1
 
 
+def natural_key(text: str) -> list[tuple[int, int | str]]:
+    """Text as a researcher orders it: the numbers in it by value ("c2" before "c10")."""
+    return [(0, int(part)) if part.isdigit() else (1, part.casefold())
+            for part in re.split(r"(\d+)", text) if part]
+
+
 class _Sorted(QSortFilterProxyModel):
-    """Numbers sort as numbers, text as text; empty cells last."""
+    """Numbers sort as numbers, text as text with its numbers by value; empty cells last."""
 
     def lessThan(self, left: Any, right: Any) -> bool:  # noqa: N802 (Qt's name)
         a, b = left.data(_VALUE), right.data(_VALUE)
@@ -42,7 +49,7 @@ class _Sorted(QSortFilterProxyModel):
         num = (int, float)
         if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool):
             return bool(a < b)
-        return str(a).casefold() < str(b).casefold()
+        return natural_key(str(a)) < natural_key(str(b))
 
 
 class AttributesDialog(QDialog):
@@ -65,6 +72,7 @@ class AttributesDialog(QDialog):
         self.view = QTableView(self)
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # Qt would start descending
         self.view.verticalHeader().hide()
         self.view.doubleClicked.connect(self._double_clicked)
         self.filter = QLineEdit(self)
