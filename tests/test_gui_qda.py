@@ -84,6 +84,8 @@ def test_retrieval_filters_by_coder_and_attribute_and_copies(study: Project, qtb
     qtbot.addWidget(dialog)
     dialog.choose("validation")
     assert dialog.table.rowCount() == 3
+    # turn codings fill neither the sentence nor the context column: both give way
+    assert dialog.table.isColumnHidden(3) and dialog.table.isColumnHidden(6)
     dialog.choose("validation", coder="bashir")
     assert dialog.table.rowCount() == 1
     dialog.choose("strategy", attribute=("model", "IC"))
@@ -93,6 +95,7 @@ def test_retrieval_filters_by_coder_and_attribute_and_copies(study: Project, qtb
     dialog.choose("ask")
     assert dialog.table.item(0, 5).text() == "draining. Which meeting matt"
     assert "«" in dialog.table.item(0, 6).text()
+    assert not dialog.table.isColumnHidden(6)  # a span's context shows
     dialog.copy()
     lines = QApplication.clipboard().text().splitlines()
     assert lines[0].split("\t")[:3] == ["coder", "conversation_id", "turn"]

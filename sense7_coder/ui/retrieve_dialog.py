@@ -31,6 +31,11 @@ _ANY = object()
 _NA = object()
 
 
+def _filled(value: Any) -> bool:
+    """A cell with something in it (not empty, None or NaN)."""
+    return value is not None and value == value and str(value).strip() != ""
+
+
 class RetrieveDialog(QDialog):
     goTo = Signal(str, int)  # conversation id, turn
 
@@ -159,6 +164,9 @@ class RetrieveDialog(QDialog):
                 if j >= len(COLUMNS) - 2:
                     item.setToolTip(str(r.text) if j == len(COLUMNS) - 2 else str(r.context))
                 self.table.setItem(i, j, item)
+        # a column no row fills (no sentence codes, no spans) gives its room to the text
+        for j, column in ((3, "sentence"), (len(COLUMNS) - 1, "context")):
+            self.table.setColumnHidden(j, not any(_filled(v) for v in frame[column]))
         n = len(frame)
         blind = self.project.blind_coding and not self.project.is_lead()
         self.count.setText(f"{n} coded unit{'s' if n != 1 else ''}"
