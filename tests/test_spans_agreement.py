@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from analysis_support import make_project
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_spans import with_span_codes
 
 from sense7_coder.cli import main
@@ -34,6 +36,35 @@ def test_alpha_u_reproduces_krippendorffs_published_example() -> None:
     assert result.by_category["c"] == pytest.approx(0.7285, abs=2e-4)
     assert result.by_category["k"] == 1
     assert result.alpha == pytest.approx(0.8587, abs=1e-4)
+
+
+def _every_pair(gs: list[tuple[int, int, int]], hs: list[tuple[int, int, int]]) -> float:
+    """Krippendorff's (2004) observed disagreement of two observers, summed over every
+    pair of sections as the definition reads (the reference for the faster walk)."""
+    total = 0.0
+    for bg, lg, wg in gs:
+        for bh, lh, wh in hs:
+            if wg and wh and -lg < bg - bh < lh:
+                total += (bg - bh) ** 2 + (bg + lg - bh - lh) ** 2
+            elif wg and not wh and lh - lg >= bg - bh >= 0:
+                total += lg ** 2
+            elif wh and not wg and lg - lh >= bh - bg >= 0:
+                total += lh ** 2
+    return total
+
+
+@given(st.integers(1, 200).flatmap(lambda n: st.tuples(
+    st.just(n),
+    *[st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, n)), max_size=6)
+      for _ in range(2)])))
+@settings(max_examples=300, deadline=None)
+def test_the_pairwise_disagreement_walk_equals_the_definition(case: tuple) -> None:
+    from sense7_coder.domain.agreement.unitizing import _pair, _sections
+
+    length, *cuts = case
+    g, h = (_sections([(a, min(length, a + w)) for a, w in cut], length) for cut in cuts)
+    assert _pair(g, h) == _every_pair(g, h)
+    assert _pair(h, g) == _every_pair(h, g)
 
 
 def test_alpha_u_is_one_for_identical_cuts_and_falls_as_they_part() -> None:

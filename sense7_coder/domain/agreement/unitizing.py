@@ -74,15 +74,25 @@ def _sections(units: list[tuple[int, int]], length: int) -> list[tuple[int, int,
 
 
 def _pair(gs: list[tuple[int, int, int]], hs: list[tuple[int, int, int]]) -> float:
+    """The observed disagreement of two observers' sections (each a partition of the
+    continuum from 0, in order). Only sections that overlap can disagree, so the two
+    lists are walked side by side: each overlapping pair once, none other."""
     total = 0.0
-    for bg, lg, wg in gs:
-        for bh, lh, wh in hs:
-            if wg and wh and -lg < bg - bh < lh:  # two units that overlap
-                total += (bg - bh) ** 2 + (bg + lg - bh - lh) ** 2
-            elif wg and not wh and lh - lg >= bg - bh >= 0:  # a unit inside a gap
-                total += lg ** 2
-            elif wh and not wg and lg - lh >= bh - bg >= 0:
-                total += lh ** 2
+    i = j = 0
+    while i < len(gs) and j < len(hs):
+        bg, lg, wg = gs[i]
+        bh, lh, wh = hs[j]
+        if wg and wh:  # two units that overlap
+            total += (bg - bh) ** 2 + (bg + lg - bh - lh) ** 2
+        elif wg and not wh and lh - lg >= bg - bh >= 0:  # a unit inside a gap
+            total += lg ** 2
+        elif wh and not wg and lg - lh >= bh - bg >= 0:
+            total += lh ** 2
+        end_g, end_h = bg + lg, bh + lh
+        if end_g <= end_h:
+            i += 1
+        if end_h <= end_g:
+            j += 1
     return total
 
 
