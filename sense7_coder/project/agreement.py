@@ -158,10 +158,17 @@ def level_refusals(codes: Sequence[Code], level: str | None) -> list[str]:
     return out
 
 
+#: the most bootstrap draws a run takes (100,000 over one code take some seconds; a
+#: hundred million took hours over a codebook)
+MAX_DRAWS = 100_000
+
+
 def check_draws(draws: int, seed: int | None) -> None:
     """Refuse a number of bootstrap draws or a seed no run can use."""
     if draws < 0:
         raise ProjectError("the number of bootstrap draws cannot be negative")
+    if draws > MAX_DRAWS:
+        raise ProjectError(f"at most {MAX_DRAWS:,} bootstrap draws are taken, got {draws:,}")
     if seed is not None and seed < 0:
         raise ProjectError(f"the bootstrap seed must be 0 or more, got {seed}")
 
