@@ -259,11 +259,13 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         parse_score,
         request_key,
     )
+    from ..domain.request_pool import check_settings
 
     if runs < 1:
         raise ProjectError("runs must be 1 or more")
     if not endpoint.startswith(("http://", "https://")):
         raise ProjectError(f"the endpoint '{endpoint}' is not an http(s) URL")
+    check_settings(concurrency, timeout_s, retries)
     prompt = llm_prompt(project)
     by_conv: dict[str, list[tuple[str, str]]] = {}
     for cid, _pid, _m, _t, _pos, role, text in store_pred.turn_texts(project.db, conversations):
