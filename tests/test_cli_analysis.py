@@ -161,3 +161,33 @@ def test_consensus_command(study: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert (progress["compared"], progress["disagreeing"], progress["consensus"]) == (6, 2, 4)
     assert result["open_total"] == 2
     assert {r["coders"][0] for r in result["coders_vs_consensus"]} == {"alice", "bashir"}
+
+
+@pytest.mark.parametrize("command", ["agreement", "export"])
+def test_more_bootstrap_draws_than_can_finish_are_refused_at_once(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        command: str) -> None:
+    """A hundred million draws ran for hours (every code, span codes first) instead of
+    saying the number is out of reach; 100,000 is the most a run takes."""
+    extra = [str(tmp_path / "a.csv"), "--kind", "agreement"] if command == "export" else []
+    code, _, err = run(capsys, command, demo_project, *extra, "--bootstrap", "100000000")
+    assert code == 2
+    assert err == ("sense7-coder: error: at most 100,000 bootstrap draws are taken, "
+                   "got 100,000,000\n")
+    assert not (tmp_path / "a.csv").exists()
+
+
+@pytest.mark.parametrize("below", ["", "sub"])
+def test_analyze_into_a_file_says_a_folder_is_needed(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        below: str) -> None:
+    """--out naming a file (or a path under one) gave only the system's 'File exists' /
+    'Not a directory', with exit status 1, and did not say a folder is wanted."""
+    taken = tmp_path / "results.csv"
+    taken.write_text("kept\n", encoding="utf-8")
+    out = taken / below if below else taken
+    code, _, err = run(capsys, "analyze", demo_project, "--out", out, "--no-figures")
+    assert code == 2 and err.count("\n") == 1
+    assert err == (f"sense7-coder: error: {out}: {taken} is a file; the analyses are "
+                   "written into a folder: give a folder's name\n")
+    assert taken.read_text(encoding="utf-8") == "kept\n"

@@ -140,3 +140,21 @@ def test_classify_llm_against_a_local_server_then_from_the_cache(
                        "http://127.0.0.1:9/v1", "--api-model", "other", "--concurrency", "1",
                        "--timeout", "1", "--retries", "0")
     assert code == 2 and "not reachable" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [
+    ("classify", "--model", "baseline", "--evaluate"),
+    ("suggest", "--model", "baseline", "--yes"),
+])
+def test_more_runs_than_can_finish_are_refused_at_once(
+        demo_project: Path, capsys: pytest.CaptureFixture[str],
+        command: tuple[str, ...]) -> None:
+    """A hundred million runs (a typo for 100) ran the baseline's cross-validation for
+    hours with no word; 1,000 is the most a predictor or a suggestion run is repeated."""
+    before = demo_project.read_bytes()
+    code, _, err = run(capsys, command[0], demo_project, *command[1:], "--runs", "100000000")
+    assert code == 2
+    assert err.splitlines()[-1] == ("sense7-coder: error: at most 1,000 runs are taken, "
+                                    "got 100,000,000")
+    assert err.count("\n") == 1
+    assert demo_project.read_bytes() == before

@@ -67,6 +67,9 @@ def test_reads_every_unit_kind(tmp_path: Path) -> None:
         ("alice,c1,2,1,validation,", "value", "does not allow not-applicable"),
         (",c1,2,,affective,3", "coder", "the coder is empty"),
         ("alice,,2,,affective,3", "conversation_id", "the conversation id is empty"),
+        # a row cut short (a truncated file): its code is missing, not an unknown code ''
+        ("alice,c1,2,,,3", "code", "the code is empty"),
+        ("alice,c1,2", "code", "the code is empty"),
         ("alice,c9,2,,affective,3", "conversation_id", "no conversation 'c9' in the project"),
         ("alice,c2,5,,affective,3", "turn", "conversation 'c2' has no turn 5"),
         ("alice,c1,1,,affective,3", "turn", "applies to assistant turns; turn 1 of 'c1' is a user"),

@@ -226,3 +226,20 @@ def test_a_table_wider_than_excel_allows_is_refused_before_writing(tmp_path: Pat
     write_xlsx(wide.iloc[:, :16_384], out, sheet="wide")  # the widest Excel opens
     header = next(openpyxl.load_workbook(out, read_only=True).active.iter_rows(values_only=True))
     assert len(header) == 16_384 and header[-1] == "overall__coder16383"
+
+
+def test_a_text_longer_than_an_excel_cell_is_refused_not_cut(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An Excel cell holds at most 32,767 characters and openpyxl cut a longer turn text
+    there without a word; the workbook is refused naming the row and column (CSV and SPSS
+    keep the whole text)."""
+    frame = pd.DataFrame({"coder": ["ann", "bo"], "text": ["short", "w" * 40_000]})
+    out = tmp_path / "long.xlsx"
+    with pytest.raises(ExportError) as e:
+        write_xlsx(frame, out, sheet="long")
+    assert str(e.value).startswith(
+        f"{out}: row 3, column 'text': a text of 40,000 characters does not fit an Excel "
+        "cell (at most 32,767)")
+    assert ".csv" in str(e.value) and not out.exists()
+    write_xlsx(frame.assign(text=["short", "w" * 32_767]), out, sheet="long")
+    assert len(sheet_rows(out)[2][1]) == 32_767

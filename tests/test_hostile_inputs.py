@@ -773,6 +773,25 @@ def test_a_coded_value_off_the_scale_is_named_by_conversation_turn_and_coder(
     assert "conversation 'c1', turn 2, coder 'ann'" in err and "not a level of the scale" in err
 
 
+@pytest.mark.parametrize(("value", "shown"), [("-2", "-2 is"), ("99", "99 is"),
+                                               ("3.5", "3.5 is"), ("'abc'", "'abc' is")])
+def test_an_off_scale_value_is_shown_as_it_was_stored(
+        study: Path, capsys: pytest.CaptureFixture[str], value: str, shown: str) -> None:
+    """The message shows the stored value as a researcher would write it, not the
+    representation of a numpy number (``np.float64(-2.0)``)."""
+    other = study.parent / "other.csv"
+    other.write_text(CODINGS_HEADER + "bo,c1,2,overall,NA\n", encoding="utf-8")
+    assert run(capsys, "import-codings", study, other)[0] == 0
+    _edit(study, "DELETE FROM codings WHERE code = 'tone'")  # every value left is a number
+    _edit(study, f"UPDATE codings SET value = {value} WHERE code = 'overall' AND coder = 'ann'")
+    for command in ("agreement", "analyze"):
+        args = ("--out", study.parent / "out") if command == "analyze" else ()
+        code, _, err = run(capsys, command, study, *args)
+        assert code == 2 and err.count("\n") == 1
+        assert f"field 'value': {shown} not a level of the scale 1..5" in err
+        assert "np." not in err and "float64" not in err
+
+
 def test_a_users_rating_that_is_not_a_number_is_named(
         study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     conn = sqlite3.connect(study)

@@ -330,3 +330,27 @@ def test_hostile_replies_from_an_endpoint_store_nothing(
             run_llm(p, server.url, "m", **{**FAST, "retries": len(replies) - 1})
         assert f"after {len(replies)} attempts" in str(e.value)
         assert "\n" not in str(e.value) and predictor_counts(p) == {}
+
+
+@pytest.mark.parametrize(("command", "option", "value", "said"), [
+    ("classify", "--timeout", "-1", "the timeout must be a number of seconds above 0, got -1"),
+    ("classify", "--timeout", "nan", "the timeout must be a number of seconds above 0, got nan"),
+    ("suggest", "--timeout", "0", "the timeout must be a number of seconds above 0, got 0"),
+    ("classify", "--concurrency", "0", "the concurrency must be 1 or more, got 0"),
+    ("suggest", "--concurrency", "-1", "the concurrency must be 1 or more, got -1"),
+])
+def test_request_settings_no_request_can_use_are_refused_before_any_is_sent(
+        demo_project: Path, serve: Callable[..., Server],
+        capsys: pytest.CaptureFixture[str], command: str, option: str, value: str,
+        said: str) -> None:
+    """A timeout of -1 s was tried five times and reported as the server's fault ('no
+    complete answer within -1 s'); classify took a concurrency of 0. Each is one line
+    naming the setting, and nothing is asked."""
+    from sense7_coder.cli import main
+
+    server = serve(answer)
+    args = [command, str(demo_project), "--model", "llm", "--endpoint", server.url,
+            "--api-model", "m", option, value] + (["--yes"] if command == "suggest" else [])
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"sense7-coder: error: {said}\n"
+    assert server.seen == []

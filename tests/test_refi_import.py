@@ -361,3 +361,20 @@ def test_a_dry_run_makes_every_check_and_writes_nothing(tmp_path: Path) -> None:
     assert len(project.codebook.codes) == codes
     assert store_spans.all_spans(project.db) == []
     project.close()
+
+
+def test_importing_the_same_qdpx_again_counts_nothing_as_imported(
+        demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A second import of one file said 'imported ... 624 codings, 15 spans' though not a
+    value changed; what was already there is counted as already present."""
+    from sense7_coder.cli import main
+
+    qdpx, path = tmp_path / "d.qdpx", tmp_path / "n.sense7"
+    assert main(["export-qdpx", str(demo_project), str(qdpx)]) == 0
+    assert main(["init", str(path), "--from", str(qdpx)]) == 0
+    capsys.readouterr()
+    assert main(["import", str(path), str(qdpx)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("0 coders, 0 codings, 0 spans (639 already present), 0 memos")
+    with Project.open(path, backup=False) as p:
+        assert p.info()["codings"] == 624  # and 15 spans: 639

@@ -231,3 +231,17 @@ def test_gamma_reproduces_pygamma_agreements_published_example() -> None:
                                       {("c", 0): [[], [], []], ("c", 1): units}, names)
     assert shifted.get_best_alignment(span_gamma.dissimilarity()).disorder == \
         pytest.approx(best.disorder)
+
+
+def test_a_negative_seed_is_refused_before_the_span_codes_draw(
+        demo_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo codes spans: the seed was checked only after their bootstrap had run, so a
+    negative one ended in numpy's traceback instead of the usual refusal."""
+    before = demo_project.read_bytes()
+    assert main(["agreement", str(demo_project), "--seed", "-5", "--bootstrap", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err == "sense7-coder: error: the bootstrap seed must be 0 or more, got -5\n"
+    with (pytest.raises(ProjectError, match="seed must be 0 or more"),
+          Project.open(demo_project, backup=False) as project):
+        span_agreement(project, draws=10, seed=-1)
+    assert demo_project.read_bytes() == before

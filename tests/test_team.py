@@ -341,6 +341,38 @@ def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_da
     assert "bad_ratings.csv" in err and "line 2" in err and "advice_giving" in err
 
 
+def test_rater_files_whose_id_column_has_another_name_import_with_a_mapping(
+        tmp_path: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The published EmpatheticDialogues ratings name the conversation ``conv_id``: the
+    refusal says how to name the id column, and mapping it to conversation_id imports
+    them (before, no mapping could, so the files had to be edited by hand)."""
+    folder = shared_data / "empathic-communication-reliability"
+    path = tmp_path / "ed.sense7"
+    assert main(["init", str(path)]) == 0
+    assert main(["import", str(path),
+                 str(folder / "original_data" / "sample_empatheticdialogues.csv")]) == 0
+    for key in ("empathy", "relevance", "fluency"):
+        assert main(["codebook", str(path), "add", key, "--kind", "ordinal", "--levels",
+                     "1..5", "--unit", "conversation"]) == 0
+    capsys.readouterr()
+    before = path.read_bytes()
+    files = [folder / "annotations" / "empatheticdialogues" / f"expert{i}_ratings.csv"
+             for i in (1, 2, 3)]
+    assert main(["import-ratings", str(path), *map(str, files)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expert1_ratings.csv, line 1" in err
+    assert "columns present: conv_id" in err and "--map COLUMN=conversation_id" in err
+    assert path.read_bytes() == before
+    assert main(["import-ratings", str(path), *map(str, files),
+                 "--map", "conv_id=conversation_id"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("imported 150 codings for expert1 (empathy=empathy, "
+                           "relevance=relevance, fluency=fluency)")
+    with Project.open(path, backup=False) as p:
+        assert sorted(c["name"] for c in p.coders()) == ["expert1", "expert2", "expert3"]
+        assert p.info()["codings"] == 450
+
+
 def test_export_xlsx_writes_a_workbook_and_other_sheets_are_refused(
         study: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import openpyxl

@@ -85,7 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "import-ratings", help="import rater files: one per rater, one column per code",
         description="Each file holds one rater's ratings (as published rating sets come): a "
         "conversation_id column, a turn column for turn-level codes, and one column per code. "
-        "A column named like a code key maps to it; --map maps others. The rater is named "
+        "A column named like a code key maps to it; --map maps others (COLUMN=conversation_id "
+        "names the id column, as in --map conv_id=conversation_id). The rater is named "
         "after the file (expert1_ratings.csv -> expert1) unless --coder is given. All files "
         "land in one transaction, or none.")
     p.add_argument("project", type=Path)

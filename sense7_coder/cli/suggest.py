@@ -146,6 +146,10 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         raise Sense7Error("say which model suggests: --model llm or --model baseline")
     if args.model == "llm" and not (args.endpoint and args.api_model):
         raise Sense7Error("--model llm needs --endpoint URL and --api-model NAME")
+    if args.model == "llm":  # before the plan is counted and shown
+        from ..domain.request_pool import check_settings
+
+        check_settings(args.concurrency, args.timeout, max(0, args.retries))
     filt = _conversation_filter(args)
     with open_as(args, backup=not args.dry_run) as project:
         if args.model == "baseline":

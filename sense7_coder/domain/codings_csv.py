@@ -237,6 +237,8 @@ def read_codings_file(
                 check(name)
             except rows.RowError as e:
                 raise bad(e.message, column) from None
+        if not key:
+            raise bad("the code is empty", names[3])
         code = codebook.get(key)
         if code is None:
             known_keys = ", ".join(c.key for c in codebook.codes)

@@ -49,6 +49,7 @@ from .files import ExportError, destination
 TABLE_FORMATS = TABLES  # the export kinds table's file formats
 XLSX_MAX_ROWS = 1_048_575  # below the header row
 XLSX_MAX_COLUMNS = 16_384  # Excel opens no sheet wider (the wide export of a crowd is)
+XLSX_MAX_CELL_CHARS = 32_767  # the longest text an Excel cell holds (openpyxl cuts longer)
 NA_TEXT = "NA"
 NA_LABEL = "not applicable"
 NA_CODES = (99, 999, 9999, -99, -999)
@@ -189,6 +190,26 @@ def _sav_note(computed_with: dict[str, str] | None) -> list[str] | None:
 
 # -- xlsx ------------------------------------------------------------------------------------
 
+def _xlsx_value(ws: Any, value: Any, path: str | Path, index: int, column: object) -> Any:
+    """One data cell of a write-only sheet; a text longer than an Excel cell holds is
+    refused (openpyxl would cut it silently)."""
+    from openpyxl.cell import WriteOnlyCell
+
+    v = _cell(value)
+    if not isinstance(v, str):
+        return v
+    if len(v) > XLSX_MAX_CELL_CHARS:
+        raise ExportError(
+            f"{path}: row {index + 2}, column '{column}': a text of {len(v):,} characters "
+            f"does not fit an Excel cell (at most {XLSX_MAX_CELL_CHARS:,}); export as .csv or "
+            ".sav, which keep the whole text")
+    if v[:1] != "=":
+        return v
+    text = WriteOnlyCell(ws, value=v)
+    text.data_type = "s"  # shown as text, never run as a formula
+    return text
+
+
 def write_xlsx(
     frame: Any,
     path: str | Path,
@@ -238,16 +259,8 @@ def write_xlsx(
             raise Cancelled()
         stop = min(start + chunk_rows, total)
         for i in range(start, stop):
-            row: list[Any] = []
-            for j in range(width):
-                v = _cell(columns[j][i])
-                if isinstance(v, str) and v[:1] == "=":
-                    text = WriteOnlyCell(ws, value=v)
-                    text.data_type = "s"  # shown as text, never run as a formula
-                    row.append(text)
-                else:
-                    row.append(v)
-            ws.append(row)
+            ws.append([_xlsx_value(ws, columns[j][i], path, i, frame.columns[j])
+                       for j in range(width)])
         if progress:
             progress(stop, total)
     with atomic_binary_path(path) as tmp:

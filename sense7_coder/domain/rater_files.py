@@ -6,8 +6,10 @@ expert). Each file becomes one coder's codings:
 
 * the rater is the file name up to ``_ratings`` / ``-ratings`` (``expert1_ratings.csv``
   -> ``expert1``), unless given;
-* ``conversation_id`` (or the column named by ``id_column``) names the conversation; a
-  ``turn`` column (or ``turn_column``), when there is one, the turn -- for turn-level codes;
+* ``conversation_id`` (or the column named by ``id_column``, or the column ``mapping``
+  maps to ``conversation_id``: ``conv_id`` in the EmpatheticDialogues ratings) names the
+  conversation; a ``turn`` column (or ``turn_column``, or the column mapped to ``turn``),
+  when there is one, the turn -- for turn-level codes;
 * every other column is a code: ``mapping`` maps column names to code keys, and a column
   whose name is a code key maps to it by itself. Columns mapped to no code (an unnamed
   index column, say) are listed, not read. Empty cells are not coded; ``NA`` is not
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from . import rows
 from .codebook import Codebook
-from .errors import InputError
+from .errors import Hint, InputError
 from .importers.tables import Table, norm, read_csv_table
 from .models import Coding, Unit
 
@@ -58,6 +60,21 @@ def _turn(text: str, path: Path, line: int, column: str | None) -> int:
                          location=f"line {line}", field=column) from None
 
 
+def _key_columns(mapping: Mapping[str, str], id_column: str, turn_column: str,
+                 codebook: Codebook) -> tuple[dict[str, str], str, str]:
+    """``mapping`` less the columns it maps to the conversation id or the turn (unless a code
+    has that key), and the id and turn columns those entries name."""
+    codes: dict[str, str] = {}
+    for column, target in mapping.items():
+        if codebook.get(target) is None and norm(target) == norm(id_column):
+            id_column = column
+        elif codebook.get(target) is None and norm(target) == norm(turn_column):
+            turn_column = column
+        else:
+            codes[column] = target
+    return codes, id_column, turn_column
+
+
 def read_rater_file(
     path: str | Path,
     codebook: Codebook,
@@ -72,6 +89,10 @@ def read_rater_file(
     """One rater's codings; ``exists(conversation, turn)`` (turn 0: the conversation) and
     ``role_of(conversation, turn)`` let the caller's project check each unit."""
     path = Path(path)
+    named_id = id_column
+    mapping, id_column, turn_column = _key_columns(mapping or {}, id_column, turn_column,
+                                                   codebook)
+
     def needed(header: Table) -> list[str]:
         """The columns read from a file too wide to read whole (the others are left out)."""
         keys = {norm(id_column), norm(turn_column), *(norm(k) for k in mapping or {})}
@@ -83,7 +104,9 @@ def read_rater_file(
     if id_col is None:
         raise InputError(str(path), f"no column {id_column!r} naming the conversation; "
                          f"columns present: {', '.join(table.columns)}",
-                         location="line 1", field=id_column)
+                         location="line 1", field=id_column,
+                         hint=Hint("map", f"COLUMN={named_id}",
+                                   "name the column that holds the conversation id"))
     turn_col = by_norm.get(norm(turn_column))
     wanted = {norm(k): v for k, v in (mapping or {}).items()}
     for column, mapped in (mapping or {}).items():

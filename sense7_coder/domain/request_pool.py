@@ -6,13 +6,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from .errors import Cancelled
+from .errors import Cancelled, ProjectError
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def check_settings(concurrency: int, timeout_s: float, retries: int) -> None:
+    """Refuse settings no request can use (a timeout of -1 s was tried and blamed on the
+    server), before anything is sent."""
+    if concurrency < 1:
+        raise ProjectError(f"the concurrency must be 1 or more, got {concurrency}")
+    if not 0 < timeout_s < float("inf"):  # NaN too
+        raise ProjectError(f"the timeout must be a number of seconds above 0, got {timeout_s:g}")
+    if retries < 0:
+        raise ProjectError(f"the retries must be 0 or more, got {retries}")
 
 
 def send_all(

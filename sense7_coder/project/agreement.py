@@ -158,6 +158,21 @@ def level_refusals(codes: Sequence[Code], level: str | None) -> list[str]:
     return out
 
 
+#: the most bootstrap draws a run takes (100,000 over one code take some seconds; a
+#: hundred million took hours over a codebook)
+MAX_DRAWS = 100_000
+
+
+def check_draws(draws: int, seed: int | None) -> None:
+    """Refuse a number of bootstrap draws or a seed no run can use."""
+    if draws < 0:
+        raise ProjectError("the number of bootstrap draws cannot be negative")
+    if draws > MAX_DRAWS:
+        raise ProjectError(f"at most {MAX_DRAWS:,} bootstrap draws are taken, got {draws:,}")
+    if seed is not None and seed < 0:
+        raise ProjectError(f"the bootstrap seed must be 0 or more, got {seed}")
+
+
 def check_request(project: Project, options: AgreementOptions) -> list[Code]:
     """The codes to compute, after checking every name in the filters exists."""
     if options.level is not None and options.level not in LEVELS:
@@ -170,10 +185,7 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
                            f"{options.measures!r}")
     if options.values not in VALUES:
         raise ProjectError(f"values must be one of {', '.join(VALUES)}, got {options.values!r}")
-    if options.bootstrap < 0:
-        raise ProjectError("the number of bootstrap draws cannot be negative")
-    if options.seed is not None and options.seed < 0:
-        raise ProjectError(f"the bootstrap seed must be 0 or more, got {options.seed}")
+    check_draws(options.bootstrap, options.seed)
     if options.ci not in CI_METHODS:
         raise ProjectError(f"the interval method must be one of {', '.join(CI_METHODS)}, "
                            f"got {options.ci!r}")

@@ -169,6 +169,16 @@ def run_analyses(
                              progress, cancel, agreement)
 
 
+def _make_folder(out_dir: Path) -> None:
+    """Make ``out_dir``; a file at its place or above it is named, not left to the system's
+    "File exists" / "Not a directory"."""
+    in_the_way = next((p for p in (out_dir, *out_dir.parents) if p.is_file()), None)
+    if in_the_way is not None:
+        raise ProjectError(f"{out_dir}: {in_the_way} is a file; the analyses are written "
+                           "into a folder: give a folder's name")
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+
 def _run_analyses(project: Project, out_dir: Path, source: str,
                   conversations: ConversationFilter | None, figures: bool,
                   progress: Callable[[int, int], None] | None,
@@ -178,7 +188,7 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
     from ..domain import plots
     from ..domain.export import write_csv
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _make_folder(out_dir)
     out = AnalysisOutput(out_dir, source)
     steps = 11
     step = 0

@@ -189,6 +189,19 @@ def grouping(turns: Sequence[Any]) -> str:
             "a participant, each its own group)")
 
 
+#: the most times a predictor or a suggestion run is repeated (a hundred million, a typo
+#: for 100, ran the baseline's cross-validation for hours)
+MAX_RUNS = 1_000
+
+
+def check_runs(runs: int) -> None:
+    """Refuse a number of runs below 1 or beyond :data:`MAX_RUNS`."""
+    if runs < 1:
+        raise ProjectError("runs must be 1 or more")
+    if runs > MAX_RUNS:
+        raise ProjectError(f"at most {MAX_RUNS:,} runs are taken, got {runs:,}")
+
+
 def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1,
                  conversations: ConversationFilter | None = None,
                  progress: Progress | None = None, cancel: Cancel | None = None,
@@ -199,8 +212,7 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
     from ..domain.evaluation import turn_dimension_mean
 
     _check_level(level)
-    if runs < 1:
-        raise ProjectError("runs must be 1 or more")
+    check_runs(runs)
     turns = rated_turns(project, conversations)
     from .targets import require_target
 
@@ -259,11 +271,12 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         parse_score,
         request_key,
     )
+    from ..domain.request_pool import check_settings
 
-    if runs < 1:
-        raise ProjectError("runs must be 1 or more")
+    check_runs(runs)
     if not endpoint.startswith(("http://", "https://")):
         raise ProjectError(f"the endpoint '{endpoint}' is not an http(s) URL")
+    check_settings(concurrency, timeout_s, retries)
     prompt = llm_prompt(project)
     by_conv: dict[str, list[tuple[str, str]]] = {}
     for cid, _pid, _m, _t, _pos, role, text in store_pred.turn_texts(project.db, conversations):

@@ -269,7 +269,7 @@ def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
     """``coded`` (:func:`code_values`) when every value is one of the code's levels; an
     InputError naming the conversation, turn and coder of the first that is not (only a
     file changed outside sense7-coder holds one; agreement needs the scale to hold)."""
-    from ..domain.agreement.ratings import positions_of, scale_text
+    from ..domain.agreement.ratings import positions_of, scale_text, shown_value
 
     levels = list(code.values)
     bad = (positions_of(coded["value"], levels) < 0) & coded["value"].notna().to_numpy()
@@ -281,7 +281,7 @@ def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
     sentence = f", sentence {int(row['sentence'])}" if int(row["sentence"]) else ""
     raise InputError(
         file=f"codings of code '{code.key}' in the project",
-        message=(f"{row['value']!r} is not a level of the scale {scale_text(levels)} "
+        message=(f"{shown_value(row['value'])} is not a level of the scale {scale_text(levels)} "
                  "(the project file was changed outside sense7-coder)"),
         location=(f"conversation {row['conversation_id']!r}, turn {int(row['position'])}"
                   f"{sentence}, coder {str(row['coder'])!r}"),

@@ -49,6 +49,8 @@ class QdpxImportSummary:
     #: consensus decisions (a sense7-coder export's user ``consensus``)
     decisions: int = 0
     unchanged: int = 0
+    #: codings and spans the project held already with the same value
+    present: int = 0
     skipped: list[str] = field(default_factory=list)
     dry_run: bool = False
 
@@ -61,7 +63,9 @@ class QdpxImportSummary:
         verb = "would import" if self.dry_run else "imported"
         out = [f"{self.path}: {verb} {self.conversations} conversations ({self.turns} turns), "
                f"{self.codes_added} new codes, {len(self.coders)} coders, {self.codings} "
-               f"codings, {self.spans} spans, {self.memos} memos"
+               f"codings, {self.spans} spans"
+               + (f" ({self.present} already present)" if self.present else "")
+               + f", {self.memos} memos"
                + (f", {self.decisions} consensus decisions" if self.decisions else "")]
         if self.unchanged:
             out.append(f"  {self.unchanged} conversations already in the project (kept)")
@@ -158,6 +162,17 @@ def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
     finally:
         project.invalidate_codebook()
     return summary
+
+
+def _present(db: Any, codings: dict[tuple[str, str, int, int, str], Any],
+             spans: dict[SpanKey, Span]) -> tuple[int, int]:
+    """How many of ``codings`` and of ``spans`` the project holds already, same value."""
+    existing = store_codings.existing_codings(db, list(codings))
+    same_codings = sum(1 for k, v in codings.items() if k in existing and existing[k] == v)
+    same_spans = sum(1 for k, sp in spans.items()
+                     if (old := store_spans.get_span(db, k)) is not None
+                     and old.value == sp.value)
+    return same_codings, same_spans
 
 
 def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
@@ -257,6 +272,7 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
                     spans[k] = replace(spans[k], memo=text)
                 continue
         memos.setdefault((coder, cid, position), []).append(n.text)
+    same_codings, same_spans = _present(db, codings, spans)
     store_codings.insert_codings(db, ((*k, v) for k, v in codings.items()), origin=origin)
     for (cid, pos, sent, code_key), value in decided.items():
         store_codings.put_consensus(db, Unit(cid, pos, sent), code_key, {
@@ -264,7 +280,8 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
             "source": "imported", "origin": origin})
     summary.decisions = len(decided)
     store_spans.insert_spans(db, spans.values())
-    summary.codings, summary.spans = len(codings), len(spans)
+    summary.codings, summary.spans = len(codings) - same_codings, len(spans) - same_spans
+    summary.present = same_codings + same_spans
     for (coder, cid, position), texts in memos.items():
         text = "\n\n".join(texts)
         try:

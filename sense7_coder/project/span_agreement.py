@@ -70,7 +70,10 @@ def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Seque
                    cancel: Callable[[], bool] | None = None) -> list[SpanAgreement]:
     """One :class:`SpanAgreement` per span code (of ``codes``; all when none); ``cancel``
     stops the bootstrap draws (:class:`Cancelled`)."""
+    from .agreement import check_draws
+
     project.require_unblinded("see agreement on spans")
+    check_draws(draws, seed)
     chosen = span_codes(project, codes)
     if not chosen:
         return []

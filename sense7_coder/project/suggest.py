@@ -243,13 +243,13 @@ def run_llm(project: Project, the_plan: Plan, endpoint: str, api_model: str, *,
     LLMError (the endpoint failed) stops the run, keeping the answers in the cache."""
     from ..domain.llm_judge import request_key
     from ..domain.replies import read_reply
+    from ..domain.request_pool import check_settings
     from ..domain.suggest_client import Answer, Request, SuggestClient, ask_all
 
     project.require_lead("run a model over the project")
     if not endpoint.startswith(("http://", "https://")):
         raise ProjectError(f"the endpoint '{endpoint}' is not an http(s) URL")
-    if concurrency < 1:
-        raise ProjectError("the concurrency must be 1 or more")
+    check_settings(concurrency, timeout_s, retries)
     client = SuggestClient(endpoint, api_model, api_key, timeout_s, retries, backoff_s,
                            temperature, structured)
     results: dict[tuple[Unit, str], Reading | str] = {}

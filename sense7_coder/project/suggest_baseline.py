@@ -21,7 +21,7 @@ from ..domain.errors import ProjectError, Sense7Error
 from ..domain.models import Unit
 from ..store import frames
 from ..store.conversations import ConversationFilter
-from .predictions import cv_group, grouping
+from .predictions import check_runs, cv_group, grouping
 from .project import Project
 from .suggest import plan as make_plan
 from .suggestions import NewSuggestion, SuggestionRun, store_checked_run
@@ -89,8 +89,7 @@ def run_baseline(project: Project, codes: Sequence[str] = (), *, unit: str | Non
                  cancel: Callable[[], bool] | None = None) -> SuggestionRun:
     """Suggest every selected code of every unit with the baseline; store one run."""
     project.require_lead("run a model over the project")
-    if runs < 1:
-        raise ProjectError("runs must be 1 or more")
+    check_runs(runs)
     the_plan = make_plan(project, codes, unit=unit, conversations=conversations,
                          measure=False)
     participants = {cid: pid for cid, pid, *_ in _conversations(project, conversations)}

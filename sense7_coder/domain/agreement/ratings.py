@@ -39,6 +39,16 @@ def scale_text(scale: Sequence[Level]) -> str:
     return ", ".join(str(v) for v in vals)
 
 
+def shown_value(value: object) -> str:
+    """A stored value as a researcher wrote it: ``-2`` for a numpy ``-2.0``, ``'abc'`` for
+    text (numpy's own representation, ``np.float64(-2.0)``, never reaches a message)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return repr(value)
+
+
 def check_scale(scale: Sequence[Level], code: str) -> tuple[Level, ...]:
     levels = tuple(scale)
     if len(levels) < 2:
@@ -107,7 +117,7 @@ def _bad_row(frame: pd.DataFrame, mask: np.ndarray, code: str, message: str) -> 
     row = frame.iloc[i]
     return InputError(
         file=f"ratings of code '{code}'",
-        message=message.format(value=row["value"]),
+        message=message.format(value=shown_value(row["value"])),
         location=f"unit {row['unit']!r}, coder {row['coder']!r}",
         field="value",
     )
@@ -173,7 +183,7 @@ def prepare_ratings(frame: pd.DataFrame, *, code: str, scale: Sequence[Level]) -
     off_scale = (pos < 0) & ~no_value
     if off_scale.any():
         raise _bad_row(
-            frame, off_scale, code, f"{{value!r}} is not a level of the scale {scale_text(levels)}"
+            frame, off_scale, code, f"{{value}} is not a level of the scale {scale_text(levels)}"
         )
     unit_idx, units = pd.factorize(frame["unit"], sort=False)
     coder_idx, coder_names = _coders_of(frame["coder"])
