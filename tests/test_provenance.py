@@ -212,6 +212,23 @@ def test_each_value_records_how_it_was_made(locked: Project, tmp_path: Path) -> 
     assert carol == [("carol", "c2", 2, "imported", 0, "extra.csv")]
 
 
+def test_importing_a_value_already_held_keeps_how_it_was_made(locked: Project,
+                                                             tmp_path: Path) -> None:
+    """A codings file that repeats a value a coder set blind in the window does not turn it
+    into an imported, non-blind value; a value the file changes is the file's."""
+    before = {r[:3]: r[3:] for r in provenance(locked) if r[0] == "alice"}
+    assert before[("alice", "c1", 2)] == ("coded", 1, None)
+    csv_path = tmp_path / "again.csv"
+    csv_path.write_text("coder,conversation_id,turn,code,value\n"
+                        "alice,c1,2,overall,5\nalice,c1,4,overall,1\n", encoding="utf-8")
+    locked.close()
+    assert main(["import-codings", str(locked.path), str(csv_path)]) == 0
+    with Project.open(locked.path, backup=False) as again:
+        after = {r[:3]: r[3:] for r in provenance(again) if r[0] == "alice"}
+    assert after[("alice", "c1", 2)] == ("coded", 1, None)  # same value: untouched
+    assert after[("alice", "c1", 4)] == ("imported", 0, "again.csv")  # changed by the file
+
+
 def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> None:
     lead = make_project(tmp_path, "lead.sense7")
     lead.set_coder("lead", "adjudicator")

@@ -50,6 +50,20 @@ def test_import_codings_reads_spans_and_refuses_one_outside_the_text(tmp_path: P
     project.close()
 
 
+def test_reimporting_a_span_keeps_its_memo_and_how_it_was_made(tmp_path: Path) -> None:
+    project = with_span_codes(make_project(tmp_path))
+    project.set_coder("alice")
+    project_spans.add(project, "c1", 2, 0, 21, "warmth", memo="names the worry")
+    path = tmp_path / "again.csv"
+    path.write_text("coder,conversation_id,turn,code,value,start,end\n"
+                    "alice,c1,2,warmth,,0,21\n", encoding="utf-8")
+    summary = import_codings(project, path)
+    assert summary.spans == 0  # already there with that value
+    (span,) = project_spans.all_spans(project)
+    assert (span.memo, span.source, span.origin) == ("names the worry", "coded", None)
+    project.close()
+
+
 @pytest.mark.parametrize(("row", "field", "words"), [
     ("a,c1,2,warmth,,5,5", "end", "not after its start"),
     ("a,c1,2,warmth,,x,5", "start", "is not a whole number"),

@@ -92,7 +92,9 @@ def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, V
                    source: str = "imported", origin: str | None = None,
                    blind: bool = False) -> int:
     """Bulk insert/replace (coder, cid, position, sentence, code, value), all made the
-    same way (``source``, from the file ``origin``)."""
+    same way (``source``, from the file ``origin``). A coding already holding the same value
+    is left as it is, with how and when it was made (a file that repeats a value coded blind
+    in the window does not make it an imported one)."""
     stamp = now()
     data = [(*r, stamp, source, int(blind), origin) for r in rows]
     db.conn.executemany(
@@ -100,7 +102,8 @@ def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, V
         "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(coder, conversation_id, position, sentence, code) "
         "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
-        "source = excluded.source, blind = excluded.blind, origin = excluded.origin",
+        "source = excluded.source, blind = excluded.blind, origin = excluded.origin "
+        "WHERE codings.value IS NOT excluded.value",
         data,
     )
     return len(data)

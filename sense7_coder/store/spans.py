@@ -56,15 +56,20 @@ def delete_span(db: Database, key: SpanKey) -> None:
 
 
 def insert_spans(db: Database, spans: Iterable[Span]) -> int:
-    """Bulk insert/replace (an import or a merge: the caller holds the transaction)."""
+    """Bulk insert/replace (an import: the caller holds the transaction). A span already
+    holding the same value keeps how and when it was made; a span without a memo (none or
+    empty) keeps the memo the project holds."""
     stamp = now()
     data = [(*_key(s.key), s.value, s.memo, s.source, int(s.blind), s.origin, stamp)
             for s in spans]
     db.conn.executemany(
         f"INSERT INTO spans({_COLUMNS}, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(coder, conversation_id, position, start, end, code) DO UPDATE SET "
-        "value = excluded.value, memo = excluded.memo, source = excluded.source, "
-        "blind = excluded.blind, origin = excluded.origin, updated_at = excluded.updated_at",
+        "value = excluded.value, memo = COALESCE(NULLIF(excluded.memo, ''), spans.memo), "
+        "source = excluded.source, blind = excluded.blind, origin = excluded.origin, "
+        "updated_at = excluded.updated_at "
+        "WHERE spans.value IS NOT excluded.value "
+        "OR (COALESCE(excluded.memo, '') <> '' AND excluded.memo IS NOT spans.memo)",
         data,
     )
     return len(data)
