@@ -174,6 +174,15 @@ def test_client_errors_are_not_retried(demo_project: Path, serve: Callable[..., 
     assert len(server.requests) == 1
 
 
+def test_a_failure_without_retries_counts_one_attempt(demo_project: Path,
+                                                      serve: Callable[..., FakeServer]):
+    server = serve(lambda body, n: (500, '{"error": "down"}'))
+    with Project.open(demo_project, backup=False) as p, \
+            pytest.raises(LLMError, match="HTTP 500") as e:
+        run_llm(p, server.url, "m", concurrency=1, **{**FAST, "retries": 0})
+    assert str(e.value).endswith("after 1 attempt")
+
+
 def test_timeouts_then_an_endpoint_that_goes_away_keep_what_was_answered(
         demo_project: Path, serve: Callable[..., FakeServer]):
     def slow_then_ok(body: dict[str, Any], n: int) -> tuple[int, str]:

@@ -222,8 +222,13 @@ class ChatClient:
             if attempt < self.retries:
                 _sleep(wait, cancel)
         if unread == self.retries + 1:
-            raise NoScore(f"{problem} after {self.retries + 1} attempts")
-        raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
+            raise NoScore(f"{problem} after {attempts(self.retries + 1)}")
+        raise LLMError(f"{self.url}: {problem} after {attempts(self.retries + 1)}")
+
+
+def attempts(n: int) -> str:
+    """"1 attempt", "3 attempts"."""
+    return f"{n} attempt{'s' if n != 1 else ''}"
 
 
 _HEADER_SAFE = re.compile(r"[\x20-\x7e]*")

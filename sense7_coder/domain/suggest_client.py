@@ -32,6 +32,7 @@ from .llm_judge import (
     LLMError,
     _Malformed,
     _sleep,
+    attempts,
     retryable_problem,
 )
 from .replies import Reading, read_reply, response_format
@@ -134,7 +135,7 @@ class SuggestClient:
         if best is not None:
             best.attempts = sent
             return best
-        raise LLMError(f"{self.url}: {problem} after {self.retries + 1} attempts")
+        raise LLMError(f"{self.url}: {problem} after {attempts(self.retries + 1)}")
 
 
 @dataclass
