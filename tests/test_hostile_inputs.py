@@ -823,3 +823,17 @@ def test_attributes_left_malformed_read_as_none(
     code, _, err = run(capsys, "analyze", study, "--out", tmp_path / "an2", "--no-figures",
                        "--filter", "task=x")
     assert code == 0 and "malformed" not in err
+
+
+@pytest.mark.parametrize("kind", ["long", "wide"])
+@pytest.mark.parametrize("value", ["99", "'banana'"])
+def test_an_export_refuses_a_value_off_the_scale_as_agreement_does(
+        study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str,
+        value: str) -> None:
+    _edit(study, f"UPDATE codings SET value = {value} WHERE code = 'overall' AND coder = 'ann'")
+    out = tmp_path / f"{kind}.csv"
+    code, _, err = run(capsys, "export", study, out, "--kind", kind)
+    assert code != 0 and err.count("\n") == 1 and "Traceback" not in err
+    assert "codings of code 'overall'" in err and "coder 'ann'" in err
+    assert "field 'value'" in err and "not a level of the scale 1..5" in err
+    assert not out.exists()  # nothing half-written

@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from .codebook import Code, Codebook
-from .errors import Cancelled
+from .errors import Cancelled, InputError
 from .files import ExportError as ExportError  # re-exported: export errors live in .files
 from .files import atomic_text_file
 from .models import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without pandas
@@ -171,14 +171,53 @@ def _coded_units(frame: pd.DataFrame, codebook: Codebook) -> dict[str, Any]:
     }
 
 
+def check_levels(frame: pd.DataFrame, codebook: Codebook, what: str = "codings") -> None:
+    """Refuse a stored value that is no level of its code's scale (a project edited by
+    another program), naming the first unit that holds it, as agreement does: an export
+    never hands on a value the tool would not have written. Looks at each distinct (code,
+    value) pair once."""
+    from .agreement.ratings import scale_text, shown_value
+
+    if not len(frame):
+        return
+    code_idx, code_keys = _factorized(frame["code"])
+    value_idx, values = pd.factorize(frame["value"].to_numpy(dtype=object))  # -1 = NA
+    width = len(values) + 1
+    pair = code_idx.astype(np.int64) * width + value_idx + 1
+    for p in np.unique(pair):
+        i, j = divmod(int(p), width)
+        code = codebook.get(str(code_keys[i]))
+        if j == 0 or code is None:
+            continue
+        value = values[j - 1]
+        levels = [lv.value for lv in code.levels]
+        if any(value == lv and isinstance(value, str) == isinstance(lv, str) for lv in levels):
+            continue
+        row = frame.iloc[int(np.flatnonzero(pair == p)[0])]
+        where = [f"conversation '{row['conversation_id']}'"]
+        if int(row["position"]):
+            where.append(f"turn {int(row['position'])}")
+        if int(row["sentence"]):
+            where.append(f"sentence {int(row['sentence'])}")
+        if "coder" in frame.columns:
+            where.append(f"coder '{row['coder']}'")
+        raise InputError(f"{what} of code '{code.key}'",
+                         f"{shown_value(value)} is not a level of the scale "
+                         f"{scale_text([lv.value for lv in code.levels])} (written by another "
+                         "program); nothing was exported", location=", ".join(where),
+                         field="value")
+
+
 def long_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
     """The ``long`` export from the store's codings frame (see the module notes)."""
+    check_levels(codings, codebook)
     columns = {"coder": categorical(codings["coder"]), **_coded_units(codings, codebook)}
     return pd.DataFrame(columns, columns=list(LONG_COLUMNS))
 
 
 def consensus_table(consensus: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
     """The ``consensus`` export from the store's consensus frame."""
+    check_levels(consensus, codebook, "consensus decisions")
     columns = {
         **_coded_units(consensus, codebook),
         "adjudicator": consensus["adjudicator"],
@@ -194,6 +233,7 @@ def wide_column(code: str, coder: str) -> str:
 
 def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
     """The ``wide`` export: one row per unit, a ``<code>__<coder>`` column per code and coder."""
+    check_levels(codings, codebook)
     keys = ["conversation_id", "position", "sentence"]
     meta = codings[[*keys, "participant_id", "model", "role"]].drop_duplicates(keys)
     if not len(codings):
