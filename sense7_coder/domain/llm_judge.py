@@ -173,10 +173,14 @@ class ChatClient:
         url = self.endpoint.rstrip("/")
         return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
-    def _post(self, messages: list[dict[str, str]], seed: int,
-              cancel: Callable[[], bool] | None) -> str:
-        body = json.dumps({"model": self.api_model, "messages": messages,
-                           "temperature": self.temperature, "seed": seed}).encode("utf-8")
+    def check_key(self) -> None:
+        """Refuse a key that would break the request's headers (before anything is sent)."""
+        if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
+            raise LLMError("the API key holds a line break or another control character")
+
+    def chat(self, body: bytes, cancel: Callable[[], bool] | None) -> str:
+        """POST one chat request to the endpoint (the key only to it) and return the text
+        content of its reply; _Malformed when the reply is no chat completion."""
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    "Accept-Encoding": "identity", "Connection": "close"}
         if self.api_key:
@@ -184,13 +188,18 @@ class ChatClient:
         payload = guarded_http.post(self.url, body, headers, timeout_s=self.timeout_s,
                                     cancel=cancel)
         try:
-            data = json.loads(payload)
-            content = data["choices"][0]["message"]["content"]
+            content = json.loads(payload)["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             raise _Malformed(f"the reply is not a chat completion: {payload[:200]!r}") from None
         if not isinstance(content, str):
             raise _Malformed("the reply's message has no text content")
         return content
+
+    def _post(self, messages: list[dict[str, str]], seed: int,
+              cancel: Callable[[], bool] | None) -> str:
+        return self.chat(json.dumps({"model": self.api_model, "messages": messages,
+                                     "temperature": self.temperature,
+                                     "seed": seed}).encode("utf-8"), cancel)
 
     def score(self, messages: list[dict[str, str]], seed: int,
               cancel: Callable[[], bool] | None = None) -> tuple[str, float, str]:
@@ -199,8 +208,7 @@ class ChatClient:
         ``cancel`` is asked at least every tenth of a second, also while waiting for the
         server and between retries; :class:`Cancelled` when it answers True.
         """
-        if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
-            raise LLMError("the API key holds a line break or another control character")
+        self.check_key()
         problem = ""
         unread = 0  # attempts answered with a reply that held no score
         for attempt in range(self.retries + 1):

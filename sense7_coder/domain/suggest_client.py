@@ -26,11 +26,10 @@ from . import guarded_http
 from .codebook import Code
 from .errors import Cancelled
 from .llm_judge import (
-    _HEADER_SAFE,
     MAX_BACKOFF_S,
     TRANSPORT_FAILURES,
+    ChatClient,
     LLMError,
-    _Malformed,
     _sleep,
     attempts,
     retryable_problem,
@@ -53,21 +52,11 @@ class Answer:
 
 
 @dataclass
-class SuggestClient:
-    endpoint: str
-    api_model: str
-    api_key: str | None = None
-    timeout_s: float = 120.0
-    retries: int = 4
-    backoff_s: float = 1.0
-    temperature: float = 0.0
+class SuggestClient(ChatClient):
+    """The judge's client (endpoint, key, timeouts, retries) asking for a unit's codes."""
+
     structured: bool = True
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def url(self) -> str:
-        url = self.endpoint.rstrip("/")
-        return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
     def _body(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
               structured: bool) -> bytes:
@@ -77,38 +66,24 @@ class SuggestClient:
             body["response_format"] = response_format(codes)
         return json.dumps(body).encode("utf-8")
 
-    def _post(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
-              cancel: Callable[[], bool] | None) -> str:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "Accept-Encoding": "identity", "Connection": "close"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+    def _post_codes(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
+                    cancel: Callable[[], bool] | None) -> str:
         structured = self.structured
         try:
-            payload = guarded_http.post(self.url, self._body(messages, codes, seed, structured),
-                                        headers, timeout_s=self.timeout_s, cancel=cancel)
+            return self.chat(self._body(messages, codes, seed, structured), cancel)
         except guarded_http.HTTPFailure as e:
             if not (structured and e.code == 400):
                 raise
             with self._lock:  # the server takes no response_format: never ask again
                 self.structured = False
-            payload = guarded_http.post(self.url, self._body(messages, codes, seed, False),
-                                        headers, timeout_s=self.timeout_s, cancel=cancel)
-        try:
-            content = json.loads(payload)["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-            raise _Malformed(f"the reply is not a chat completion: {payload[:200]!r}") from None
-        if not isinstance(content, str):
-            raise _Malformed("the reply's message has no text content")
-        return content
+            return self.chat(self._body(messages, codes, seed, False), cancel)
 
     def ask(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int = 0,
             cancel: Callable[[], bool] | None = None) -> Answer:
         """Each code's value from the server; an unreadable reply is asked again (seed + 1,
         ...) up to the retries, then returned as it is (no answer). LLMError when the
         endpoint fails."""
-        if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
-            raise LLMError("the API key holds a line break or another control character")
+        self.check_key()
         problem = ""
         best: Answer | None = None
         sent = 0
@@ -118,7 +93,7 @@ class SuggestClient:
             wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
             try:
                 sent += 1
-                reply = self._post(messages, codes, seed + attempt, cancel)
+                reply = self._post_codes(messages, codes, seed + attempt, cancel)
                 readings = read_reply(reply, codes)
                 answer = Answer(readings, reply, sent)
                 read = sum(isinstance(r, Reading) for r in readings.values())
