@@ -143,5 +143,32 @@ def test_an_edit_that_changes_nothing_says_so(two: tuple[Project, Project]) -> N
     assert set_code_prompt(a, "overall", "Rate warmth.")
     assert watch.poll() == Changes(conversations=frozenset({"c2"}), settings=True,
                                    suggestions=True)
-    assert set_code_prompt(a, "overall", "Rate warmth only.")  # within the same second
+    assert set_code_prompt(a, "overall", "Rate warmth only.")
     assert watch.poll() == Changes(suggestions=True)
+
+
+def test_two_prompt_edits_with_one_stamp_are_told_apart(
+        two: tuple[Project, Project], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stamp of a prompt edit has a resolution (a millisecond); two edits within it,
+    or a clock set back, must still read as a change in another window. The clock is
+    frozen here, so the test does not depend on how fast the machine is."""
+    import datetime as dt
+
+    from sense7_coder.project.suggest import set_code_prompt
+    from sense7_coder.store import suggestions as store_suggestions
+
+    frozen = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> dt.datetime:  # type: ignore[override]
+            return frozen
+
+    monkeypatch.setattr(store_suggestions.dt, "datetime", Frozen)
+    a, b = two
+    watch = ChangeWatch(b)
+    assert set_code_prompt(a, "overall", "Rate warmth.")
+    assert watch.poll() == Changes(suggestions=True)
+    assert set_code_prompt(a, "overall", "Rate warmth only.")  # the same stamp
+    assert watch.poll() == Changes(suggestions=True)
+    assert watch.poll() == NOTHING

@@ -6,6 +6,7 @@ the history does not follow either)."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from typing import Any
 
@@ -34,19 +35,26 @@ def mark(db: Database) -> Mark:
 
 
 def _models_state(db: Database) -> str:
-    """The runs (how many, the last) and the prompts (how many, the last edit) of the
-    models, as one comparable text ("" in a file older than suggestions)."""
+    """A fingerprint of the models' runs and the prompts (every run's number and start,
+    every prompt's code, text and stamp; "" in a file older than suggestions). Read whole,
+    not as counts and latest stamps: two edits of a prompt within one tick of the clock,
+    or a deleted last run whose number the next run takes again, leave those unchanged.
+    Both tables hold a few rows a code or a run, so reading them costs little."""
     try:
-        row = db.execute(
-            "SELECT (SELECT COUNT(*) FROM suggestion_runs), "
-            "(SELECT COALESCE(MAX(run), 0) FROM suggestion_runs), "
-            "(SELECT COUNT(*) FROM code_prompts), "
-            "(SELECT COALESCE(MAX(updated_at), '') FROM code_prompts)").fetchone()
+        runs = db.execute(
+            "SELECT run, COALESCE(started_at, '') FROM suggestion_runs ORDER BY run"
+        ).fetchall()
+        prompts = db.execute(
+            "SELECT code, prompt, COALESCE(updated_at, '') FROM code_prompts ORDER BY code"
+        ).fetchall()
     except sqlite3.OperationalError as e:
         if "no such table" not in str(e):
             raise
         return ""
-    return "/".join(str(v) for v in row)
+    digest = hashlib.blake2b(digest_size=16)
+    for row in (*runs, ("--",), *prompts):
+        digest.update(repr(tuple(row)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def history_after(db: Database, last_id: int, limit: int) -> list[dict[str, Any]]:
