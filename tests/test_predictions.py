@@ -163,6 +163,10 @@ def test_import_predictions_stores_runs_and_evaluates(demo_project: Path, tmp_pa
     ("conversation_id,score,turn\n101,4,2\n101,4,99\n", "line 3, field 'turn'"),
     ("conversation_id,score\n101,4\n101,3\n", "line 3, field 'conversation_id'"),  # twice
     ("conversation_id,score,run\n101,4,0\n", "line 2, field 'run'"),
+    # larger than an SQLite integer: OverflowError from the store before
+    ("conversation_id,score,run\n101,4,99999999999999999999\n", "line 2, field 'run'"),
+    ("conversation_id,score,run\n101,4,1e30\n", "line 2, field 'run'"),
+    ("conversation_id,score,turn\n101,4,2\n101,4,1e300\n", "line 3, field 'turn'"),
     ("id,score\n101,4\n", "line 1, field 'conversation_id'"),
 ])
 def test_bad_predictions_name_line_and_field_and_write_nothing(

@@ -27,14 +27,27 @@ REQUIRED = ("conversation_id", "score")
 OPTIONAL = ("turn", "run")
 
 
+#: the largest whole number SQLite stores as an integer
+LARGEST = 2**63 - 1
+
+
 def _whole(text: str, what: str) -> int:
     try:
-        number = float(text)
+        number = int(text)  # exact, however long
     except ValueError:
-        raise ValueError(f"{what} '{text}' is not a whole number") from None
-    if not number.is_integer() or number < 1:
+        try:
+            as_float = float(text)
+        except ValueError:
+            raise ValueError(f"{what} '{text}' is not a whole number") from None
+        if not as_float.is_integer():
+            raise ValueError(f"{what} '{text}' is not a whole number from 1 up") from None
+        number = int(as_float)
+    if number < 1:
         raise ValueError(f"{what} '{text}' is not a whole number from 1 up")
-    return int(number)
+    if number > LARGEST:
+        raise ValueError(f"{what} '{text}' is larger than the largest whole number a "
+                         f"project holds ({LARGEST})")
+    return number
 
 
 def read_predictions_csv(
