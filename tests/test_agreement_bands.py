@@ -123,3 +123,21 @@ def test_the_latex_compiles_where_a_latex_engine_is_installed(tmp_path: Path) ->
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:]
     assert "¡" not in done.stdout
+
+
+def test_negative_figures_are_typeset_with_a_minus_sign_in_latex() -> None:
+    """Coders who disagree more than chance give a negative alpha: LaTeX prints a bare
+    hyphen as a short dash, so the table's numbers carry a real minus sign there (and the
+    Markdown keeps the plain hyphen readers paste into R)."""
+    frame = pd.DataFrame([(u, c, v) for u, (x, y) in enumerate([(1, 2), (2, 1)] * 10)
+                          for c, v in (("a", x), ("b", y))], columns=["unit", "coder", "value"])
+    report = agreement_report({"c": CodeFrameSpec(frame, "nominal", [1, 2])},
+                              bootstrap=200, seed=1, measures="alpha")
+    ctx = MethodsContext("sense7-coder", "1.0", 200, 1, "percentile", 10)
+    value = report.records[0].value
+    assert value is not None and value < 0
+    latex = methods_text(report, ctx, "latex")
+    row = next(line for line in latex.splitlines() if line.startswith("c &"))
+    assert "$-$" in row and re.search(r"(?<!\$)-(?!\$)", row) is None
+    markdown = methods_text(report, ctx, "markdown")
+    assert "$-$" not in markdown and re.search(r"\| -\.?\d", markdown)

@@ -247,6 +247,17 @@ def _band_sentence(ctx: MethodsContext, alpha: str, latex: bool,
             f"{ctx.min_units} units are marked as too few units.")
 
 
+#: the table's columns that hold numbers (estimate, interval, the two q columns)
+_NUMBER_COLUMNS = frozenset({5, 6, 7, 8})
+
+
+def _latex_cell(text: str, number: bool) -> str:
+    """A table cell for LaTeX; in a number a minus sign is typeset as one (a bare hyphen
+    prints as a short dash in text mode)."""
+    escaped = _latex_escape(text)
+    return escaped.replace("-", "$-$") if number else escaped
+
+
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
     """The methods paragraph, the results table and the references."""
     if fmt not in FORMATS:
@@ -274,7 +285,8 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
              "\\begin{tabular}{ll" + "r" * (len(header) - 3) + "l}", "\\hline",
              " & ".join(_latex_escape(h).replace("<", "$<$") for h in header) + " \\\\",
              "\\hline"]
-    lines += [" & ".join(_latex_escape(c) for c in row) + " \\\\" for row in table]
+    lines += [" & ".join(_latex_cell(c, i in _NUMBER_COLUMNS) for i, c in enumerate(row))
+              + " \\\\" for row in table]
     lines += ["\\hline", "\\end{tabular}",
               f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "
               f"{_latex_escape(ctx.version)}).}}", "\\end{table}", "",
