@@ -243,3 +243,20 @@ def test_a_text_longer_than_an_excel_cell_is_refused_not_cut(
     assert ".csv" in str(e.value) and not out.exists()
     write_xlsx(frame.assign(text=["short", "w" * 32_767]), out, sheet="long")
     assert len(sheet_rows(out)[2][1]) == 32_767
+
+
+def test_a_refused_workbook_leaves_no_traceback_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal is the one line the researcher sees: openpyxl's half-written sheet used
+    to print 'Exception ignored in ... I/O operation on closed file' with a traceback when
+    it was collected, after the message."""
+    import gc
+    import sys
+
+    seen: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    frame = pd.DataFrame({"memo": ["short", "m" * 40_000, "after"]})
+    with pytest.raises(ExportError):
+        write_xlsx(frame, tmp_path / "memos.xlsx", sheet="memos")
+    gc.collect()
+    assert [str(s.exc_value) for s in seen] == []

@@ -252,6 +252,26 @@ def write_xlsx(
         cell.font = bold
         header.append(cell)
     ws.append(header)
+    try:
+        _append_rows(ws, frame, path, progress, cancel, chunk_rows)
+    except BaseException:
+        # a refused cell or a cancel: end the sheet's stream now; left open, openpyxl
+        # writes to its closed temporary file when collected and prints a traceback
+        # after the one-line refusal
+        with contextlib.suppress(Exception):
+            ws.close()
+        raise
+    with atomic_binary_path(path) as tmp:
+        wb.save(tmp)
+    if progress and total == 0:
+        progress(0, 0)
+    return total
+
+
+def _append_rows(ws: Any, frame: Any, path: str | Path, progress: ProgressFn,
+                 cancel: CancelFn, chunk_rows: int) -> None:
+    """The frame's rows, in chunks (progress and cancel between them)."""
+    total = len(frame)
     columns = _columns(frame)
     width = len(columns)
     for start in range(0, total, max(chunk_rows, 1)):
@@ -263,11 +283,6 @@ def write_xlsx(
                        for j in range(width)])
         if progress:
             progress(stop, total)
-    with atomic_binary_path(path) as tmp:
-        wb.save(tmp)
-    if progress and total == 0:
-        progress(0, 0)
-    return total
 
 
 # -- sav -------------------------------------------------------------------------------------
