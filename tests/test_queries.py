@@ -171,3 +171,27 @@ def test_command_line_query_exports(study: Project, tmp_path: Path,
     assert main(["export", str(path), str(out), "--kind", "codes-by-attribute", "--by", "week",
                  "--as", "lee"]) == 0
     assert list(pd.read_csv(out).columns) == ["code", "1", "2"]
+
+
+def test_codes_by_attribute_neutralises_formula_like_header_cells(
+        study: Project, tmp_path: Path) -> None:
+    """Its columns are named after attribute values, which come from imported files: a
+    value like =HYPERLINK(...) or @SUM(1) must not reach a spreadsheet as a formula in the
+    header row any more than in a cell."""
+    from sense7_coder.project.attributes import set_attribute
+    from sense7_coder.project.export import export_project
+
+    set_attribute(study, "c1", "site", '=HYPERLINK("http://x","y")')
+    set_attribute(study, "c2", "site", "@SUM(1)")
+    set_attribute(study, "c3", "site", "Leeds")
+    out = tmp_path / "by-site.csv"
+    export_project(study, out, "codes-by-attribute",
+                   AgreementOptions(codes=("validation", "strategy")), by="site")
+    header = out.read_text(encoding="utf-8").splitlines()[0]
+    cells = pd.read_csv(out, nrows=0).columns.tolist()
+    assert cells[:4] == ["code", "'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(1)", "Leeds"]
+    assert header.startswith("code,")
+    raw = tmp_path / "raw.csv"
+    export_project(study, raw, "codes-by-attribute",
+                   AgreementOptions(codes=("validation",)), by="site", raw=True)
+    assert "@SUM(1)" in pd.read_csv(raw, nrows=0).columns.tolist()

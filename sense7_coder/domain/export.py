@@ -317,8 +317,9 @@ def _formulas(values: np.ndarray) -> list[str]:
 
 
 def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Prefix ``'`` to every text cell that a spreadsheet would take for a formula, and
-    to every text cell that starts with ``'`` (see :func:`unneutralise`).
+    """Prefix ``'`` to every text cell (header cells included) that a spreadsheet would
+    take for a formula, and to every text cell that starts with ``'`` (see
+    :func:`unneutralise`).
 
     Looks at the distinct values of each text column (the categories of a categorical
     one), so millions of repeated ids cost one hash pass. Returns ``frame`` itself when
@@ -348,12 +349,15 @@ def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
         fixed = values.copy()
         fixed[mask] = ["'" + v for v in values[mask]]
         changed[name] = pd.Series(fixed, index=col.index, dtype=object)
-    if not changed:
+    # header cells too: codes-by-attribute names its columns after attribute values
+    names = {n: neutralise_text(n) for n in frame.columns
+             if isinstance(n, str) and needs_mark(n)}
+    if not changed and not names:
         return frame
     out = frame.copy()
     for name, new_col in changed.items():
         out[name] = new_col
-    return out
+    return out.rename(columns=names) if names else out
 
 
 # -- writing ---------------------------------------------------------------------------------
