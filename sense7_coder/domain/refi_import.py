@@ -5,8 +5,8 @@ sense7-coder itself: checked and bounded before anything is written.
   member read with a limit, whatever its header claims), no member name that leaves the
   archive (absolute, ``..``, a drive), no encrypted member; ``project.qde`` required.
 * ``project.qde``: XML without DTD or entities (so no entity expansion, "billion laughs"),
-  nested at most a few hundred deep, valid against the REFI-QDA project schema when the
-  ``xmlschema`` package is installed (the schema ships with sense7-coder).
+  nested at most a few hundred deep, valid against the REFI-QDA project schema (checked by
+  ``xmlschema``, a dependency; the schema ships with sense7-coder).
 * Text sources (``plainTextPath`` ``internal://NAME`` read from ``sources/NAME``, or
   ``PlainTextContent``) become conversations: split into turns when the text is a
   transcript whose lines start with known speakers (``User:``, ``Assistant:``, ``Seeker:``
