@@ -130,9 +130,9 @@ def test_classify_llm_against_a_local_server_then_from_the_cache(
         assert code == 0, err
         result = json.loads(out)
         assert result["predictor"] == "llm:local" and result["n"] == 12
-        assert "12 requests sent, 0 answered from the project's cache" in err
+        assert "12 requests sent, 12 answered with a score, 0 from the project's cache" in err
         code, out, err = run(capsys, *args)
-        assert "0 requests sent, 12 answered from the project's cache" in err
+        assert "0 requests sent, 0 answered with a score, 12 from the project's cache" in err
         assert json.loads(out) == result
     finally:
         server.stop()

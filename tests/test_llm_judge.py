@@ -33,6 +33,7 @@ class FakeServer:
         self.reply = reply
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -46,6 +47,7 @@ class FakeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with outer.lock:
                     outer.requests.append(body)
+                    outer.paths.append(self.path)
                     n = len(outer.requests)
                     outer.in_flight += 1
                     outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
@@ -120,7 +122,7 @@ def test_judge_sends_the_conversation_as_json_caches_and_is_bounded(
         n_conv = p.info()["conversations"]
         out = run_llm(p, server.url, "local-model", runs=2, concurrency=3, **FAST)
         assert out == {"requests": 2 * n_conv, "asked": 2 * n_conv, "cached": 0,
-                       "no_answer": 0, "stored": 2 * n_conv}
+                       "no_answer": 0, "stored": 2 * n_conv, "sent": 2 * n_conv}
         assert 1 < server.max_in_flight <= 3
         first = server.requests[0]
         assert first["model"] == "local-model"
@@ -247,3 +249,28 @@ def test_a_conversation_whose_replies_hold_no_score_is_counted_and_the_run_goes_
         assert out["stored"] == out["asked"]
         again = run_llm(p, server.url, "m", concurrency=2, **FAST)  # asked again, not cached
         assert again["no_answer"] == out["no_answer"] and again["cached"] == out["asked"]
+
+
+def test_the_requests_said_sent_are_the_requests_the_server_saw(
+        demo_project: Path, serve: Callable[..., FakeServer]):
+    """Every reply unreadable: the run used to print '0 requests sent' while the server
+    had answered every conversation three times (two retries each)."""
+    from sense7_coder.project.predictions import llm_run_line
+
+    server = serve(lambda body, n: (200, completion("I'd rather not say.")))
+    with Project.open(demo_project, backup=False) as p:
+        out = run_llm(p, server.url, "m", concurrency=2, **FAST)
+    assert out["asked"] == 0 and out["no_answer"] == out["requests"] > 0
+    assert out["sent"] == len(server.requests) == 3 * out["requests"]
+    assert llm_run_line(out).startswith(f"{len(server.requests)} requests sent, 0 answered")
+
+
+def test_an_endpoint_with_a_query_string_keeps_it_at_the_end(
+        demo_project: Path, serve: Callable[..., FakeServer]):
+    """Some gateways take their key or API version in the query: it stays after the path
+    instead of the path being appended to it ('/v1?api-version=2/chat/completions')."""
+    server = serve(score_by_length)
+    with Project.open(demo_project, backup=False) as p:
+        out = run_llm(p, server.url + "/?api-version=2024-10", "m", concurrency=1, **FAST)
+    assert out["asked"] == out["requests"] > 0
+    assert set(server.paths) == {"/v1/chat/completions?api-version=2024-10"}

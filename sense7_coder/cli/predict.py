@@ -204,8 +204,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
                 print("sense7-coder: interrupted; the answers received so far are kept in "
                       "the project and a re-run asks only for the rest", file=sys.stderr)
                 return 130
-            print(f"LLM judge: {out['asked']} requests sent, {out['cached']} answered from "
-                  f"the project's cache", file=sys.stderr)
+            print(f"LLM judge: {pred.llm_run_line(out)}", file=sys.stderr)
             if out["no_answer"]:
                 print(f"LLM judge: {out['no_answer']} conversation"
                       f"{'s' * (out['no_answer'] != 1)} left without a score: no reply held "

@@ -23,10 +23,12 @@ import hashlib
 import json
 import math
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from . import guarded_http
 from .codebook import Code, Level
@@ -167,11 +169,21 @@ class ChatClient:
     retries: int = 4
     backoff_s: float = 1.0
     temperature: float = 0.0
+    #: HTTP requests sent so far (every attempt, retries included; read it after a run)
+    sent: int = field(default=0, init=False)
+    _count_lock: threading.Lock = field(default_factory=threading.Lock, init=False,
+                                        repr=False, compare=False)
 
     @property
     def url(self) -> str:
-        url = self.endpoint.rstrip("/")
-        return url if url.endswith("/chat/completions") else url + "/chat/completions"
+        """The endpoint's chat completions URL: ``/chat/completions`` appended to its path
+        (not after its query string, which stays at the end: ``/v1?key=x`` asks
+        ``/v1/chat/completions?key=x``)."""
+        parts = urlsplit(self.endpoint)
+        path = parts.path.rstrip("/")
+        if not path.endswith("/chat/completions"):
+            path += "/chat/completions"
+        return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
     def check_key(self) -> None:
         """Refuse a key that would break the request's headers (before anything is sent)."""
@@ -185,6 +197,8 @@ class ChatClient:
                    "Accept-Encoding": "identity", "Connection": "close"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        with self._count_lock:
+            self.sent += 1
         payload = guarded_http.post(self.url, body, headers, timeout_s=self.timeout_s,
                                     cancel=cancel)
         try:

@@ -315,7 +315,7 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         store_pred.replace_predictions(db, predictor, "conversation", rows)
     return {"requests": len(jobs), "asked": asked, "no_answer": len(unanswered),
             "cached": len(jobs) - asked - len(unanswered),
-            "stored": len(rows)}
+            "stored": len(rows), "sent": client.sent}
 
 
 # -- suggestions beside the coding panel -------------------------------------------------------
@@ -343,3 +343,15 @@ def suggestions(project: Project, conversation_id: str, position: int) -> list[s
             by_name.setdefault(name, []).append(
                 f"{score:.1f} ({'this turn' if level == 'turn' else 'conversation'})")
     return [f"{name}: {' · '.join(parts)}" for name, parts in by_name.items()]
+
+
+def llm_run_line(out: dict[str, int]) -> str:
+    """What a judge's run did, for both front ends: the HTTP requests the endpoint saw
+    (retries included), then what became of the conversations."""
+    sent = out["sent"]
+    line = (f"{sent:,} request{'s' * (sent != 1)} sent, {out['asked']:,} answered with a "
+            f"score, {out['cached']:,} from the project's cache")
+    if out["no_answer"]:
+        line += f", {out['no_answer']:,} without a score (no reply held one)"
+    return line
+

@@ -411,9 +411,7 @@ class AnalysisPanel(QWidget):
             out = pred.run_llm(project, endpoint, api_model, runs=runs,
                                concurrency=concurrency, progress=progress, cancel=cancel,
                                **kwargs)
-            return (f"{out['asked']} requests sent, {out['cached']} answered from the "
-                    "project's cache" + (f"; {out['no_answer']} without a score (no reply "
-                                         "held one)" if out["no_answer"] else ""))
+            return pred.llm_run_line(out)
 
         return self._predict_job(job, "LLM judge", f"Asking {api_model} at {endpoint}…")
 
