@@ -21,6 +21,7 @@ from ..domain.measures import summary as measures_summary
 from ..project import Project
 from ..project.merge import ON_CONFLICT
 from .acting import open_as, take
+from .lists import ListAction
 from .wording import error_text
 
 # Only light modules at the top (every command builds this parser, `--help` included):
@@ -38,29 +39,15 @@ def _n(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _names(text: str) -> list[str]:
-    return [s.strip() for s in text.split(",") if s.strip()]
-
-
-class _ListAction(argparse.Action):
-    """``--codes a,b --codes c`` -> ['a', 'b', 'c']."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        items = list(getattr(namespace, self.dest, None) or [])
-        items += _names(str(values))
-        setattr(namespace, self.dest, items)
-
-
 def _add_filters(p: argparse.ArgumentParser, coders: bool = True) -> None:
-    p.add_argument("--codes", action=_ListAction, default=[], metavar="K,...",
+    p.add_argument("--codes", action=ListAction, default=[], metavar="K,...",
                    help="only these codes (keys, comma-separated; default: all)")
     if coders:
-        p.add_argument("--coders", action=_ListAction, default=[], metavar="A,...",
+        p.add_argument("--coders", action=ListAction, default=[], metavar="A,...",
                        help="only these coders (default: all)")
-    p.add_argument("--model", action=_ListAction, default=[], metavar="M,...",
+    p.add_argument("--model", action=ListAction, default=[], metavar="M,...",
                    help="only conversations with these assistants")
-    p.add_argument("--participant", action=_ListAction, default=[], metavar="P,...",
+    p.add_argument("--participant", action=ListAction, default=[], metavar="P,...",
                    help="only conversations of these participants")
     p.add_argument("--attribute", action="append", default=[], metavar="NAME=VALUE",
                    help="only conversations whose attribute NAME equals VALUE (repeatable)")
@@ -85,13 +72,13 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    "user_rating key)")
     p.add_argument("--no-consensus", action="store_true",
                    help="leave the adjudicated consensus out of the comparison")
-    p.add_argument("--predictor", action=_ListAction, default=[], metavar="NAME,...",
+    p.add_argument("--predictor", action=ListAction, default=[], metavar="NAME,...",
                    help="stored predictors whose turn-level scores join as raters "
                    "'model:NAME' of the code matching the users' overall rating")
     p.add_argument("--no-models", action="store_true",
                    help="leave the models' suggestions (raters 'model:NAME', made by "
                    "'suggest') out; by default every model's join")
-    p.add_argument("--model-rater", action=_ListAction, default=[], metavar="NAME,...",
+    p.add_argument("--model-rater", action=ListAction, default=[], metavar="NAME,...",
                    help="only these models' suggestions join as raters")
     p.add_argument("--values", choices=("blind", "final"), default="blind",
                    help="blind (default): each coder's value as set before the turn was "

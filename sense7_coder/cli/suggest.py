@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .acting import open_as
+from .lists import ListAction
 from .predict import API_KEY_ENV, _conversation_filter, _progress
 
 #: above this many requests the cost is confirmed before the run (--yes skips)
@@ -33,8 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("project", type=Path)
     p.add_argument("--model", choices=("llm", "baseline"))
-    p.add_argument("--codes", nargs="+", default=[], metavar="CODE",
-                   help="codes to suggest (default: every active code)")
+    p.add_argument("--codes", nargs="+", action=ListAction, default=[], metavar="CODE",
+                   help="codes to suggest, separated by spaces or commas (default: every "
+                   "active code)")
     p.add_argument("--unit", choices=("turn", "sentence", "conversation"),
                    help="only the codes of this unit")
     p.add_argument("--filter", action="append", default=[], metavar="ATTR=VALUE",
