@@ -125,6 +125,33 @@ def test_codebook_add(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert info(capsys, project)["codes"] == 10
 
 
+def test_a_span_code_gets_a_key_that_marks_a_selection(
+        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A span code is given by its key on a selected stretch of text; added without
+    --shortcut it had none, and could be given only through the context menu."""
+    from sense7_coder.project import Project
+
+    code, out, _ = run(capsys, "codebook", project, "add", "warmth", "--kind", "binary",
+                       "--unit", "span")
+    assert code == 0 and "key W" in out
+    code, out, _ = run(capsys, "codebook", project, "add", "wit", "--kind", "binary",
+                       "--unit", "span", "--label", "Wit")
+    assert code == 0 and "key T" in out  # W is warmth's, I interest's: the next of its key
+    code, out, _ = run(capsys, "codebook", project, "add", "tact", "--kind", "binary",
+                       "--unit", "span", "--shortcut", "k")
+    assert code == 0 and "key K" in out
+    code, _, err = run(capsys, "codebook", project, "add", "kind", "--kind", "binary",
+                       "--unit", "span", "--shortcut", "K")
+    assert code != 0 and "shortcut 'K' is used by both 'tact' and 'kind'" in err
+    code, out, _ = run(capsys, "codebook", project, "add", "dyn", "--kind", "binary",
+                       "--unit", "span")
+    assert code == 0 and "key D" not in out and "key Y" not in out  # the workspace's keys
+    with Project.open(project, backup=False) as p:
+        keys = {c.key: c.shortcut for c in p.codebook.codes}
+    assert keys["warmth"] == "W" and keys["wit"] == "T" and keys["tact"] == "K"
+    assert keys["dyn"] not in ("", "D", "N", "Y")
+
+
 @pytest.mark.parametrize("content", [b"", b"hello, not a project", b"SQLite format 3\x00" + b"\x01" * 500])
 def test_bad_project_files_give_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
     path = tmp_path / "broken.sense7"

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--label")
     c.add_argument("--applies-to", choices=("assistant", "user", "any"), default="assistant")
     c.add_argument("--no-na", action="store_true", help="do not allow 'not applicable'")
+    c.add_argument("--shortcut", metavar="LETTER",
+                   help="the key that focuses the code in the workspace (a span code's marks "
+                   "the selected text; a span code gets a free letter when none is given)")
     c.set_defaults(func=cmd_codebook_add)
     c = csub.add_parser("import", help="merge a codebook file (.json, or REFI-QDA .qdc/.qdpx) "
                         "into the project")
@@ -167,11 +170,15 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
         "applies_to": args.applies_to,
         "levels": [{"value": lv.value, "label": lv.label} for lv in levels],
         "allow_na": not args.no_na if args.kind != "binary" else False,
+        "shortcut": args.shortcut or "",
     }
-    code: Code = code_from_dict(data, "--levels/--kind")
+    code: Code = code_from_dict(data, "--levels/--kind/--shortcut")
     with _open(args) as project:
         codebook_ops.add_code(project, code)
-    print(f"added code '{code.key}' ({code.kind}, {code.unit}, levels {', '.join(map(str, code.values))})")
+        code = project.code(code.key)
+    key = f", key {code.shortcut}" if code.shortcut else ""
+    print(f"added code '{code.key}' ({code.kind}, {code.unit}, levels "
+          f"{', '.join(map(str, code.values))}{key})")
     return 0
 
 

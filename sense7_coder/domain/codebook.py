@@ -363,6 +363,21 @@ def validate_codes(codes: list[Code], where: str = "codebook") -> None:
             shortcuts[c.shortcut] = c.key
 
 
+#: letters the coding workspace keeps for itself (N: not applicable, D: done and next, Y:
+#: take a model's suggestion), never given to a code by default
+WORKSPACE_KEYS = frozenset("DNY")
+
+
+def free_shortcut(codes: list[Code], *names: str) -> str:
+    """A letter no active code of ``codes`` uses and the workspace does not keep: the
+    first such letter of ``names`` (a code's key, its label), else the first of the
+    alphabet; "" when every letter is taken."""
+    taken = {c.shortcut for c in codes if c.shortcut and not c.retired} | WORKSPACE_KEYS
+    candidates = [ch.upper() for name in names for ch in name if ch.isascii() and ch.isalpha()]
+    candidates += [chr(n) for n in range(ord("A"), ord("Z") + 1)]
+    return next((ch for ch in candidates if ch not in taken), "")
+
+
 def stored_levels(text: Any, where: str) -> list[Level]:
     """A code's levels as a project file stores them (a JSON list of objects with a
     ``value`` and a ``label``); anything else raises one CodebookError naming the code."""

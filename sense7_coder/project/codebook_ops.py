@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from string import ascii_uppercase
 
-from ..domain.codebook import MAX_CODES, Code, Codebook, load_codebook, validate_codes
+from ..domain.codebook import (
+    MAX_CODES,
+    Code,
+    Codebook,
+    free_shortcut,
+    load_codebook,
+    validate_codes,
+)
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
@@ -75,8 +82,13 @@ def _validate_all(project: Project, changed: Sequence[Code]) -> None:
 
 
 def add_code(project: Project, code: Code) -> Changes:
+    """Add ``code``; a span code given no shortcut gets a free letter (its key marks a
+    selection in the transcript: without one the code could be given only by the menu)."""
     if project.codebook.get(code.key) is not None:
         raise ProjectError(f"a code with key '{code.key}' already exists")
+    if code.unit == "span" and not code.shortcut:
+        code = dataclasses.replace(
+            code, shortcut=free_shortcut(project.codebook.codes, code.key, code.label))
     _validate_all(project, [code])
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         store_codes.upsert_code(db, code)
