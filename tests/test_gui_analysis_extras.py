@@ -300,3 +300,32 @@ def test_export_switches_off_the_filters_a_kind_does_not_use(
     dialog.set_kind("consensus")
     assert enabled() == ["codes", "models", "participants"]
     assert dialog.filters.attributes.isEnabled()
+
+
+def test_decisions_made_elsewhere_reach_the_reconcile_window(
+        qtbot: Any, demo_project: Path) -> None:
+    """Decisions made in another window or program: the queue shows them decided and the
+    coders' alpha with the consensus is computed, instead of 'No decisions yet'."""
+    from sense7_coder.project.changes import Changes
+
+    with Project.open(demo_project, backup=False) as project, \
+            Project.open(demo_project, backup=False) as other:
+        project.set_coder("dana", "adjudicator")
+        panel = ReconcilePanel(project)
+        qtbot.addWidget(panel)
+        assert panel.wait(30)
+        assert "No decisions yet" in panel.consensus.note.text()
+        queue = list(panel.queue_model.rows)
+        other.set_coder("dana", "adjudicator")
+        decided = queue[:3]
+        for d in decided:
+            value = next(iter(d.values.values()))
+            other.set_consensus(d.unit, d.code, value)
+        changes = Changes(consensus=frozenset(
+            (d.unit.conversation_id, d.unit.position, d.unit.sentence) for d in decided))
+        panel.show_changes(changes)  # as the main window's watch publishes it
+        assert all(d.decided for d in decided)
+        assert panel.progress.text().startswith("3 of ")
+        assert panel.wait(30)
+        assert panel.pivot_model.rowCount() >= 1
+        assert "No decisions yet" not in panel.consensus.note.text()

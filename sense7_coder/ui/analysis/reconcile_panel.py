@@ -156,7 +156,10 @@ class ReconcilePanel(QWidget):
         """The window's changes: when coders' values, the codes or the coders changed (in
         the main window, or another program), the queue is read again -- now when this
         window is the active one, else when the user comes back to it. Decisions (its own
-        come back here too) already show in place."""
+        come back here too) already show in place; decisions made elsewhere are read
+        into the queue, and the agreement with the consensus is computed again."""
+        if changes.consensus and not changes.everything:
+            self._decided_elsewhere(changes)
         if not (changes.units or changes.wide or changes.conversations):
             return
         if self.isActiveWindow() and not self.batch.running:
@@ -167,6 +170,20 @@ class ReconcilePanel(QWidget):
         if self.isVisible():
             self._message("Coders' values changed since this list was read: it is read again "
                           "when you come back to this window.")
+
+    def _decided_elsewhere(self, changes: Changes) -> None:
+        """Show the decisions ``changes`` names as the file holds them (one's own are
+        there already: nothing moves), without publishing them again."""
+        keys = [queue_key(d) for d in self.queue if queue_key(d)[:3] in changes.consensus]
+        touched, _ = apply_decisions(self.queue, consensus_now(self.project, keys))
+        for d in touched:
+            if d in self.queue_model.rows:
+                self.queue_model.row_changed(self.queue_model.rows.index(d))
+        if self.current in touched:
+            self._show_current()
+        if touched:
+            self._update_progress()
+        self.consensus.schedule()
 
     def changeEvent(self, event: QEvent) -> None:
         """Coming back to this window after undoing or switching coder elsewhere: catch up."""
