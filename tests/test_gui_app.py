@@ -153,3 +153,41 @@ def test_the_window_paints_on_its_own_thread_unless_the_user_says_otherwise() ->
     users = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                            env={**env, "QT_NO_GUI_THREADPOOL": "yes"}, timeout=120, check=True)
     assert users.stdout.strip().splitlines()[-1] == "'yes'"
+
+
+class _ImportOnItsOwnConnection(QDialog):
+    """An import as the real dialog runs it: a background task writes through a connection
+    of its own while the dialog is open, and the window's 2-second poll comes meanwhile."""
+
+    def __init__(self, project, parent=None) -> None:
+        super().__init__(parent)
+        self.project = project
+        self.window = parent
+
+    def exec(self) -> int:
+        from sense7_coder.project import Project
+
+        self.setModal(True)
+        self.show()
+        with Project.open(self.project.path, backup=False) as own:
+            conv = Conversation("new-2", model="NewModel", turns=[
+                Turn(1, "user", "Hello"), Turn(2, "assistant", "Hi there.")])
+            with own.pdb.atomic() as db:
+                store_conv.insert_conversations(db, [conv])
+        self.window.check_elsewhere()  # the poll, while the dialog is still open
+        self.hide()
+        return QDialog.DialogCode.Accepted
+
+
+def test_the_windows_own_import_is_not_reported_as_another_windows(
+        gui, demo_project: Path, monkeypatch) -> None:
+    import sense7_coder.ui.dialogs.import_dialog as module
+
+    monkeypatch.setattr(module, "ImportDialog", _ImportOnItsOwnConnection)
+    w = gui.open(demo_project)
+    before = w.workspace.list_panel.model.rowCount()
+    w.actions_.all["import"].trigger()
+    w.check_elsewhere()  # the next poll, after the dialog closed
+    assert w.workspace.list_panel.model.rowCount() == before + 1
+    said = [e.text for e in w.message_log.entries]
+    assert not any("changed in another window" in t for t in said), said

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QFileDialog,
     QLabel,
@@ -575,6 +576,11 @@ class MainWindow(QMainWindow):
     def check_elsewhere(self) -> None:
         """The poll: what another window or program wrote reaches the views as changes."""
         if self.project is None or self.workspace is None:
+            return
+        if QApplication.activeModalWidget() is not None:
+            # a dialog of this window may be writing through its own connection (an
+            # import): its writes are counted as seen when it closes (_after_dialog), not
+            # reported as another window's
             return
         try:
             changes = self.workspace.hub.poll()  # published to every view
