@@ -122,6 +122,28 @@ def test_codes_without_user_rating_have_no_users_figures(study: Project) -> None
     assert alpha.level == "nominal" and alpha.n_units == 2
 
 
+def test_a_code_the_users_did_not_rate_is_named_once_not_footnoted_per_pair(
+        study: Project) -> None:
+    """ESConv's users rated each supporter turn overall, not on the seven dimensions: an
+    agreement with the users printed an undefined figure and a footnote for every coder,
+    measure and dimension (16 on two coders). No figure now, and one line naming them."""
+    from sense7_coder.cli.analysis import agreement_lines
+
+    code(study, "alice", {("c1", 2, "cognitive"): 3, ("c2", 2, "cognitive"): 4,
+                          ("c1", 2, "relational"): 2})
+    code(study, "bashir", {("c1", 2, "cognitive"): 3, ("c2", 2, "cognitive"): 2,
+                           ("c1", 2, "relational"): 2})
+    report = project_agreement(study, AgreementOptions(
+        codes=["overall", "cognitive", "relational"], bootstrap=0, include_users=True))
+    assert not any("users" in r.coders for r in report.records if r.code != "overall")
+    assert find(report.records, ALPHA, ["alice", "users"], "overall").value is not None
+    assert report.absent == {"users": ["cognitive", "relational"]}
+    lines = agreement_lines(report)
+    assert ("'users' rated none of cognitive, relational: no figure compares with them "
+            "there") in lines
+    assert not any("has no ratings" in line for line in lines)
+
+
 def test_binary_finished_turn_without_the_code_counts_as_absent(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     code(project, "alice", {("c1", 2, "validation"): 1, ("c1", 4, "validation"): 1},

@@ -312,6 +312,9 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
     if footnotes:
         lines += ["", "undefined figures:"]
         lines += [f"  ({i}) {text}" for i, text in enumerate(footnotes, 1)]
+    for ref, codes in report.absent.items():
+        lines += ["", *textwrap.wrap(f"'{ref}' rated none of {', '.join(codes)}: no figure "
+                                     "compares with them there", 96)]
     lines += ["", *textwrap.wrap("alpha bands: good >= .800, tentative >= .667 (Krippendorff), "
                                  f"read from the interval: {BAND_RULE}", 96),
               f"kappa weights over each code's declared scale, {KAPPA_FOOTER[kappa_weights]}"]

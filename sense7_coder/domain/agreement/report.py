@@ -37,8 +37,8 @@ class CodeFrameSpec:
     ``references`` names raters (e.g. ``'users'``, ``'consensus'``) that are compared
     with every other rater instead of being counted among the coders. In order: the
     first is compared with all coders and the later references, the second with all
-    coders and the references after it, and so on. A name absent from ``frame``
-    yields undefined figures saying so.
+    coders and the references after it, and so on. A name absent from ``frame`` gives
+    no figures; the report lists the codes it is absent from (``absent``).
     """
 
     frame: pd.DataFrame
@@ -57,6 +57,9 @@ class AgreementReport:
     #: changed after the reveal (left out of 'blind', in 'final')
     values: str = ""
     after_reveal: int = 0
+    #: reference -> the codes it holds no rating of (no figure compares with it there:
+    #: ESConv's users rated only 'overall', not the seven dimensions)
+    absent: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def codes(self) -> list[str]:
@@ -159,6 +162,11 @@ def agreement_report(
                               seed=seed, steps=steps, ci=ci, kappa_basis=kappa_basis)
             )
         for ref, others in plan:
+            if ref not in ratings.coders:
+                report.absent.setdefault(ref, []).append(ratings.code)
+                steps.advance(steps_for_reference(len(others), _reference_draws(
+                    others, bootstrap)))
+                continue
             draws = _reference_draws(others, bootstrap)
             records = reference_records(ratings, reference=ref, others=others, kind=spec.kind,
                                         level=level, bootstrap=draws, seed=seed, steps=steps,
