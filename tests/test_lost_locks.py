@@ -1,0 +1,144 @@
+"""The guard for a process that lost its locks on an open project (store/lock_guard.py).
+
+Code in the process that opens and closes the project's -shm or the file itself (here done
+on purpose, as a file dialog or a thumbnailer would) releases SQLite's POSIX locks; the
+next program to close the file then deletes the write-ahead log our connection still
+writes into. Every write first notices that and reconnects, so what the API acknowledges
+is in the file every other process sees.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from sense7_coder.domain.errors import ProjectError
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project
+from sense7_coder.project.sharing import keep_all_connected, keep_connected
+from sense7_coder.store import lock_guard
+from tests.test_sharing import (
+    ENV,
+    cli,
+    codings_seen_by_another_process,
+    deleted_wal_open,
+    make_project,
+)
+
+pytestmark = pytest.mark.skipif(not lock_guard.supported(),
+                                reason="the guard reads Linux's /proc/locks")
+
+
+def drop_locks(path: Path) -> None:
+    """What a file dialog listing the folder does to this process's locks."""
+    for name in (path.name, path.name + "-shm"):
+        open(path.with_name(name), "rb").close()  # noqa: SIM115 - the point is the close
+
+
+def wal_on_disk_is_ours(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    return wal.exists() and lock_guard.open_files(path)["-wal"] == {
+        (wal.stat().st_dev, wal.stat().st_ino)}
+
+
+@pytest.fixture
+def window(tmp_path: Path):
+    path = tmp_path / "shared.sense7"
+    make_project(path)
+    p = Project.open(path, backup=False)
+    p.set_coder("alice")
+    p.set_value(Unit("c1", 2), "affective", 3)
+    yield p
+    p.close()
+
+
+def test_a_write_after_another_program_deleted_the_log_lands_in_the_file(window) -> None:
+    path = window.path
+    assert lock_guard.problem(path) is None
+    drop_locks(path)
+    assert "lost its locks" in (lock_guard.problem(path) or "")
+    assert cli("info", str(path)).returncode == 0  # believes it was the last: deletes the log
+    assert "deleted or replaced" in (lock_guard.problem(path) or "")
+    window.set_value(Unit("c1", 4), "affective", 4)
+    assert codings_seen_by_another_process(path) == 2
+    assert deleted_wal_open() == []
+    assert wal_on_disk_is_ours(path)
+    assert any("reconnected" in note for note in window.notes)
+    # and it stays so: the next program's open and close takes nothing from it
+    assert cli("info", str(path)).returncode == 0
+    window.set_value(Unit("c1", 6), "affective", 2)
+    assert codings_seen_by_another_process(path) == 3
+
+
+def test_locks_lost_before_anyone_came_are_taken_again_at_the_next_write(window) -> None:
+    path = window.path
+    drop_locks(path)
+    window.set_value(Unit("c1", 4), "affective", 4)  # reconnects first; the log stays
+    assert lock_guard.problem(path) is None
+    assert cli("info", str(path)).returncode == 0
+    assert wal_on_disk_is_ours(path)
+    window.set_value(Unit("c1", 6), "affective", 2)
+    assert codings_seen_by_another_process(path) == 3
+
+
+def test_a_log_another_program_left_when_killed_survives_the_reconnection(window) -> None:
+    """The old connections close without folding or deleting anything: the -wal on disk
+    may hold another program's acknowledged work (it was killed before it closed)."""
+    path = window.path
+    drop_locks(path)
+    assert cli("info", str(path)).returncode == 0
+    killed = ("import os, sys; from sense7_coder.project import Project;"
+              "from sense7_coder.domain.models import Unit;"
+              "p = Project.open(sys.argv[1], backup=False); p.set_coder('ben');"
+              "p.set_value(Unit('c1', 8), 'affective', 5); os._exit(0)")
+    subprocess.run([sys.executable, "-c", killed, str(path)], check=True, timeout=60, env=ENV)
+    assert path.with_name(path.name + "-wal").exists()  # its only copy of ben's value
+    window.set_value(Unit("c1", 4), "affective", 4)
+    assert codings_seen_by_another_process(path) == 3
+    with Project.open(path, backup=False) as other:
+        assert other.turn_state("c1", "ben")["codings"] == {(8, 0, "affective"): 5}
+
+
+def test_a_connection_in_use_by_a_background_job_defers_the_reconnection(window) -> None:
+    """Nothing is closed under a job: the write is refused in one line, nothing written,
+    and goes through once the job has closed its connection."""
+    path = window.path
+    opened, finish = threading.Event(), threading.Event()
+
+    def job() -> None:
+        with Project.open(path, backup=False):
+            opened.set()
+            finish.wait(30)
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    try:
+        assert opened.wait(30)
+        drop_locks(path)
+        with pytest.raises(ProjectError, match="background work.*Nothing was changed"):
+            window.set_value(Unit("c1", 4), "affective", 4)
+        assert keep_connected(window) is None  # the poll waits too
+    finally:
+        finish.set()
+        worker.join(30)
+    assert keep_all_connected() != []  # the window's look after a dialog mends it
+    window.set_value(Unit("c1", 4), "affective", 4)
+    assert cli("info", str(path)).returncode == 0
+    window.set_value(Unit("c1", 6), "affective", 2)
+    assert codings_seen_by_another_process(path) == 3
+
+
+def test_the_guard_reads_no_file_of_the_project(window) -> None:
+    """Looking costs no lock: the checks themselves never open the file or its side files."""
+    path = window.path
+    for _ in range(3):
+        assert lock_guard.problem(path) is None
+        assert keep_connected(window) is None
+    assert cli("info", str(path)).returncode == 0
+    assert wal_on_disk_is_ours(path)
+    assert os.path.exists(path.with_name(path.name + "-shm"))
