@@ -6,22 +6,32 @@ The window asks after every file dialog and on its poll; every write asks by its
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 
 from ..domain.errors import ProjectError
 from ..store import lock_guard
 from ..store.open_here import open_paths, projects
 from .project import Project
 
+#: per project: how many reconnections :func:`keep_connected` has reported
+_reported: weakref.WeakKeyDictionary[Project, int] = weakref.WeakKeyDictionary()
+
 
 def keep_connected(project: Project) -> str | None:
     """Reconnect ``project``'s file if this process lost its locks on it; the line saying
-    so, or None (also while a background job holds the file: the next look tries again,
-    and a write meanwhile is refused in one line)."""
-    try:
-        return lock_guard.check(project.pdb)
-    except ProjectError:
+    so (also for a reconnection made since the last call, by a write or after a file
+    dialog), or None. While a background job holds the file nothing is done: the next
+    look tries again, and a write meanwhile is refused in one line."""
+    with contextlib.suppress(ProjectError):
+        lock_guard.check(project.pdb)
+    generation = project.pdb.generation
+    if _reported.get(project, 0) == generation:
         return None
+    _reported[project] = generation
+    notes = [n for n in project.pdb.notes if "reconnected" in n]
+    return notes[-1] if notes else None
 
 
 def keep_all_connected() -> list[str]:

@@ -12,7 +12,6 @@ from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -27,7 +26,8 @@ from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
-from . import qda_windows
+from ..project.sharing import keep_connected
+from . import file_dialogs, qda_windows
 from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
@@ -197,10 +197,9 @@ class MainWindow(QMainWindow):
     def ask_location(self, path: Path) -> str:
         """Where a missing project is now (tests replace this)."""
         start = path.parent if path.parent.exists() else self._documents()
-        name, _ = QFileDialog.getOpenFileName(
+        return file_dialogs.open_file(
             self, f"Locate {path.name}", str(start),
             f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
-        return name
 
     def open_project(self, path: str | Path, coder: str | None = None) -> bool:
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
@@ -386,7 +385,7 @@ class MainWindow(QMainWindow):
             self.show_message("New project: import conversations with File ▸ Import", 8000)
 
     def open_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(
+        name = file_dialogs.open_file(
             self, "Open project", str(self._documents()),
             f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
         if name:
@@ -576,6 +575,9 @@ class MainWindow(QMainWindow):
         """The poll: what another window or program wrote reaches the views as changes."""
         if self.project is None or self.workspace is None:
             return
+        reconnected = keep_connected(self.project)  # a lost hold on the file, mended
+        if reconnected:
+            self.show_message(reconnected, 10000)
         try:
             changes = self.workspace.hub.poll()  # published to every view
         except Exception:  # noqa: BLE001 - a failing poll must never break the window
