@@ -142,3 +142,24 @@ def test_the_guard_reads_no_file_of_the_project(window) -> None:
     assert cli("info", str(path)).returncode == 0
     assert wal_on_disk_is_ours(path)
     assert os.path.exists(path.with_name(path.name + "-shm"))
+
+
+@pytest.mark.gui
+def test_the_window_mends_a_lost_hold_on_its_poll_and_says_so(gui, demo_project: Path) -> None:
+    """Something in the window's process read the project (a platform plugin, say): the
+    2-second poll reconnects before anyone writes, and the status bar says so."""
+    w = gui.open(demo_project, coder="zoe")
+    drop_locks(demo_project)
+    assert cli("info", str(demo_project)).returncode == 0  # deletes the log under the window
+    w.check_elsewhere()  # what the poll's timer calls
+    assert any("reconnected to the project" in e.text for e in w.message_log.entries)
+    assert lock_guard.problem(demo_project) is None
+    where = (w.workspace.conversation_id, w.workspace.position, w.workspace.coding.focused_key)
+    gui.press(w, "4")
+    code = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(c.execute("
+            "'SELECT value FROM codings WHERE coder = ? AND conversation_id = ? AND position = ?"
+            " AND code = ?', sys.argv[2:]).fetchone()[0])")
+    seen = subprocess.run([sys.executable, "-c", code, str(demo_project), "zoe", *map(str, where)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert seen.stdout.strip() == "4"
+    assert wal_on_disk_is_ours(demo_project)

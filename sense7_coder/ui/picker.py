@@ -24,7 +24,7 @@ from typing import Any
 
 from PySide6.QtCore import QPoint, QTimer
 from PySide6.QtGui import QGuiApplication, QWindow
-from PySide6.QtWidgets import QDialog, QFileDialog, QFileSystemModel
+from PySide6.QtWidgets import QDialog, QFileDialog, QFileSystemModel, QLineEdit
 
 #: a test's script for the dialog (see the module's text)
 SCRIPT_ENV = "SENSE7_CODER_PICKER_SCRIPT"
@@ -71,31 +71,40 @@ def _scripted(dialog: QFileDialog, script: dict[str, Any]) -> list[str]:
     the dialog listed."""
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     folder = str(script["folder"])
+    pick = script.get("pick")
     listed: list[str] = []
     model = dialog.findChild(QFileSystemModel)
     assert model is not None
+    person = QTimer(dialog, interval=200)
+    tries = iter(range(50))
 
     def loaded(path: str) -> None:
-        if Path(path) != Path(folder) or listed:
+        if Path(path) != Path(folder) or person.isActive():
             return
         parent = model.index(path)
         listed.extend(model.fileName(model.index(i, 0, parent))
                       for i in range(model.rowCount(parent)))
-        pick = script.get("pick")
-        if pick is None:
-            QTimer.singleShot(0, dialog.reject)
-            return
-        names = [Path(p).name if Path(p).parent == Path(folder) else str(p) for p in pick]
-        dialog.selectFile(" ".join(f'"{n}"' for n in names) if len(names) > 1 else names[0])
-        QTimer.singleShot(0, dialog.accept)
-        QTimer.singleShot(10_000, stuck)  # accept did not close it (a name it refused)
+        person.start()
 
-    def stuck() -> None:
-        if dialog.isVisible():
-            print(f"sense7-coder file dialog: {script['pick']} was not accepted",
-                  file=sys.stderr)
+    def act() -> None:
+        if next(tries, None) is None:  # ten seconds: the dialog refused the name
+            print(f"sense7-coder file dialog: {pick} was not accepted (in "
+                  f"{dialog.directory().path()}: {dialog.selectedFiles()})", file=sys.stderr)
             os._exit(3)
+        if not dialog.isVisible():
+            return
+        if pick is None:
+            dialog.reject()
+            return
+        # typed into the name field, as a person does (selectFile leaves the field alone
+        # while it has the focus)
+        names = [Path(p).name if Path(p).parent == Path(folder) else str(p) for p in pick]
+        field = dialog.findChild(QLineEdit, "fileNameEdit")
+        assert field is not None
+        field.setText(" ".join(f'"{n}"' for n in names) if len(names) > 1 else names[0])
+        dialog.accept()
 
+    person.timeout.connect(act)
     model.directoryLoaded.connect(loaded)
     dialog.setDirectory(folder)
     return listed
