@@ -105,8 +105,10 @@ def test_a_log_another_program_left_when_killed_survives_the_reconnection(window
 
 
 def test_a_connection_in_use_by_a_background_job_defers_the_reconnection(window) -> None:
-    """Nothing is closed under a job: the write is refused in one line, nothing written,
-    and goes through once the job has closed its connection."""
+    """Nothing is closed under a job. While the log on disk is still this process's, a
+    write goes on into it (every program sees it); once another program deleted it, a
+    write is refused in one line, nothing written, until the job has closed its
+    connection and the window's next look has reconnected."""
     path = window.path
     opened, finish = threading.Event(), threading.Event()
 
@@ -120,17 +122,21 @@ def test_a_connection_in_use_by_a_background_job_defers_the_reconnection(window)
     try:
         assert opened.wait(30)
         drop_locks(path)
-        with pytest.raises(ProjectError, match="background work.*Nothing was changed"):
-            window.set_value(Unit("c1", 4), "affective", 4)
-        assert keep_connected(window) is None  # the poll waits too
+        window.set_value(Unit("c1", 4), "affective", 4)
+        assert codings_seen_by_another_process(path) == 2
+        assert keep_connected(window) is None  # the poll waits for the job too
+        assert cli("info", str(path)).returncode == 0  # the locks still gone: deletes the log
+        with pytest.raises(ProjectError, match="background job.*Nothing was changed"):
+            window.set_value(Unit("c1", 6), "affective", 2)
     finally:
         finish.set()
         worker.join(30)
     assert keep_all_connected() != []  # the window's look after a dialog mends it
-    window.set_value(Unit("c1", 4), "affective", 4)
-    assert cli("info", str(path)).returncode == 0
     window.set_value(Unit("c1", 6), "affective", 2)
-    assert codings_seen_by_another_process(path) == 3
+    assert cli("info", str(path)).returncode == 0
+    window.set_value(Unit("c1", 8), "affective", 1)
+    assert codings_seen_by_another_process(path) == 4
+    assert deleted_wal_open() == []
 
 
 def test_the_guard_reads_no_file_of_the_project(window) -> None:

@@ -51,6 +51,10 @@ FDS = "/proc/self/fd"
 SHARED_FIRST, SHARED_SIZE = 0x40000002, 510
 SHM_DMS = 128
 _SIDES = ("", "-wal", "-shm")
+#: what :func:`problem` says when the locks are gone but the -wal and -shm on disk are still
+#: the ones this process writes into (nothing is lost yet)
+LOCKS_LOST = ("this process had lost its locks on it (something in it opened and closed the "
+              "file)")
 #: per file (resolved path): can this process's locks be seen in /proc/locks at all (they
 #: were looked for right after opening, when they are surely held)
 _visible: dict[str, bool] = {}
@@ -166,10 +170,7 @@ def problem(path: Path) -> str | None:
         if files[side] and files[side] != {disk[side]}:
             return (f"its {side[1:]} file was deleted or replaced by another program after "
                     "this process had lost its locks on it")
-    if not _locks_held(files):
-        return ("this process had lost its locks on it (something in it opened and closed "
-                "the file)")
-    return None
+    return None if _locks_held(files) else LOCKS_LOST
 
 
 def calibrate(path: Path) -> None:
@@ -207,19 +208,21 @@ def _no_checkpoint_on_close(path: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+class Busy(Exception):
+    """Another thread's connection, or a transaction, is open on the file."""
+
+
 def reconnect(path: Path, reason: str) -> str:
     """Close every connection of this process to ``path`` and make its ProjectDBs connect
-    again; the note saying so. Refused (ProjectError) while a connection another thread
-    uses, or a transaction, is open on the file: nothing may be closed under them."""
+    again; the note saying so. :class:`Busy` while a connection another thread uses, or a
+    transaction, is open on the file: nothing may be closed under them."""
     me = threading.get_ident()
     with open_lock:
         mine = [p for p in projects(path) if not is_closed(p.conn)]
         ours = {id(p.conn) for p in mine if p.thread == me}
         others = [c for c in connections(path) if id(c) not in ours]
         if others or any(p.conn.in_transaction for p in mine):
-            raise ProjectError(
-                f"{path}: {reason}; it is reconnected as soon as the background work on the "
-                "project has finished. Nothing was changed; try again in a moment")
+            raise Busy(reason)
         with _no_checkpoint_on_close(path):
             for p in mine:
                 p.conn.close()
@@ -235,11 +238,27 @@ def reconnect(path: Path, reason: str) -> str:
 
 
 def check(pdb: OpenProject) -> str | None:
-    """Reconnect ``pdb``'s file if this process lost its hold on it; the note, or None."""
+    """Reconnect ``pdb``'s file if this process lost its hold on it; the note, or None.
+
+    While another thread's connection is open on the file (a background job, or the
+    window while a job writes) nothing can be closed. If the -wal and -shm on disk are still
+    the ones this process writes into, the write goes on (it lands where every program
+    sees it) and the next look reconnects; if they are not, writing would be lost, and it
+    is refused (ProjectError)."""
     if not watching(pdb.path) or pdb.conn.in_transaction:
         return None
     reason = problem(pdb.path)
-    return reconnect(pdb.path, reason) if reason else None
+    if not reason:
+        return None
+    try:
+        return reconnect(pdb.path, reason)
+    except Busy:
+        if reason == LOCKS_LOST:
+            return None
+        raise ProjectError(
+            f"{pdb.path}: {reason}; this program reconnects to it once its other work on "
+            "the project (a background job) has finished. Nothing was changed; try again "
+            "in a moment") from None
 
 
 def before_write(pdb: OpenProject) -> sqlite3.Connection:
