@@ -28,7 +28,6 @@ out-of-process file dialogs are the guarantee (Windows locks by handle and is no
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import logging
 import os
@@ -39,6 +38,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..domain.errors import ProjectError
+
+try:
+    import fcntl
+except ImportError:  # Windows: locks by handle, and this guard is not needed
+    fcntl = None  # type: ignore[assignment]
 from .open_here import OpenProject, connections, is_closed, key, open_lock, projects
 
 log = logging.getLogger(__name__)
@@ -67,7 +71,8 @@ Inode = tuple[int, int]
 @functools.cache
 def supported() -> bool:
     """Can the guard work here (Linux's lock table and open file description locks)?"""
-    return LOCKS.exists() and os.path.isdir(FDS) and hasattr(fcntl, "F_OFD_SETLK")
+    return (fcntl is not None and hasattr(fcntl, "F_OFD_SETLK") and LOCKS.exists()
+            and os.path.isdir(FDS))
 
 
 def _inode(path: str) -> Inode | None:

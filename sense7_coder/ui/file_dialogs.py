@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import site
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -72,7 +73,9 @@ def picker_command() -> tuple[str, list[str]]:
 
 def _environment() -> QProcessEnvironment:
     env = QProcessEnvironment.systemEnvironment()
-    if not getattr(sys, "frozen", False):  # the child imports this very sense7_coder
+    installed = {*site.getsitepackages(), site.getusersitepackages()}
+    if not getattr(sys, "frozen", False) and str(_PACKAGE_ROOT) not in installed:
+        # a source checkout: the child imports this very sense7_coder
         paths = [str(_PACKAGE_ROOT), env.value("PYTHONPATH")]
         env.insert("PYTHONPATH", os.pathsep.join(p for p in paths if p))
     return env

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from .app import make_app
 
-    make_app()  # the application's names, style and palette, as in the window
+    make_app(["sense7-coder"])  # the names (window class too), style and palette of the window
     target.write_text(json.dumps(answer(request)), encoding="utf-8")
     return 0
 
