@@ -104,6 +104,24 @@ def test_a_log_another_program_left_when_killed_survives_the_reconnection(window
         assert other.turn_state("c1", "ben")["codings"] == {(8, 0, "affective"): 5}
 
 
+def test_every_connection_of_the_window_thread_is_made_again(window) -> None:
+    """Two windows of one process on the file (SQLite shares one lock state between them):
+    both are reconnected, and both write where other programs see it."""
+    path = window.path
+    second = Project.open(path, backup=False)
+    try:
+        second.set_coder("bea")
+        drop_locks(path)
+        assert cli("info", str(path)).returncode == 0
+        window.set_value(Unit("c1", 4), "affective", 4)
+        second.set_value(Unit("c1", 4), "affective", 1)
+        assert codings_seen_by_another_process(path) == 3
+        assert window.pdb.generation == second.pdb.generation == 1
+        assert deleted_wal_open() == []
+    finally:
+        second.close()
+
+
 def test_a_connection_in_use_by_a_background_job_defers_the_reconnection(window) -> None:
     """Nothing is closed under a job. While the log on disk is still this process's, a
     write goes on into it (every program sees it); once another program deleted it, a
