@@ -153,12 +153,10 @@ def _covers(spans: list[tuple[int, int]], byte: int) -> bool:
     return any(start <= byte and (end < 0 or end >= byte) for start, end in spans)
 
 
-def _locks_held(files: dict[str, set[Inode]]) -> bool:
+def _locks_held(db: Inode, shm: set[Inode]) -> bool:
+    """A lock on the project file and, on every -shm open here, one on byte 128."""
     held = _locked_inodes()
-    db = next(iter(files[""]), None)
-    shm = next(iter(files["-shm"]), None)
-    return (db is not None and db[1] in held
-            and shm is not None and _covers(held.get(shm[1], []), SHM_DMS))
+    return db[1] in held and all(_covers(held.get(ino, []), SHM_DMS) for _, ino in shm)
 
 
 def problem(path: Path) -> str | None:
@@ -175,7 +173,7 @@ def problem(path: Path) -> str | None:
         if files[side] and files[side] != {disk[side]}:
             return (f"its {side[1:]} file was deleted or replaced by another program after "
                     "this process had lost its locks on it")
-    return None if _locks_held(files) else LOCKS_LOST
+    return None if _locks_held(disk[""], files["-shm"]) else LOCKS_LOST
 
 
 def calibrate(path: Path) -> None:
@@ -185,8 +183,9 @@ def calibrate(path: Path) -> None:
     if k in _visible or not supported():
         return
     files = open_files(path)
-    if files["-shm"]:
-        _visible[k] = _locks_held(files)
+    db = _inode(k)
+    if files["-shm"] and db is not None:
+        _visible[k] = _locks_held(db, files["-shm"])
         if not _visible[k]:
             log.info("%s: this process's locks do not show in /proc/locks; the guard is off "
                      "for this file", path)
