@@ -10,7 +10,9 @@
    start-up check of :mod:`sense7_coder.ui.smoke`, which reports what is on screen once
    the event loop runs, and fails unless the workspace came up with the demo's first
    conversation;
-4. reports the bundle's size and the cold and warm start times (the first start after
+4. runs the bundle as the window's file dialog (``--file-picker``, offscreen, scripted
+   to pick the demo project);
+5. reports the bundle's size and the cold and warm start times (the first start after
    the build, then the quickest of three more).
 
 Exit status 0 when everything came up, 1 otherwise. Not part of the test suite: a build
@@ -55,6 +57,25 @@ def start_window(exe: Path, project: Path, timeout: float) -> tuple[float, dict[
         return seconds, json.loads(report.read_text(encoding="utf-8"))
 
 
+def pick_in_bundle(exe: Path, folder: Path, timeout: float) -> str:
+    """The bundle as the window's file dialog (``--file-picker``): Qt's dialog lists
+    ``folder`` offscreen and picks its project; what it answered ("" when it did not)."""
+    project = next(folder.glob("*.sense7"))
+    answer = folder / "picked.json"
+    request = {"mode": "open", "title": "Open project", "start": str(folder),
+               "filters": "sense7-coder projects (*.sense7)"}
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "SENSE7_CODER_PICKER_SCRIPT": json.dumps({"folder": str(folder),
+                                                     "pick": [str(project)]})}
+    run = subprocess.run([str(exe), "--file-picker", json.dumps(request), str(answer)],
+                         env=env, capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0 or not answer.exists():
+        raise RuntimeError(f"the file dialog failed (exit {run.returncode}): "
+                           f"{run.stderr[-2000:]}")
+    paths = json.loads(answer.read_text(encoding="utf-8"))["paths"]
+    return paths[0] if paths == [str(project)] else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-build", action="store_true", help="check the bundle already built")
@@ -85,8 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cold, state = start_window(exe, projects[0], args.timeout)
             warm = min(start_window(exe, projects[0], args.timeout)[0] for _ in range(3))
+            picked = pick_in_bundle(exe, Path(tmp), args.timeout)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             return fail(str(e))
+        if not picked:
+            return fail("the file dialog did not pick the demo project")
     if not (state.get("shown") and state.get("project") and state.get("turns")):
         return fail(f"the workspace did not show the demo: {state}")
     size = build.folder_size(bundle) / 2**20
@@ -98,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cold start:  {cold:.2f} s (first start after the build, until the window "
           "reported itself)")
     print(f"warm start:  {warm:.2f} s (quickest of three more)")
+    print("file dialog: the bundle's --file-picker listed the demo's folder and picked it")
     print("OK")
     return 0
 

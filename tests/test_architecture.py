@@ -171,6 +171,56 @@ def test_nothing_outside_the_store_connects_or_runs_sql() -> None:
     assert problems == {}
 
 
+# -- no file dialog in the window's process ----------------------------------------------------
+
+#: Qt classes that open the files of a folder in the process that uses them: a file dialog,
+#: the file system model it lists with, a file's icon or type read from its contents, a
+#: watcher, and the desktop's handling of a file (which may read it to tell its type)
+FILE_READERS = ("QFileDialog", "QFileSystemModel", "QFileIconProvider", "QMimeDatabase",
+                "QFileSystemWatcher", "QDesktopServices")
+#: the one module that may: it runs in a process of its own, holding no project open
+PICKER = PACKAGE / "ui" / "picker.py"
+
+
+def file_reader_use(source: str) -> list[str]:
+    """Lines naming a Qt class that reads the files it lists (imported or used)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        names = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, ast.ImportFrom):
+            names = [a.name for a in node.names]
+        found |= {(node.lineno, n) for n in names if n in FILE_READERS}
+    return [f"line {line}: {name}" for line, name in sorted(found)]
+
+
+def test_the_file_reader_check_sees_dialogs() -> None:
+    sample = textwrap.dedent('''
+        from PySide6.QtWidgets import QFileDialog, QLabel
+        name, _ = QFileDialog.getOpenFileName(None)
+        model = QtWidgets.QFileSystemModel()
+        label = QLabel("QFileDialog")  # a word in a text, not the class
+    ''')
+    assert file_reader_use(sample) == ["line 2: QFileDialog", "line 3: QFileDialog",
+                                       "line 4: QFileSystemModel"]
+
+
+def test_file_dialogs_run_only_in_their_own_process() -> None:
+    """A file dialog reads the files it lists; in a folder holding the open project that
+    drops the window's SQLite locks (ui/file_dialogs.py). Only ui/picker.py, which runs in
+    a child process, may show one."""
+    problems = {
+        str(path.relative_to(ROOT)): found
+        for path in sorted((PACKAGE / "ui").rglob("*.py"))
+        if path != PICKER and (found := file_reader_use(path.read_text(encoding="utf-8")))
+    }
+    assert problems == {}
+    assert file_reader_use(PICKER.read_text(encoding="utf-8"))  # the check can see them
+
+
 # -- without Qt ----------------------------------------------------------------------------------
 
 NO_QT = textwrap.dedent('''

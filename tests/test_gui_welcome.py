@@ -75,8 +75,7 @@ def test_new_project_dialog_creates_a_project_with_the_chosen_codebook(qtbot, tm
 
 def test_a_new_project_starts_from_a_refi_qda_codebook(qtbot, tmp_path: Path, monkeypatch) -> None:
     """The codebook file chooser offers .qdc files, and the dialog reads one."""
-    from PySide6.QtWidgets import QFileDialog
-
+    from sense7_coder.ui import file_dialogs
     from sense7_coder.ui.welcome import FROM_FILE
 
     qdc = Path(__file__).parent / "refi" / "qualcoder-style.qdc"
@@ -84,9 +83,9 @@ def test_a_new_project_starts_from_a_refi_qda_codebook(qtbot, tmp_path: Path, mo
 
     def choose(_parent, _title, _start, file_filter):
         filters.append(file_filter)
-        return str(qdc), ""
+        return str(qdc)
 
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    monkeypatch.setattr(file_dialogs, "open_file", choose)
     dialog = NewProjectDialog(tmp_path)
     qtbot.addWidget(dialog)
     at = dialog.codebook_box.findData(FROM_FILE)

@@ -35,7 +35,6 @@ import itertools
 import logging
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -49,12 +48,17 @@ from .backups import backups_dir, copy_to_backups, linked_backups_note
 from .beside import check_side_files, set_aside_journal
 from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
+from .lock_guard import before_write, calibrate
 from .locks import busy_detail
+from .open_here import connect_tracked
+from .open_here import is_open_here as is_open_here
+from .open_here import refuse_open_project_file as refuse_open_project_file
+from .open_here import register as _register
+from .open_here import unregister as _unregister
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
 from .shapes import changed_message, codebook_misfit, misfit, values_checked
 from .trust import check_schema
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 #: how long a writer waits for another one to finish before giving up
 BUSY_TIMEOUT_S = 30.0
 
@@ -67,74 +71,6 @@ T = TypeVar("T")
 #: ids of the connections inside :func:`snapshot` (a write there could not take the lock
 #: first); each leaves the set before its snapshot ends
 _reading: set[int] = set()
-#: paths this process has open (resolved) -> number of connections; see :func:`is_open_here`
-_open_here: dict[str, int] = {}
-_open_lock = threading.Lock()
-
-
-def _key(path: Path) -> str:
-    return str(path.resolve())
-
-
-def _register(path: Path, delta: int) -> None:
-    with _open_lock:
-        key = _key(path)
-        n = _open_here.get(key, 0) + delta
-        if n > 0:
-            _open_here[key] = n
-        else:
-            _open_here.pop(key, None)
-
-
-def is_open_here(path: Path) -> bool:
-    """Does this process hold a connection to the project file (restore refuses then)?"""
-    with _open_lock:
-        return _key(path) in _open_here
-
-
-def refuse_open_project_file(path: str | Path, what: str) -> None:
-    """Refuse to read or write ``path`` with a plain file handle when it is a project file
-    (or its -wal, -shm) this process has open: closing that handle would drop the locks
-    that keep other programs from deleting the write-ahead log under us."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return
-    with _open_lock:
-        keys = list(_open_here)
-    for key in keys:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                other = os.stat(key + suffix)
-            except OSError:
-                continue
-            if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                raise ProjectError(
-                    f"{path}: this is the open project file {Path(key).name}"
-                    f"{' (its ' + suffix[1:] + ' file)' if suffix else ''}; choose another "
-                    f"file {what}"
-                )
-    if _is_project_file(path, st):
-        raise ProjectError(f"{path}: this is a sense7-coder project file; choose another "
-                           f"file {what}")
-
-
-def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
-    """Does ``path`` (a file this process has no connection to) hold a project's header?
-
-    Only called after :func:`refuse_open_project_file` found the file is not open here, so
-    reading its first bytes cannot drop a lock of ours."""
-    if not stat.S_ISREG(st.st_mode) or st.st_size < 72:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(72)
-    except OSError:
-        return False
-    return (head[:16] == SQLITE_HEADER
-            and int.from_bytes(head[68:72], "big") == APPLICATION_ID)
-
-
 class ProjectDB:
     """An open project file: a sqlite-utils ``Database`` plus the file's path."""
 
@@ -142,12 +78,17 @@ class ProjectDB:
         self.path = path
         self.db = db
         self._closed = False
-        _register(path, +1)
+        #: the thread that opened it (only that one uses it, and may reconnect it)
+        self.thread = threading.get_ident()
+        #: how many times :mod:`.lock_guard` reconnected it after its locks were lost
+        self.generation = 0
+        _register(self)
         #: who writes and why, recorded with every change in the history (see history.py)
         self.actor: str | None = None
         self.source = "edit"
         #: what opening the file found and did beside it (one line each, for the user)
         self.notes: list[str] = []
+        calibrate(path)  # can this process's locks on it be seen (lock_guard.py)?
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -180,6 +121,9 @@ class ProjectDB:
             else:
                 conn.execute(f"RELEASE {name}")
             return
+        # never into a log other processes no longer see: a connection that lost its locks
+        # is made again first (lock_guard.py; nothing when all is well, or off Linux)
+        conn = before_write(self)
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -220,8 +164,23 @@ class ProjectDB:
         return snapshot(self.conn)
 
     def data_version(self) -> int:
-        """Changes when another connection commits (used to notice a second window)."""
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        """Changes when another connection commits (used to notice a second window), and
+        when this one was made again (a new connection counts its own versions)."""
+        version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return version + (self.generation << 48)
+
+    def connect_again(self) -> None:
+        """A new connection in place of the old one (closed by :mod:`.lock_guard`), the
+        file's header, version and schema checked again."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.conn.close()
+        conn = connect(self.path)
+        try:
+            verify_project(conn, self.path, pages=False)
+        except BaseException:
+            conn.close()
+            raise
+        self.db.conn = conn
 
     def close(self) -> None:
         # No "PRAGMA optimize" here: it may write (ANALYZE), which other windows on the file
@@ -229,7 +188,7 @@ class ProjectDB:
         if self._closed:
             return
         self._closed = True
-        _register(self.path, -1)
+        _unregister(self)
         self.conn.close()
 
 
@@ -372,8 +331,8 @@ def connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
     ``ro`` (read-only).
     """
     uri = f"{path.resolve().as_uri()}?mode={mode}"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False,
-                           isolation_level=None)
+    conn = connect_tracked(path, uri, uri=True, timeout=BUSY_TIMEOUT_S,
+                           check_same_thread=False, isolation_level=None)
     conn.text_factory = LENIENT_TEXT
     try:
         conn.execute("PRAGMA trusted_schema = OFF")

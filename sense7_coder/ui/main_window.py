@@ -13,7 +13,6 @@ from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -28,7 +27,8 @@ from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
-from . import qda_windows
+from ..project.sharing import keep_connected
+from . import file_dialogs, qda_windows
 from .accessibility import FOCUS_STYLE, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
@@ -198,10 +198,9 @@ class MainWindow(QMainWindow):
     def ask_location(self, path: Path) -> str:
         """Where a missing project is now (tests replace this)."""
         start = path.parent if path.parent.exists() else self._documents()
-        name, _ = QFileDialog.getOpenFileName(
+        return file_dialogs.open_file(
             self, f"Locate {path.name}", str(start),
             f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
-        return name
 
     def open_project(self, path: str | Path, coder: str | None = None) -> bool:
         """Open a project file (asking who codes unless ``coder`` is given or remembered)."""
@@ -387,7 +386,7 @@ class MainWindow(QMainWindow):
             self.show_message("New project: import conversations with File ▸ Import", 8000)
 
     def open_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(
+        name = file_dialogs.open_file(
             self, "Open project", str(self._documents()),
             f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
         if name:
@@ -577,6 +576,9 @@ class MainWindow(QMainWindow):
         """The poll: what another window or program wrote reaches the views as changes."""
         if self.project is None or self.workspace is None:
             return
+        reconnected = keep_connected(self.project)  # a lost hold on the file, mended
+        if reconnected:
+            self.show_message(reconnected, 10000)
         if QApplication.activeModalWidget() is not None:
             # a dialog of this window may be writing through its own connection (an
             # import): its writes are counted as seen when it closes (_after_dialog), not

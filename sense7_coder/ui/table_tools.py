@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QLayout,
     QMessageBox,
     QPushButton,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.errors import Sense7Error
 from ..project.team_tables import tab_separated
+from . import file_dialogs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,7 +61,7 @@ def copy_table(frame: pd.DataFrame) -> None:
 
 def ask_csv_path(parent: QWidget, title: str, suggested: str) -> str:
     """Where to write a CSV file ("" when the coder cancels)."""
-    name, _ = QFileDialog.getSaveFileName(parent, title, suggested, "CSV (*.csv)")
+    name, _ = file_dialogs.save_file(parent, title, suggested, "CSV (*.csv)")
     return name
 
 

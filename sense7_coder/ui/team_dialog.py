@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -35,6 +34,7 @@ from ..project.assignments import AssignReport, assign, progress
 from ..project.changes import SETTINGS
 from ..project.package import PackageSummary, make_package
 from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
+from . import file_dialogs
 from .palette import error_style
 from .tasks import CancelFn, ProgressFn, TaskError, TaskRunner, with_own_project
 from .wording import error_text
@@ -259,8 +259,8 @@ class TeamDialog(QDialog):
         if not coder:
             return
         suggested = str(self.project.path.with_name(f"{self.project.path.stem}-{coder}.sense7"))
-        path, _ = QFileDialog.getSaveFileName(self, f"Package for {coder}", suggested,
-                                              "sense7-coder projects (*.sense7)")
+        path, _ = file_dialogs.save_file(self, f"Package for {coder}", suggested,
+                                         "sense7-coder projects (*.sense7)")
         if path:
             self.write_package(coder, Path(path))
 

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -29,6 +28,7 @@ from ..domain.errors import CodebookError, Sense7Error
 from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..resources import bundled_codebooks, resolve_codebook
+from . import file_dialogs
 
 FROM_FILE = "__file__"
 
@@ -173,7 +173,7 @@ class NewProjectDialog(QDialog):
     def _codebook_chosen(self, _i: int) -> None:
         if self.codebook_box.currentData() != FROM_FILE:
             return
-        name, _ = QFileDialog.getOpenFileName(
+        name = file_dialogs.open_file(
             self, "Codebook file", "",
             "Codebooks (*.json *.qdc *.qdpx);;REFI-QDA codebooks (*.qdc *.qdpx);;All files (*)")
         if not name:
@@ -183,7 +183,7 @@ class NewProjectDialog(QDialog):
         self.codebook_box.setItemText(self.codebook_box.currentIndex(), Path(name).name)
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(
+        name, _ = file_dialogs.save_file(
             self, "New project file", self.path.text(), f"sense7-coder projects (*{PROJECT_SUFFIX})")
         if name:
             if not name.endswith(PROJECT_SUFFIX):

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -50,6 +49,7 @@ from ...project.agreement import (
 from ...project.changes import Changes
 from ...project.outputs import refuse_project_file
 from ...project.span_agreement import SpanAgreement
+from .. import file_dialogs
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -370,7 +370,7 @@ class AgreementPanel(QWidget):
         return self.results.plot.save(path)
 
     def save_plot_dialog(self) -> None:
-        name, chosen = QFileDialog.getSaveFileName(
+        name, chosen = file_dialogs.save_file(
             self, "Save the plot", str(self.project.path.with_name("agreement-alpha.png")),
             "PNG image (*.png);;SVG drawing (*.svg)")
         if not name:
@@ -409,7 +409,7 @@ class AgreementPanel(QWidget):
         return self.task
 
     def export_dialog(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(
+        name, _ = file_dialogs.save_file(
             self, "Export the figures", str(self.project.path.with_name("agreement.csv")),
             "CSV file (*.csv)")
         if name:
@@ -466,7 +466,7 @@ class MethodsDialog(QDialog):
 
     def save_dialog(self) -> None:
         latex = self.fmt.currentData() == "latex"
-        name, _ = QFileDialog.getSaveFileName(
+        name, _ = file_dialogs.save_file(
             self, "Save the methods paragraph", "agreement-methods" + (".tex" if latex else ".md"),
             "LaTeX (*.tex)" if latex else "Markdown (*.md)")
         if name:

@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ...domain.agreement import COHEN, USERS_RATER, AgreementReport
 from ...domain.measures import BRENNAN_PREDIGER, GWET_AC1, GWET_AC2, ICC, short_of
+from .. import file_dialogs
 from .agreement_plot import AlphaPlot
 from .agreement_tables import (
     CoderDiagRow,
@@ -250,7 +250,7 @@ class AgreementResults(QTabWidget):
         return out
 
     def save_diagnostics_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder for the diagnostics tables")
+        folder = file_dialogs.choose_folder(self, "Folder for the diagnostics tables")
         if folder:
             self.save_diagnostics(folder)
 

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -40,6 +39,7 @@ from ...project import predictions as pred
 from ...project.agreement import AgreementOptions
 from ...project.analyses import SOURCES, AnalysisOutput, run_analyses
 from ...project.changes import PREDICTIONS, Changes
+from .. import file_dialogs
 from ..dialogs.form_widgets import path_row
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
@@ -265,8 +265,7 @@ class AnalysisPanel(QWidget):
             self._set_status(stale_text(changes, "press Run analyses to write them again"))
 
     def _choose_dir(self) -> None:
-        name = QFileDialog.getExistingDirectory(self, "Write the analyses to",
-                                                self.out_dir.text())
+        name = file_dialogs.choose_folder(self, "Write the analyses to", self.out_dir.text())
         if name:
             self.out_dir.setText(name)
 
@@ -396,7 +395,7 @@ class AnalysisPanel(QWidget):
         return self._predict_job(job, "Import predictions", f"Reading {Path(path).name}…")
 
     def import_dialog(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(
+        name = file_dialogs.open_file(
             self, "Import predictions (conversation_id, score[, turn][, run])",
             str(self.project.path.parent), "CSV file (*.csv)")
         if name:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -32,6 +31,7 @@ from ...domain.words import count
 from ...project import Project
 from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
+from .. import file_dialogs
 from ..dialogs.form_widgets import path_row
 from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -136,7 +136,7 @@ class ExportDialog(QDialog):
 
     def browse(self) -> None:
         row = EXPORT_KINDS_BY_KEY[self.kind.currentData()]
-        name, chosen = QFileDialog.getSaveFileName(
+        name, chosen = file_dialogs.save_file(
             self, "Export to", self.path.text(), f"{row.file_filters()};;{QDPX_FILTER}")
         if name:
             suffix = next((f".{x}" for x in (*row.formats, "qdpx") if f"*.{x}" in chosen),

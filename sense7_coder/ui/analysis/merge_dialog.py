@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -29,6 +28,7 @@ from ...domain.models import Unit
 from ...paths import PROJECT_SUFFIX
 from ...project import Project
 from ...project.merge import Conflict, MergeConflicts, MergeReport, merge
+from .. import file_dialogs
 from ..palette import error_style
 from ..screen import fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
@@ -150,7 +150,7 @@ class MergeDialog(QDialog):
         self._changed()
 
     def add_dialog(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(
+        names = file_dialogs.open_files(
             self, "Coders' project files", str(self.project.path.parent),
             f"sense7-coder projects (*{PROJECT_SUFFIX});;All files (*)")
         if names:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -34,6 +33,7 @@ from ...domain.errors import CodebookError, ProjectError, Sense7Error
 from ...domain.words import count
 from ...project import Project
 from ...project import codebook_ops as ops
+from .. import file_dialogs
 from ..screen import fit_to_screen
 from .code_form import CodeForm
 from .code_list import CodeListModel
@@ -315,7 +315,7 @@ class CodebookEditorDialog(QDialog):
         return True
 
     def _ask_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
+        path = file_dialogs.open_file(
             self, "Import codebook file", "", "Codebook files (*.json);;REFI-QDA codebooks (*.qdc *.qdpx);;All files (*)")
         if path:
             self.import_codebook_file(path)
@@ -323,7 +323,7 @@ class CodebookEditorDialog(QDialog):
     def _ask_export(self) -> None:
         name = f"{self.project.codebook.name or 'codebook'}.json"
         default = str(self.project.path.with_name(name))
-        path, chosen = QFileDialog.getSaveFileName(
+        path, chosen = file_dialogs.save_file(
             self, "Export codebook file", default,
             "Codebook files (*.json);;REFI-QDA codebook (*.qdc)")
         if path:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -41,6 +40,7 @@ from ...domain.models import ROLES
 from ...domain.words import count
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
+from .. import file_dialogs
 from ..screen import fit_to_screen
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .import_check import ImportCheck, Message, check_import, counted
@@ -212,7 +212,7 @@ class ImportDialog(QDialog):
 
     def _ask_files(self) -> None:
         start = str(self._paths[-1].parent) if self._paths else str(self.project.path.parent)
-        names, _ = QFileDialog.getOpenFileNames(self, "Choose conversation files", start, FILE_FILTER)
+        names = file_dialogs.open_files(self, "Choose conversation files", start, FILE_FILTER)
         if names:
             self.set_files([*self._paths, *names])
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ...project import Project
 from ...project.refi_import import QdpxImportSummary, import_qdpx
+from .. import file_dialogs
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 
 FILTER = "REFI-QDA projects (*.qdpx);;All files (*)"
@@ -62,8 +62,8 @@ class QdpxImportDialog(QDialog):
         self.resize(720, 360)
 
     def _ask(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Choose a REFI-QDA project",
-                                              str(self.project.path.parent), FILTER)
+        name = file_dialogs.open_file(self, "Choose a REFI-QDA project",
+                                      str(self.project.path.parent), FILTER)
         if name:
             self.set_file(Path(name))
 

@@ -1,0 +1,271 @@
+"""Never write into a log other processes no longer see: notice that this process lost its
+locks on an open project, and reconnect before the next write (Linux).
+
+SQLite's locks on Linux and macOS are POSIX advisory locks: they belong to the process, and
+closing *any* descriptor of a file releases all of them. Code in this process that opens
+and closes the project file or its ``-shm`` (a file dialog listing the folder, a platform
+plugin, a thumbnailer) leaves our connections without locks; the next program to close the
+file then believes it was the last, folds the write-ahead log into the file and deletes the
+``-wal`` and ``-shm`` -- which our connections keep writing into, unseen by anyone else.
+
+The window shows every file dialog in a child process (``ui/file_dialogs.py``); this
+module is the guard for whatever can still happen. It reads only the kernel's lock table
+(``/proc/locks``) and ``stat`` of ``/proc/self/fd/N`` (which follows the descriptor without
+opening anything), and tells whether this process still holds its read locks on the
+project file and on byte 128 of the ``-shm`` (SQLite's sign that a connection is alive),
+and whether the ``-wal`` and ``-shm`` it has open are still the files on disk. When not,
+every connection of this process to the file is closed and made again
+(:func:`reconnect`): SQLite shares one lock state and one ``-shm`` mapping per file among a
+process's connections, so none of them may be left open. :func:`before_write` does this
+before every write transaction, so nothing is ever written into an orphaned log; closing
+the old connections is then safe (their log holds nothing the file lacks), and they close
+under a lock that keeps SQLite from folding or deleting anything as they go.
+
+Where ``/proc/locks`` does not exist (macOS, Windows) this module does nothing: there the
+out-of-process file dialogs are the guarantee (Windows locks by handle and is not affected).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import sqlite3
+import struct
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..domain.errors import ProjectError
+
+try:
+    import fcntl
+except ImportError:  # Windows: locks by handle, and this guard is not needed
+    fcntl = None  # type: ignore[assignment]
+from .open_here import OpenProject, connections, is_closed, key, open_lock, projects
+
+log = logging.getLogger(__name__)
+#: the notes of an opening (db.notes_log): the command line prints them
+notes_log = logging.getLogger("sense7_coder.notes")
+LOCKS = Path("/proc/locks")
+FDS = "/proc/self/fd"
+#: SQLite's lock bytes: the shared range of the database file, and the -shm byte every
+#: live connection holds a read lock on (the "dead man switch")
+SHARED_FIRST, SHARED_SIZE = 0x40000002, 510
+SHM_DMS = 128
+_SIDES = ("", "-wal", "-shm")
+#: what :func:`problem` says when the locks are gone but the -wal and -shm on disk are still
+#: the ones this process writes into (nothing is lost yet)
+LOCKS_LOST = ("this process had lost its locks on it (something in it opened and closed the "
+              "file)")
+#: per file (resolved path): can this process's locks be seen in /proc/locks at all (they
+#: were looked for right after opening, when they are surely held)
+_visible: dict[str, bool] = {}
+#: per file: the connections open when its descriptors were last looked for, and those
+_descriptors: dict[str, tuple[frozenset[int], list[int]]] = {}
+
+Inode = tuple[int, int]
+
+
+@functools.cache
+def supported() -> bool:
+    """Can the guard work here (Linux's lock table and open file description locks)?"""
+    return (fcntl is not None and hasattr(fcntl, "F_OFD_SETLK") and LOCKS.exists()
+            and os.path.isdir(FDS))
+
+
+def _inode(path: str) -> Inode | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def open_files(path: Path) -> dict[str, set[Inode]]:
+    """The files this process has open as the project file, its -wal and its -shm (by
+    suffix; deleted ones included), found through /proc/self/fd without opening them.
+
+    The descriptors found are remembered per file while the same connections are open
+    (a full look through /proc/self/fd costs about a millisecond in a window's process;
+    a look at the few remembered ones, some microseconds)."""
+    base = key(path)
+    names = {base + s: s for s in _SIDES} | {base + s + " (deleted)": s for s in _SIDES}
+    held = frozenset(id(c) for c in connections(path))
+    cached = _descriptors.get(base)
+    if cached is not None and cached[0] == held:
+        found = _look(cached[1], names)
+        if found is not None:
+            return found
+    fds = [int(fd) for fd in os.listdir(FDS)]
+    ours = [fd for fd in fds if _name(fd) in names]
+    found = _look(ours, names) or {s: set() for s in _SIDES}
+    if all(found.values()):  # every kind seen: worth remembering
+        _descriptors[base] = (held, ours)
+    return found
+
+
+def _name(fd: int) -> str:
+    try:
+        return os.readlink(f"{FDS}/{fd}")
+    except OSError:  # closed meanwhile (the listing's own descriptor, another thread)
+        return ""
+
+
+def _look(fds: list[int], names: dict[str, str]) -> dict[str, set[Inode]] | None:
+    """The inodes open under ``fds``, by suffix; None when one of them no longer names a
+    file of the project (closed, or its number reused)."""
+    found: dict[str, set[Inode]] = {s: set() for s in _SIDES}
+    for fd in fds:
+        suffix = names.get(_name(fd))
+        inode = _inode(f"{FDS}/{fd}")
+        if suffix is None or inode is None:
+            return None
+        found[suffix].add(inode)
+    return found
+
+
+def _locked_inodes() -> dict[int, list[tuple[int, int]]]:
+    """Inode numbers this process holds POSIX locks on, with the ranges (end -1: to EOF).
+
+    By inode number alone: /proc/locks names the device as the file system does, which
+    ``stat`` does not always repeat (btrfs subvolumes), and this process locks few files."""
+    pid = str(os.getpid())
+    held: dict[int, list[tuple[int, int]]] = {}
+    for line in LOCKS.read_text().splitlines():
+        if pid not in line:
+            continue
+        fields = line.split()
+        if (len(fields) < 8 or "->" in fields[:2] or fields[1] != "POSIX"
+                or fields[4] != pid):
+            continue
+        try:
+            ino = int(fields[5].split(":")[2])
+            span = int(fields[6]), -1 if fields[7] == "EOF" else int(fields[7])
+        except (ValueError, IndexError):
+            continue
+        held.setdefault(ino, []).append(span)
+    return held
+
+
+def _covers(spans: list[tuple[int, int]], byte: int) -> bool:
+    return any(start <= byte and (end < 0 or end >= byte) for start, end in spans)
+
+
+def _locks_held(db: Inode, shm: set[Inode]) -> bool:
+    """A lock on the project file and, on every -shm open here, one on byte 128."""
+    held = _locked_inodes()
+    return db[1] in held and all(_covers(held.get(ino, []), SHM_DMS) for _, ino in shm)
+
+
+def problem(path: Path) -> str | None:
+    """What is wrong with this process's hold on ``path`` (None: nothing, or nothing this
+    guard can tell or mend: no -shm mapped yet, the file itself moved or replaced)."""
+    files = open_files(path)
+    if not files["-shm"]:
+        return None
+    base = key(path)
+    disk = {s: _inode(base + s) for s in _SIDES}
+    if disk[""] is None or disk[""] not in files[""]:
+        return None
+    for side in ("-shm", "-wal"):
+        if files[side] and files[side] != {disk[side]}:
+            return (f"its {side[1:]} file was deleted or replaced by another program after "
+                    "this process had lost its locks on it")
+    return None if _locks_held(disk[""], files["-shm"]) else LOCKS_LOST
+
+
+def calibrate(path: Path) -> None:
+    """Right after opening, when its locks are surely held: can they be seen? If not (an
+    unusual file system), the guard stays off for this file rather than reconnect in vain."""
+    k = key(path)
+    if k in _visible or not supported():
+        return
+    files = open_files(path)
+    db = _inode(k)
+    if files["-shm"] and db is not None:
+        _visible[k] = _locks_held(db, files["-shm"])
+        if not _visible[k]:
+            log.info("%s: this process's locks do not show in /proc/locks; the guard is off "
+                     "for this file", path)
+
+
+def watching(path: Path) -> bool:
+    return supported() and _visible.get(key(path), False)
+
+
+@contextlib.contextmanager
+def _no_checkpoint_on_close(path: Path) -> Iterator[None]:
+    """While inside, the last connection of this process to close cannot fold its log into
+    the file nor delete the -wal and -shm on disk (it would delete another process's log
+    left after a crash): an open file description lock on the shared range keeps SQLite
+    from the exclusive lock it needs for that. (Such locks conflict with this process's own
+    POSIX locks; opening this descriptor drops those, which are about to go anyway.)"""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        flock = struct.pack("hhxxxxqqixxxx", fcntl.F_RDLCK, os.SEEK_SET, SHARED_FIRST,
+                            SHARED_SIZE, 0)
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, flock)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+class Busy(Exception):
+    """Another thread's connection, or a transaction, is open on the file."""
+
+
+def reconnect(path: Path, reason: str) -> str:
+    """Close every connection of this process to ``path`` and make its ProjectDBs connect
+    again; the note saying so. :class:`Busy` while a connection another thread uses, or a
+    transaction, is open on the file: nothing may be closed under them."""
+    me = threading.get_ident()
+    with open_lock:
+        mine = [p for p in projects(path) if not is_closed(p.conn)]
+        ours = {id(p.conn) for p in mine if p.thread == me}
+        others = [c for c in connections(path) if id(c) not in ours]
+        if others or any(p.conn.in_transaction for p in mine):
+            raise Busy(reason)
+        with _no_checkpoint_on_close(path):
+            for p in mine:
+                p.conn.close()
+        for p in mine:
+            p.connect_again()
+            p.generation += 1
+    note = (f"{path}: reconnected to the project: {reason}. Changes go on into the file "
+            "other programs see")
+    notes_log.warning(note)
+    for p in mine:
+        p.notes.append(note)
+    return note
+
+
+def check(pdb: OpenProject) -> str | None:
+    """Reconnect ``pdb``'s file if this process lost its hold on it; the note, or None.
+
+    While another thread's connection is open on the file (a background job, or the
+    window while a job writes) nothing can be closed. If the -wal and -shm on disk are still
+    the ones this process writes into, the write goes on (it lands where every program
+    sees it) and the next look reconnects; if they are not, writing would be lost, and it
+    is refused (ProjectError)."""
+    if not watching(pdb.path) or pdb.conn.in_transaction:
+        return None
+    reason = problem(pdb.path)
+    if not reason:
+        return None
+    try:
+        return reconnect(pdb.path, reason)
+    except Busy:
+        if reason == LOCKS_LOST:
+            return None
+        raise ProjectError(
+            f"{pdb.path}: {reason}; this program reconnects to it once its other work on "
+            "the project (a background job) has finished. Nothing was changed; try again "
+            "in a moment") from None
+
+
+def before_write(pdb: OpenProject) -> sqlite3.Connection:
+    """The connection to write with: ``pdb``'s, made again first if its locks were lost."""
+    check(pdb)
+    return pdb.conn
