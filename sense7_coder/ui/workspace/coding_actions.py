@@ -198,11 +198,10 @@ class CodingActions:
             self.conversation_id or "", self.position)
 
     def hidden_here(self) -> bool:
-        """Does blind coding hide anything about the current turn (ratings, others' values)?"""
-        turn = ws.turn_at(self.conversation, self.position) if self.conversation else None
-        if turn is not None and (turn.ratings or turn.comment):
-            return True
-        return any(r["position"] == self.position for r in self.state.others)
+        """Does blind coding hide anything the project holds of the current turn (ratings,
+        others' values, turn attributes)? The project's sight decides."""
+        return bool(self.conversation_id) and self.project.sight().hides_here(
+            self.conversation_id or "", self.position)
 
     def reopen(self) -> None:
         self.set_done(False)
