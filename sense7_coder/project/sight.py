@@ -227,6 +227,13 @@ class Sight:
         return store_codings.get_coding(self.project.db, self.person, unit,
                                         code) is not store_codings.MISSING
 
+    @property
+    def sees_predictions(self) -> bool:
+        """Stored predictions of the empathy level beside the coding panel (trained on the
+        users' ratings): never while the project codes blind, for anyone, so that no
+        screen a coder may look at shows them."""
+        return not self.project.blind_coding
+
     # -- what shows every coder's work ----------------------------------------------------
     @property
     def sees_everything(self) -> bool:

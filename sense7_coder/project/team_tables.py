@@ -142,7 +142,7 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     spans = store_spans.spans_frame(project.db, coders=coders or (), conversations=conversations)
     spans = spans[spans["memo"].fillna("").astype(str) != ""]
     if spans.empty:
-        return units
+        return _memos_seen(project, units)
     marked = pd.DataFrame({
         "coder": spans["coder"], "conversation_id": spans["conversation_id"],
         "turn": spans["position"].astype(int), "sentence": "", "text": spans["memo"],
@@ -154,11 +154,18 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     rank = both["conversation_id"].map(order).fillna(-1)
     turn = pd.to_numeric(both["turn"].replace("", 0), errors="coerce").fillna(0)
     both = both.assign(_c=rank, _t=turn).sort_values(["_c", "_t"], kind="stable")
+    return _memos_seen(project, both.drop(columns=["_c", "_t"]).reset_index(drop=True))
+
+
+def _memos_seen(project: Project, memos: pd.DataFrame) -> pd.DataFrame:
+    """The memos the current person may read (:meth:`.Sight.sees_memo`)."""
     sight = project.sight()
-    if sight.works_blind:
-        both = both[[sight.sees_memo(c, int(t), w) for c, t, w in
-                     zip(both["conversation_id"], both["_t"], both["coder"], strict=True)]]
-    return both.drop(columns=["_c", "_t"]).reset_index(drop=True)
+    if not sight.works_blind or memos.empty:
+        return memos
+    turns = pd.to_numeric(memos["turn"].replace("", 0), errors="coerce").fillna(0)
+    keep = [sight.sees_memo(c, int(t), w) for c, t, w in
+            zip(memos["conversation_id"], turns, memos["coder"], strict=True)]
+    return memos[keep].reset_index(drop=True)
 
 
 def ratings_table(project: Project, *, conversations: ConversationFilter | None = None

@@ -287,6 +287,10 @@ class Workspace(CodingActions, QWidget):
         title = f"Turn {self.position} · {role_text}" if turn else "Conversation"
         if self.position not in self.codable:
             status = "<span>Context only: no turn codes apply to this message.</span>"
+        elif self.project.sight().locked((self.conversation_id or "", self.position)):
+            status = ("🔒 <b>Locked</b>: the others' values and the users' ratings were "
+                      "shown to you here, so your values stay as you set them blind"
+                      + (" · <b>Ctrl+Enter</b> goes on" if done else ""))
         elif done:
             status = (f"<span style='color:{tone(self, 'ok')}'>✓ Done</span> · <b>Ctrl+Enter</b> "
                       "goes on · Ctrl+Shift+Enter reopens")
