@@ -342,8 +342,12 @@ def test_the_window_in_her_package_says_the_ratings_are_not_there(gui: Any, tmp_
     text = ws.ratings.shown_text()
     assert "package holds none of the users' ratings" in text and "did not rate" not in text
     assert not items(w)["agreement"].isEnabled()
+    # marking it done shows what her package holds of the turn, and says no more than that
+    assert "marks it done and shows the turn's attributes" in ws.coding.status.text()
     gui.press(w, "D", "D")
     assert 2 in ws.state.done
+    said = w.message_log.entries[-1].text
+    assert "the turn's attributes are shown now" in said and "ratings" not in said
     assert "package holds none of the users' ratings" in ws.ratings.shown_text()
     gui.press(w, "5")  # her quick fix of a turn she marked done
     assert w.project.turn_state("c1")["codings"][(2, 0, "overall")] == 5

@@ -81,6 +81,9 @@ class Seen(Protocol):
 
 #: what a blind coder's window and command line say of the users' ratings of a unit
 RATINGS_SHOWN, RATINGS_HIDDEN, RATINGS_WITHHELD = "shown", "hidden", "withheld"
+#: what a turn can hold that blinding hides, in words
+HELD_WORDS = (("ratings", "the users' ratings"), ("others", "the other coders' values"),
+              ("attributes", "the turn's attributes"))
 
 
 class Sight:
@@ -167,15 +170,14 @@ class Sight:
         the reveal fixes them whatever the lock)."""
         return self.revealed(conversation_id, position)
 
-    def hides_here(self, conversation_id: str, position: int) -> bool:
-        """Whether the window hides from the person something the file holds of this unit
-        (others' values or spans, the users' ratings or comment, turn attributes): what
-        marking it done would show."""
+    def hidden_here(self, conversation_id: str, position: int) -> list[str]:
+        """What the window hides from the person that the file holds of this turn, in words
+        (the users' ratings, the other coders' values, the turn's attributes): what marking
+        it done would show. Empty when it is open or holds nothing hidden."""
         if self.is_open(conversation_id, position) or self.person is None:
-            return False
-        held = store_sight.hidden_material_positions(self.project.db, conversation_id,
-                                                     self.person, attributes=True)
-        return position in held
+            return []
+        held = store_sight.held_at(self.project.db, conversation_id, position, self.person)
+        return [words for kind, words in HELD_WORDS if kind in held]
 
     # -- what of a unit the person sees ---------------------------------------------------
     def sees_others(self, conversation_id: str, position: int) -> bool:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
 from ...domain.codebook import Code
 from ...domain.models import Conversation, Turn, Unit
 from ...domain.names import MOST_LISTED
+from ...domain.words import and_list
 from ...project import Project
 from ...project import workspace as ws
 from ...project.changes import Changes
@@ -288,15 +289,15 @@ class Workspace(CodingActions, QWidget):
         if self.position not in self.codable:
             status = "<span>Context only: no turn codes apply to this message.</span>"
         elif self.project.sight().locked((self.conversation_id or "", self.position)):
-            status = ("🔒 <b>Locked</b>: the others' values and the users' ratings were "
+            status = ("<b>Locked</b>: the others' values and the users' ratings were "
                       "shown to you here, so your values stay as you set them blind"
                       + (" · <b>Ctrl+Enter</b> goes on" if done else ""))
         elif done:
             status = (f"<span style='color:{tone(self, 'ok')}'>✓ Done</span> · <b>Ctrl+Enter</b> "
                       "goes on · Ctrl+Shift+Enter reopens")
         else:
-            then = ("shows the users' ratings" if self.blind_here() and self.hidden_here()
-                    else "moves on")
+            hidden = self.hidden_here()
+            then = f"shows {and_list(hidden)}" if hidden else "moves on"
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
         self.coding.hint.setText(hint_text(self.auto_advance))
         self.coding.show_codes(
