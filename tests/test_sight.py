@@ -351,3 +351,20 @@ def test_the_window_in_her_package_says_the_ratings_are_not_there(gui: Any, tmp_
     assert "package holds none of the users' ratings" in ws.ratings.shown_text()
     gui.press(w, "5")  # her quick fix of a turn she marked done
     assert w.project.turn_state("c1")["codings"][(2, 0, "overall")] == 5
+
+
+def test_blind_coding_switched_elsewhere_greys_the_coders_items(gui: Any, tmp_path: Path
+                                                                ) -> None:
+    """The lead switches blind coding on from another program: the coder's open window
+    greys what she may no longer use as soon as it hears of the change."""
+    path = study(tmp_path, blind=False)
+    w = gui.open(path, coder="ana")
+    assert items(w)["agreement"].isEnabled()
+    assert "overall: 4" in w.workspace.ratings.shown_text()
+    with Project.open(path, backup=False) as p:
+        p.set_coder("lee")
+        p.blind_coding = True
+    w.check_elsewhere()
+    assert not items(w)["agreement"].isEnabled()
+    assert "only a lead" in items(w)["agreement"].toolTip()
+    assert "Hidden while blind coding" in w.workspace.ratings.shown_text()
