@@ -273,7 +273,8 @@ def items(w: Any) -> dict[str, Any]:
 
 
 def test_the_blind_coders_window(gui: Any, tmp_path: Path) -> None:
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
+    from PySide6.QtGui import QMouseEvent
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     path = study(tmp_path)
@@ -285,6 +286,15 @@ def test_the_blind_coders_window(gui: Any, tmp_path: Path) -> None:
         assert "'ana' codes blind in this project: only a lead" in action.toolTip()
         assert action.statusTip() == action.toolTip()
     assert items(w)["retrieve"].isEnabled()  # her own codings she may retrieve
+    # the pointer over a greyed item puts the reason on the status line too
+    menu = w.menus["analysis"]
+    menu.popup(w.mapToGlobal(w.rect().topLeft()))
+    spot = QPointF(menu.actionGeometry(items(w)["agreement"]).center())
+    QApplication.sendEvent(menu, QMouseEvent(QEvent.Type.MouseMove, spot, spot,
+                                             Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                                             Qt.KeyboardModifier.NoModifier))
+    assert "'ana' codes blind" in w.statusBar().currentMessage()
+    menu.hide()
     assert (ws.conversation_id, ws.position) == ("c1", 2)
     row = ws.coding.rows["overall"]
     assert "hidden until you mark it done" in row.others_label.text()

@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
 
         self.analysis = AnalysisMenu(self)
         keys_back_after_menus(self, self.menus.values(), self.focus_main)
-        show_tips(self.menus.values())  # a greyed item says why in its tooltip
+        show_tips(self, self.menus.values())  # a greyed item says why (tooltip, status)
 
         bar = self.statusBar()
         self.message_log = MessageLog(self)  # View › Messages…: the last ones, whole

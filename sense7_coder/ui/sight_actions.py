@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QAction, QMouseEvent
+from PySide6.QtWidgets import QMainWindow, QMenu
 
 from ..project.sight import Sight
 
@@ -55,7 +56,27 @@ def apply_sight(actions: Mapping[str, QAction], sight: Sight) -> None:
         action.setStatusTip(tip)
 
 
-def show_tips(menus: Iterable[QMenu]) -> None:
-    """Let the menus show their items' tooltips (the reason a greyed item is greyed)."""
+class _GreyedStatus(QObject):
+    """Puts a greyed item's status tip on the status line while the pointer is over it (Qt
+    highlights, and so reports, only the items that are enabled)."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(watched, QMenu) and isinstance(event, QMouseEvent) and \
+                event.type() == QEvent.Type.MouseMove:
+            action = watched.actionAt(event.position().toPoint())
+            if action is not None and not action.isEnabled() and action.statusTip():
+                self.window.statusBar().showMessage(action.statusTip())
+        return False
+
+
+def show_tips(window: QMainWindow, menus: Iterable[QMenu]) -> None:
+    """Let the menus show their items' tooltips, and a greyed item's status tip on the
+    status line (the reason a greyed item is greyed)."""
+    status = _GreyedStatus(window)
     for menu in menus:
         menu.setToolTipsVisible(True)
+        menu.installEventFilter(status)
