@@ -135,7 +135,7 @@ def test_blind_coder_cannot_open_reconciliation_or_unblind(gui: Any, demo_projec
     assert "users' own ratings" in seen[1]
     QTimer.singleShot(0, answer)
     w.analysis.export()  # nor an export holding their values
-    assert "exports hold every coder's values" in seen[2]
+    assert "they hold every coder's values" in seen[2]
     w.actions_.blind.trigger()  # a coder's click changes nothing
     assert w.project.blind_coding and w.actions_.blind.isChecked()
 

@@ -60,9 +60,13 @@ def code_package(path: Path, coder: str) -> None:
                     p.set_value(Unit(cid, pos), "overall", None)
                     p.undo()
                 p.set_done(cid, pos)
-        # once a turn is done the others' values show: what was set blind is locked
-        with pytest.raises(ProjectError, match="locked"):
-            p.set_value(Unit(ids[0], 2), "overall", None)
+        # her package holds no one else's values nor the users' ratings: marking a turn
+        # done showed her nothing, so nothing is locked and a quick fix is still blind
+        assert not p.sight().revealed(ids[0], 2) and not p.sight().locked(Unit(ids[0], 2))
+        p.set_value(Unit(ids[0], 2), "overall", None)
+        assert p.db.execute("SELECT blind FROM codings WHERE conversation_id = ? AND "
+                            "position = 2", [ids[0]]).fetchone()[0] == 1
+        p.undo()
 
 
 def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(

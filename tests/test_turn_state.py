@@ -42,7 +42,15 @@ def test_blind_coding_reveals_a_turn_once_the_coder_marked_it_done(demo_project:
         p.set_coder("dana", "adjudicator")
         p.blind_coding = True
         p.set_coder("frank")
-        assert not revealed(p, TurnState(done=set()), 2)
-        assert revealed(p, TurnState(done={2}), 2)
-        assert not revealed(p, state, 0, [2, 4])
-        assert revealed(p, TurnState(done={2, 4}), 0, [2, 4])
+        state = TurnState.read(p, "101")
+        assert not revealed(p, state, 2) and not revealed(p, state, 0)
+        p.set_done("101", 2)
+        assert revealed(p, TurnState.read(p, "101"), 2)
+        assert not revealed(p, TurnState.read(p, "101"), 0)  # turns 4, 6, 8 are not done
+        for position in (4, 6, 8):
+            p.set_done("101", position)
+        assert revealed(p, TurnState.read(p, "101"), 0)
+        # marking a turn not done again does not take back what was seen
+        p.set_done("101", 2, False)
+        state = TurnState.read(p, "101")
+        assert 2 not in state.done and revealed(p, state, 2) and revealed(p, state, 0)

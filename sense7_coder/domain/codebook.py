@@ -43,6 +43,8 @@ FORMAT = "sense7-codebook/1"
 KINDS = ("ordinal", "nominal", "binary")
 UNITS = ("turn", "sentence", "conversation", "span")
 APPLIES_TO = ("assistant", "user", "any")
+#: the roles of a conversation's turns ("any" in ``applies_to`` is every one of them)
+TURN_ROLES = ("user", "assistant", "system")
 #: no "__" in a key: the wide export names its columns <code>__<coder>
 KEY_RE = re.compile(r"^(?!.*__)[a-z][a-z0-9_]{0,39}$")
 COLOR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -166,6 +168,15 @@ class Codebook:
     @property
     def active(self) -> list[Code]:
         return [c for c in self.codes if not c.retired]
+
+    @property
+    def codable_roles(self) -> tuple[str, ...]:
+        """Roles of the turns that turn- or sentence-level codes apply to (sorted)."""
+        roles: set[str] = set()
+        for code in self.active:
+            if code.unit in ("turn", "sentence"):
+                roles.update(TURN_ROLES if code.applies_to == "any" else (code.applies_to,))
+        return tuple(sorted(roles))
 
     def to_dict(self) -> dict[str, Any]:
         return {

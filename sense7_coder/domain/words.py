@@ -32,3 +32,8 @@ def sentence(text: str) -> str:
     if first.isalpha() and first.islower():
         return text[0].upper() + text[1:]
     return text
+
+
+def and_list(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

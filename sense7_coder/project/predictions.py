@@ -335,7 +335,7 @@ def set_suggestions_allowed(project: Project, on: bool) -> Changes:
 def suggestions(project: Project, conversation_id: str, position: int) -> list[str]:
     """Lines such as ``baseline: 3.4 (this turn) · 3.1 (conversation)`` for the coding
     panel; empty when not allowed or while blind coding is on (never shown blind)."""
-    if not suggestions_allowed(project) or project.blind_coding:
+    if not suggestions_allowed(project) or not project.sight().sees_predictions:
         return []
     by_name: dict[str, list[str]] = {}
     for name, level, score in store_pred.scores_of(project.db, conversation_id, position):

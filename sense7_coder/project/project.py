@@ -520,7 +520,7 @@ class Project(ProjectRules):
     # -- cell plumbing ---------------------------------------------------------------------
     def _write_context(self) -> WriteContext:
         return WriteContext(self.db, self._coding_source,
-                            lambda coder: self.blind_coding and not self.is_lead(coder))
+                            lambda coder: self.sight(coder).works_blind)
 
     def apply(self, label: str, cells: Sequence[Cell]) -> Command:
         """Write new cells (each with its ``after`` value) in one transaction and push one
@@ -594,13 +594,15 @@ class Project(ProjectRules):
             if row["coder"] == coder and (positions is None or row["position"] in positions):
                 mine[(row["position"], row["sentence"], row["code"])] = row["value"]
         done = store_codings.done_positions(self.db, conversation_id)
-        if self.blind_coding and not (coder is not None and self.is_lead(coder)):
-            # blind: other coders' values of a turn only once this coder has finished it
-            # (of the whole conversation once every assistant turn is); until then only
-            # that there are some
-            finished = done.get(coder or "", set())
-            codable = store_conv.positions_of_role(self.db, conversation_id)
-            seen = finished | ({0} if codable and codable <= finished else set())
+        sight = self.sight(coder)
+        revealed: set[int] = set()
+        seen: set[int] | None = None  # every unit is open
+        if sight.works_blind:
+            # blind: other coders' values of a unit only once it is open to this coder (she
+            # marked it done, now or before; the conversation once every codable turn is);
+            # until then only that there are some
+            seen = sight.open_positions(conversation_id)
+            revealed = sight.revealed_positions(conversation_id)
             others = [r if r["position"] in seen else {**r, "value": HIDDEN_VALUE}
                       for r in others]
             done = {k: (v if k == coder else v & seen) for k, v in done.items()}
@@ -615,32 +617,32 @@ class Project(ProjectRules):
             "memos": memos,
             "others": others,
             "others_done": {k: v for k, v in done.items() if k != coder},
+            "open": seen,
+            "revealed": revealed,
         }
 
     def hides(self, attribute: str) -> bool:
         """Whether the current coder works blind to ``attribute`` ('model' or a conversation
-        attribute the lead marked hidden)."""
-        return (self.blind_coding and attribute in self.hidden_attributes
-                and not self.is_lead())
+        attribute the lead marked hidden) across the project (:meth:`.Sight.sees_attribute`)."""
+        return not self.sight().sees_attribute(attribute)
 
     def conversation_for_coder(self, conversation_id: str) -> Conversation | None:
-        """The conversation as the current coder may see it: under blind coding the model
-        and the attributes the lead marked hidden are left out until every assistant turn
-        of it is done. A turn's attributes (another annotator's label, ESConv's feedback,
-        which is the user's rating) wait for the turn to be done, like the users' ratings."""
+        """The conversation as the current coder may see it (:class:`.Sight`): under blind
+        coding the model and the attributes the lead marked hidden are left out until the
+        conversation is open to her (every codable turn done); a turn's users' ratings,
+        comment and attributes (another annotator's label, ESConv's feedback, which is the
+        user's rating) until the turn is open."""
         conv = self.conversation(conversation_id)
-        hidden = self.hidden_attributes
-        if conv is None or not self.blind_coding or self.is_lead():
+        sight = self.sight()
+        if conv is None or not sight.works_blind:
             return conv
-        done = store_codings.done_positions(self.db, conversation_id, self._coder or "")
         for turn in conv.turns:
-            if turn.attributes and turn.position not in done.get(self._coder or "", set()):
+            if not sight.is_open(conversation_id, turn.position):
                 turn.attributes = {}
-        if not hidden:
-            return conv
-        codable = store_conv.positions_of_role(self.db, conversation_id)
-        if codable and codable <= done.get(self._coder or "", set()):
-            return conv
+                turn.ratings = {}
+                turn.comment = None
+        hidden = [a for a in sight.hidden_attributes
+                  if not sight.sees_attribute(a, conversation_id)]
         if "model" in hidden and conv.model:
             for turn in conv.turns:
                 if turn.speaker == conv.model:

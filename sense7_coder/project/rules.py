@@ -2,7 +2,8 @@
 :class:`~sense7_coder.project.project.Project`).
 
 What blinding hides is refused here, whatever the front end: :meth:`require_lead`,
-:meth:`require_unblinded` and :meth:`blind_for` are the checks every API call makes.
+:meth:`require_unblinded` and :meth:`blind_for` are the checks every API call makes; they
+and every other question of sight are answered by :class:`~.sight.Sight` (:meth:`sight`).
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..domain.codebook import Code
+from ..domain.codebook import Code, Codebook
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
 from ..store import codes as store_codes
-from ..store import codings as store_codings
-from ..store import conversations as store_conv
 from .changes import SETTINGS, Changes
 from .hints import AS_LEAD
 from .identity import hash_passphrase
+from .sight import Sight
 
 if TYPE_CHECKING:
     from ..store.db import ProjectDB
@@ -34,6 +34,9 @@ class ProjectRules:
     if TYPE_CHECKING:
         @property
         def db(self) -> Any: ...
+
+        @property
+        def codebook(self) -> Codebook: ...
 
         def coders(self) -> list[dict[str, Any]]: ...
 
@@ -69,24 +72,24 @@ class ProjectRules:
         self.require_lead("change whether revealed turns are locked")
         self.set_setting("lock_after_reveal", "1" if on else "0")
 
+    def sight(self, person: str | None = None) -> Sight:
+        """What ``person`` (default: the current coder) sees of the project: the one place
+        that decides blinding (see :mod:`.sight` for what *open*, *revealed* and *locked*
+        mean)."""
+        return Sight(self, person if person is not None else self._coder)
+
     def revealed_to(self, coder: str, conversation_id: str, position: int) -> bool:
-        """Whether blinding has shown ``coder`` the others' values of this turn (position 0:
-        of the conversation): they marked it done, now or before. Always False for a lead
-        and outside blind projects (nothing is hidden there)."""
-        if not self.blind_coding or self.is_lead(coder):
-            return False
-        if position == 0:
-            done = store_codings.done_positions(self.db, conversation_id, coder).get(coder, set())
-            codable = store_conv.positions_of_role(self.db, conversation_id)
-            return bool(codable) and codable <= done
-        return store_codings.ever_done(self.db, coder, conversation_id, position)
+        """Whether blinding has shown ``coder`` what it hides of this unit (position 0: the
+        conversation): :meth:`.Sight.revealed`."""
+        return self.sight(coder).revealed(conversation_id, position)
 
     def _after_reveal(self, coder: str, unit: Unit, code: Code) -> bool:
         """True when a change of ``coder``'s value goes beside the blind one (the turn was
         revealed and the lock is off); raises when the lock refuses it."""
-        if not self.revealed_to(coder, unit.conversation_id, unit.position):
+        sight = self.sight(coder)
+        if not sight.revealed(unit.conversation_id, unit.position):
             return False
-        if self.lock_after_reveal:
+        if sight.locked(unit):
             where = ("conversation" if unit.position == 0
                      else f"turn {unit.position}")
             raise ProjectError(
@@ -170,19 +173,11 @@ class ProjectRules:
                            f"'{self._coder}'")
 
     def require_unblinded(self, what: str) -> None:
-        """Refuse ``what`` (which shows other coders' values) to a coder working blind."""
-        if self.blind_coding and not self.is_lead():
-            if self._coder is None:
-                raise ProjectError(f"coders code blind in this project: only a lead (an "
-                                   f"adjudicator) can {what}", hint=AS_LEAD)
-            raise ProjectError(f"'{self._coder}' codes blind in this project: only a lead (an "
-                               f"adjudicator) can {what}")
+        """Refuse ``what`` (which shows other coders' values) to a coder working blind
+        (:meth:`.Sight.require_everything`)."""
+        self.sight().require_everything(what)
 
     def blind_for(self, conversation_id: str, position: int, coder: str | None = None) -> bool:
-        """Whether what blinding hides stays hidden from ``coder`` on this turn."""
-        coder = coder or self._coder
-        if not self.blind_coding or (coder is not None and self.is_lead(coder)):
-            return False
-        if coder is None:
-            return True
-        return not store_codings.get_done(self.db, coder, conversation_id, position)
+        """Whether what blinding hides stays hidden from ``coder`` on this unit: it is not
+        open to them (:meth:`.Sight.is_open`)."""
+        return not self.sight(coder).is_open(conversation_id, position)

@@ -83,14 +83,14 @@ def _mine(project: Project, conversation_id: str, position: int, start: int, end
 
 
 def _require_unrevealed(project: Project, key: SpanKey) -> None:
-    if project.revealed_to(key.coder, key.conversation_id, key.position):
+    if project.sight(key.coder).spans_locked(key.conversation_id, key.position):
         raise ProjectError(
             f"turn {key.position} of '{key.conversation_id}' was revealed to '{key.coder}' "
             "when they marked it done: the spans set blind stay as they were set")
 
 
 def _made(project: Project, coder: str) -> tuple[str, bool, None]:
-    return project._coding_source, project.blind_coding and not project.is_lead(coder), None
+    return project._coding_source, project.sight(coder).works_blind, None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,14 +202,12 @@ def delete(project: Project, key: SpanKey) -> Command:
 
 def spans(project: Project, conversation_id: str, position: int | None = None) -> list[Span]:
     """The spans the current coder may see: their own, and the other coders' unless
-    blinding hides them (a blind coder sees others' spans of a turn once they marked it
-    done; a lead sees everything)."""
-    coder = project.coder
+    blinding hides them (:meth:`.Sight.sees_others`: a blind coder sees others' spans of a
+    turn once it is open to them; a lead sees everything)."""
+    sight = project.sight()
     found = store_spans.spans_of_conversation(project.db, conversation_id, position=position)
-    if not project.blind_coding or (coder is not None and project.is_lead(coder)):
-        return found
-    return [s for s in found if s.coder == coder
-            or (coder is not None and not project.blind_for(conversation_id, s.position))]
+    return [s for s in found if s.coder == sight.person
+            or sight.sees_others(conversation_id, s.position)]
 
 
 def own_spans(project: Project, conversation_id: str, position: int | None = None

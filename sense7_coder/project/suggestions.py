@@ -18,7 +18,6 @@ from typing import Any
 from ..domain.codebook import Code
 from ..domain.errors import ProjectError
 from ..domain.models import Unit, Value
-from ..store import codings as store_codings
 from ..store import suggestions as store_sug
 from ..store.shapes import changed_message
 from .changes import SUGGESTIONS, Changes
@@ -127,19 +126,10 @@ def _record(project: Project, row: dict[str, Any]) -> Suggestion:
 def suggestion_visible(project: Project, unit: Unit, code: str,
                        viewer: str | None = None) -> bool:
     """May ``viewer`` (default: the current coder) read the suggestions of ``code`` on
-    ``unit``? Always outside blind coding and for a lead; a blind coder only once their
-    own value of the code on the unit is set (not applicable counts) and the unit was
-    revealed to them (they marked the turn, or every turn of the conversation, done)."""
-    viewer = viewer if viewer is not None else project.coder
-    if not project.blind_coding:
-        return True
-    if viewer is None:
-        return False
-    if project.is_lead(viewer):
-        return True
-    if not project.revealed_to(viewer, unit.conversation_id, unit.position):
-        return False
-    return store_codings.get_coding(project.db, viewer, unit, code) is not store_codings.MISSING
+    ``unit``? :meth:`.Sight.sees_suggestion`: always outside blind coding and for a lead;
+    a blind coder only once their own value of the code on the unit is set (not applicable
+    counts) and the unit was revealed to them."""
+    return project.sight(viewer).sees_suggestion(unit, code)
 
 
 def _require_viewer(project: Project, viewer: str | None) -> str | None:

@@ -128,7 +128,8 @@ MEMO_COLUMNS = ("coder", "conversation_id", "turn", "sentence", "text", "start",
 def memos_table(project: Project, *, coders: list[str] | None = None,
                 conversations: ConversationFilter | None = None) -> pd.DataFrame:
     """Every memo: on units, and on spans (with the span's offsets and code), in
-    conversation and turn order."""
+    conversation and turn order; to a coder working blind (:meth:`.Sight.sees_memo`) only
+    their own and those of units open to them."""
     from ..store import spans as store_spans
 
     frame = frames.memos_frame(project.db, coders=coders or (), conversations=conversations)
@@ -141,7 +142,7 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     spans = store_spans.spans_frame(project.db, coders=coders or (), conversations=conversations)
     spans = spans[spans["memo"].fillna("").astype(str) != ""]
     if spans.empty:
-        return units
+        return _memos_seen(project, units)
     marked = pd.DataFrame({
         "coder": spans["coder"], "conversation_id": spans["conversation_id"],
         "turn": spans["position"].astype(int), "sentence": "", "text": spans["memo"],
@@ -153,7 +154,18 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     rank = both["conversation_id"].map(order).fillna(-1)
     turn = pd.to_numeric(both["turn"].replace("", 0), errors="coerce").fillna(0)
     both = both.assign(_c=rank, _t=turn).sort_values(["_c", "_t"], kind="stable")
-    return both.drop(columns=["_c", "_t"]).reset_index(drop=True)
+    return _memos_seen(project, both.drop(columns=["_c", "_t"]).reset_index(drop=True))
+
+
+def _memos_seen(project: Project, memos: pd.DataFrame) -> pd.DataFrame:
+    """The memos the current person may read (:meth:`.Sight.sees_memo`)."""
+    sight = project.sight()
+    if not sight.works_blind or memos.empty:
+        return memos
+    turns = pd.to_numeric(memos["turn"].replace("", 0), errors="coerce").fillna(0)
+    keep = [sight.sees_memo(c, int(t), w) for c, t, w in
+            zip(memos["conversation_id"], turns, memos["coder"], strict=True)]
+    return memos[keep].reset_index(drop=True)
 
 
 def ratings_table(project: Project, *, conversations: ConversationFilter | None = None
@@ -195,8 +207,9 @@ def turn_history(project: Project, conversation_id: str, position: int) -> list[
     """The history of one turn, oldest first, as the current coder may see it: under blind
     coding a coder who has not finished the turn sees only their own rows."""
     rows = store_history.rows(project.db, conversation_id, position)
-    if project.blind_for(conversation_id, position):
-        rows = [r for r in rows if r["coder"] == project.coder]
+    sight = project.sight()
+    if not sight.sees_history(conversation_id, position):
+        rows = [r for r in rows if r["coder"] == sight.person]
     for r in rows:
         r["before"] = _shown(r["action"], "before", r["before"])
         r["after"] = _shown(r["action"], "after", r["after"])
@@ -209,12 +222,13 @@ def retrieve(project: Project, code: str, value: Any = None, with_value: bool = 
     """Every unit coded ``code`` (holding ``value`` when ``with_value``; by ``coders``; in
     conversations whose ``attributes`` hold those values), with its text; spans with their
     offsets and context. A coder working blind retrieves only their own codings."""
-    if project.blind_coding and not project.is_lead():
-        coders = [project.coder or ""]
+    sight = project.sight()
+    if not sight.sees_everything:
+        coders = [sight.person or ""]
     conversations = None
     if attributes:
         for name in attributes:
-            if project.hides(name):
+            if not sight.sees_attribute(name):
                 raise ProjectError(f"'{name}' is hidden from coders working blind")
         rest = {k: v for k, v in attributes.items() if k not in ("model", "participant_id")}
         conversations = ConversationFilter(

@@ -12,14 +12,14 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..domain.codebook import Code, Codebook
+from ..domain.codebook import TURN_ROLES, Code, Codebook
 from ..domain.models import Conversation, Turn
 from ..store import conversations as store_conv
 from ..store import views as store_views
 from ..store.conversations import ConversationFilter as ConversationFilter  # re-exported
 from .project import Project
 
-ALL_ROLES = ("user", "assistant", "system")
+ALL_ROLES = TURN_ROLES
 STATUSES = ("not started", "in progress", "done")
 
 
@@ -29,11 +29,7 @@ def _roles(applies_to: str) -> tuple[str, ...]:
 
 def codable_roles(codebook: Codebook) -> tuple[str, ...]:
     """Roles of the turns that turn- or sentence-level codes apply to (sorted)."""
-    roles: set[str] = set()
-    for code in codebook.active:
-        if code.unit in ("turn", "sentence"):
-            roles.update(_roles(code.applies_to))
-    return tuple(sorted(roles))
+    return codebook.codable_roles
 
 
 def codes_for(codebook: Codebook, unit: str, role: str | None = None) -> list[Code]:
@@ -112,6 +108,10 @@ class TurnState:
     others: list[dict[str, Any]] = field(default_factory=list)
     #: the turns each other coder marked done
     others_done: dict[str, set[int]] = field(default_factory=dict)
+    #: the units open to this coder (:meth:`.Sight.is_open`); None: every unit
+    open: set[int] | None = None
+    #: the units revealed to this coder (:meth:`.Sight.revealed`)
+    revealed: set[int] = field(default_factory=set)
 
     @classmethod
     def read(cls, project: Project, conversation_id: str,
@@ -120,7 +120,8 @@ class TurnState:
         of those turns only)."""
         s = project.turn_state(conversation_id, positions=positions)
         return cls(codings=s["codings"], done=s["done"], memos=s["memos"],
-                   others=s["others"], others_done=s["others_done"])
+                   others=s["others"], others_done=s["others_done"], open=s["open"],
+                   revealed=s["revealed"])
 
     def with_turns(self, part: TurnState, positions: Collection[int]) -> TurnState:
         """This state with the codings and others' values of ``positions`` taken from
@@ -129,24 +130,21 @@ class TurnState:
         others = [r for r in self.others if r["position"] not in positions]
         return TurnState(codings={**codings, **part.codings}, done=part.done,
                          memos=part.memos, others=others + part.others,
-                         others_done=part.others_done)
+                         others_done=part.others_done, open=part.open,
+                         revealed=part.revealed)
 
 
 # -- what other coders and the users said, subject to blind coding ------------------------------
 
 def revealed(project: Project, state: TurnState, position: int,
              codable: Sequence[int] = ()) -> bool:
-    """May this coder see others' codings and the users' ratings of a unit now?
-
-    Without blind coding: always. With it: a turn once this coder marked it done; the whole
-    conversation (position 0) once every codable turn of it is done.
-    """
-    if not project.blind_coding or project.is_lead():
-        return True
-    done = state.done
-    if position == 0:
-        return bool(codable) and all(p in done for p in codable)
-    return position in done
+    """May this coder see others' codings and the users' ratings of a unit now? Whether it
+    is open to them (:meth:`.Sight.is_open`, as read into ``state``): without blind coding
+    always; with it a turn once this coder marked it done, now or before; the whole
+    conversation (position 0) once every codable turn of it is. (``codable`` is no longer
+    needed: the state knows; kept for callers written against it.)"""
+    del project, codable
+    return state.open is None or position in state.open
 
 
 def others_values(

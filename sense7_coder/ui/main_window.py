@@ -36,6 +36,7 @@ from .menus import build_menus, keys_back_after_menus
 from .messages import MessageLog
 from .screen import fit_to_screen
 from .settings import Settings
+from .sight_actions import apply_sight, show_tips
 from .tasks import TaskRunner
 from .welcome import NewProjectDialog, WelcomePage, default_folder
 from .workspace.view import Workspace
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
 
         self.analysis = AnalysisMenu(self)
         keys_back_after_menus(self, self.menus.values(), self.focus_main)
+        show_tips(self, self.menus.values())  # a greyed item says why (tooltip, status)
 
         bar = self.statusBar()
         self.message_log = MessageLog(self)  # View › Messages…: the last ones, whole
@@ -421,7 +423,8 @@ class MainWindow(QMainWindow):
         self.coder_changed()
 
     def _update_lead_actions(self) -> None:
-        """Blind coding is the lead's to switch: a coder sees it, greyed, with the reason."""
+        """Blind coding is the lead's to switch: a coder sees it, greyed, with the reason; so
+        are the items that would show a blind coder what blinding hides."""
         if self.project is None:
             return
         project = self.project
@@ -433,6 +436,8 @@ class MainWindow(QMainWindow):
         blind.setToolTip("Hide other coders' values and the users' ratings of a turn from "
                          "each coder until they mark it done (a lead sees everything)"
                          + ("" if lead else "; only a lead, an adjudicator, can switch it"))
+        # what shows every coder's work is greyed for a coder working blind, with why
+        apply_sight({**self.actions_.all, **self.analysis.menu_actions}, project.sight())
 
     def coder_changed(self) -> None:
         """Show everything again for the (new) current coder."""
@@ -569,6 +574,8 @@ class MainWindow(QMainWindow):
             self._codable_total = ws.codable_total(self.project)
         if changes.progress:
             self._update_status()
+        if changes.everything or changes.coders or changes.settings:
+            self._update_lead_actions()  # a role or blind coding may have changed
         self._update_undo()
 
     # -- status -------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ class RetrieveDialog(QDialog):
         self.value_box = QComboBox(self)
         self.coder_box = QComboBox(self)
         self.coder_box.addItem("Any coder", None)
-        blind = project.blind_coding and not project.is_lead()
+        blind = project.sight().works_blind
         for c in project.coders():
             if not blind or c["name"] == project.coder:
                 self.coder_box.addItem(c["name"], c["name"])
@@ -168,7 +168,7 @@ class RetrieveDialog(QDialog):
         for j, column in ((3, "sentence"), (len(COLUMNS) - 1, "context")):
             self.table.setColumnHidden(j, not any(_filled(v) for v in frame[column]))
         n = len(frame)
-        blind = self.project.blind_coding and not self.project.is_lead()
+        blind = self.project.sight().works_blind
         self.count.setText(f"{n} coded unit{'s' if n != 1 else ''}"
                            + (" (yours only: blind coding)" if blind else "")
                            + " · double-click one to go to it")

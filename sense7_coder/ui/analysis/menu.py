@@ -81,14 +81,16 @@ class AnalysisMenu(QObject):
             QMessageBox.information(self.window, "Analysis", "Open a project first.")
         return project
 
-    def _blind(self, project: Any, title: str, why: str) -> bool:
-        """Refuse a window that would show what blind coding hides; True when refused."""
-        if not project.blind_coding or project.is_lead():
+    def _blind(self, project: Any, title: str, name: str) -> bool:
+        """Refuse a window that would show what blind coding hides; True when refused (the
+        item is greyed with the reason then: this answers a call from elsewhere)."""
+        from ..sight_actions import closed_reason
+
+        why = closed_reason(project.sight(), name)
+        if why is None:
             return False
-        QMessageBox.information(
-            self.window, title,
-            f"This project codes blind: {why}, so only a lead (an adjudicator) can open it. "
-            "Ask your lead, or code as the lead.")
+        QMessageBox.information(self.window, title, f"{why[:1].upper()}{why[1:]}. Ask your "
+                                "lead, or code as the lead.")
         return True
 
     def close_stale(self) -> None:
@@ -113,8 +115,7 @@ class AnalysisMenu(QObject):
             return None
         from .agreement_panel import AgreementPanel
 
-        if self._blind(project, "Agreement", "agreement compares you with the other coders "
-                       "and the users' own ratings"):
+        if self._blind(project, "Agreement", "agreement"):
             return None
         panel = self.panels.get("agreement")
         if isinstance(panel, AgreementPanel):
@@ -131,7 +132,7 @@ class AnalysisMenu(QObject):
             return None
         from .reconcile_panel import ReconcilePanel
 
-        if self._blind(project, "Reconcile", "reconciliation shows every coder's values"):
+        if self._blind(project, "Reconcile", "reconcile"):
             return None
         panel = self.panels.get("reconcile")
         if isinstance(panel, ReconcilePanel):
@@ -151,6 +152,8 @@ class AnalysisMenu(QObject):
             return None
         from .analysis_panel import AnalysisPanel
 
+        if self._blind(project, "Analyses", "analyses"):
+            return None
         panel = self.panels.get("analyses")
         if isinstance(panel, AnalysisPanel):
             panel.load_choices()
@@ -169,8 +172,7 @@ class AnalysisMenu(QObject):
             return
         from .export_dialog import ExportDialog
 
-        if self._blind(project, "Export", "exports hold every coder's values and the users' "
-                       "ratings"):
+        if self._blind(project, "Export", "export"):
             return
         ExportDialog(project, self.window).exec()
 
@@ -185,6 +187,8 @@ class AnalysisMenu(QObject):
             return
         from .merge_dialog import MergeDialog
 
+        if self._blind(project, "Merge", "merge"):
+            return
         dialog = MergeDialog(project, self.window)
         if sources:
             dialog.set_sources(list(sources))

@@ -11,6 +11,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 
 from ...domain.errors import ProjectError
 from ...domain.models import Unit
+from ...domain.words import and_list
 from ...project import workspace as ws
 from ...project.cells import CodingCell, RevisionCell
 from ...project.undo import Command
@@ -170,13 +171,13 @@ class CodingActions:
                     f"{n} code{'s' if n != 1 else ''} left empty: {', '.join(empty)}")
                 return
             self._confirm_empty = None
-            reveals = self.blind_here() and self.hidden_here()
+            reveals = self.hidden_here()
             if not self.set_done(True):
                 return
             note = f" ({len(empty)} left empty: {', '.join(empty)})" if empty else ""
             if reveals:
-                self.message.emit(f"Turn {self.position} done: the users' ratings and "
-                                  f"others' values are shown now. Ctrl+Enter goes on.{note}")
+                self.message.emit(f"Turn {self.position} done: {and_list(reveals)} are "
+                                  f"shown now. Ctrl+Enter goes on.{note}")
                 return
             done_text = f"Turn {self.position} done{note}"
             if self.next_unfinished():  # said after the move, which clears older messages
@@ -191,18 +192,12 @@ class CodingActions:
         return [c.label for c in codes if c.unit == "turn" and c.kind != "binary"
                 and self.coding.value_of(c.key) is NOT_SET]
 
-    def blind_here(self) -> bool:
-        """Does blind coding hide anything from this coder on the current turn? Never for
-        a lead, who sees everything."""
-        return bool(self.conversation_id) and self.project.blind_for(
-            self.conversation_id or "", self.position)
-
-    def hidden_here(self) -> bool:
-        """Does blind coding hide anything about the current turn (ratings, others' values)?"""
-        turn = ws.turn_at(self.conversation, self.position) if self.conversation else None
-        if turn is not None and (turn.ratings or turn.comment):
-            return True
-        return any(r["position"] == self.position for r in self.state.others)
+    def hidden_here(self) -> list[str]:
+        """What blind coding hides here that the project holds (the users' ratings, others'
+        values, the turn's attributes), in words; the project's sight decides."""
+        if not self.conversation_id:
+            return []
+        return self.project.sight().hidden_here(self.conversation_id, self.position)
 
     def reopen(self) -> None:
         self.set_done(False)

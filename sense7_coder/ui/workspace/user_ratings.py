@@ -89,6 +89,10 @@ class UserRatingsPanel(QWidget):
         self.show_nothing("Hidden while blind coding is on: mark this turn done "
                           "(Ctrl+Enter) to see what the user said.")
 
+    def show_withheld(self) -> None:
+        self.show_nothing("Hidden: this coder package holds none of the users' ratings "
+                          "(blind coding keeps them in the lead's project).")
+
     def show_ratings(self, ratings: dict[str, int | None], comment: str | None) -> None:
         if not ratings and not comment:
             self.show_nothing("The user did not rate this turn.")

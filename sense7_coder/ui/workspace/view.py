@@ -13,12 +13,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
 
 from ...domain.codebook import Code
-from ...domain.models import Conversation, Unit
+from ...domain.models import Conversation, Turn, Unit
 from ...domain.names import MOST_LISTED
+from ...domain.words import and_list
 from ...project import Project
 from ...project import workspace as ws
 from ...project.changes import Changes
 from ...project.predictions import suggestions
+from ...project.sight import RATINGS_HIDDEN, RATINGS_WITHHELD
 from ..changes_hub import ChangesHub
 from ..palette import tone
 from .code_row import NOT_SET
@@ -286,12 +288,16 @@ class Workspace(CodingActions, QWidget):
         title = f"Turn {self.position} · {role_text}" if turn else "Conversation"
         if self.position not in self.codable:
             status = "<span>Context only: no turn codes apply to this message.</span>"
+        elif self.project.sight().locked((self.conversation_id or "", self.position)):
+            status = ("<b>Locked</b>: the others' values and the users' ratings were "
+                      "shown to you here, so your values stay as you set them blind"
+                      + (" · <b>Ctrl+Enter</b> goes on" if done else ""))
         elif done:
             status = (f"<span style='color:{tone(self, 'ok')}'>✓ Done</span> · <b>Ctrl+Enter</b> "
                       "goes on · Ctrl+Shift+Enter reopens")
         else:
-            then = ("shows the users' ratings" if self.blind_here() and self.hidden_here()
-                    else "moves on")
+            hidden = self.hidden_here()
+            then = f"shows {and_list(hidden)}" if hidden else "moves on"
             status = f"Not done yet · <b>Ctrl+Enter</b> marks it done and {then}"
         self.coding.hint.setText(hint_text(self.auto_advance))
         self.coding.show_codes(
@@ -307,17 +313,28 @@ class Workspace(CodingActions, QWidget):
             visible = conv_open if code.unit == "conversation" else turn_open
             self.coding.set_row(code.key, value, self._others_text(code, unit, visible))
         self.model_suggestions.refresh(codes)
-        if turn is None or not turn.ratings and not turn.comment:
-            self.ratings.show_nothing("The user did not rate this turn." if turn else "")
-        elif not turn_open:
-            self.ratings.show_hidden()
-        else:
-            self.ratings.show_ratings(turn.ratings, turn.comment)
+        self._show_ratings(turn)
         self.ratings.show_suggestions(
             suggestions(self.project, self.conversation_id, self.position)
             if self.conversation_id and role == "assistant" else [])
         memo_unit = Unit(self.conversation_id or "", self.position, 0)
         self.memo.set_unit(memo_unit, self.state.memos.get((self.position, 0), ""))
+
+    def _show_ratings(self, turn: Turn | None) -> None:
+        """The users' ratings of the turn, or why they are not shown (the project's sight
+        decides: hidden until the turn is done, withheld from a blind package)."""
+        if turn is None:
+            self.ratings.show_nothing("")
+            return
+        state = self.project.sight().ratings_state(self.conversation_id or "", turn.position)
+        if state == RATINGS_WITHHELD:
+            self.ratings.show_withheld()
+        elif state == RATINGS_HIDDEN:
+            self.ratings.show_hidden()
+        elif not turn.ratings and not turn.comment:
+            self.ratings.show_nothing("The user did not rate this turn.")
+        else:
+            self.ratings.show_ratings(turn.ratings, turn.comment)
 
     def _others_text(self, code: Code, unit: Unit, visible: bool) -> str | None:
         others = ws.others_values(self.state, unit.position, unit.sentence, code.key)
@@ -349,7 +366,20 @@ class Workspace(CodingActions, QWidget):
             only_units = not (changes.done or changes.conversations or changes.wide)
             self.reload_state({u[1] for u in changes.units | changes.memos | changes.consensus
                                if u[0] == here} if only_units else None)
+            if changes.done and self.project.sight().works_blind:
+                self._show_opened()  # the users' ratings and turn attributes come in
             self.refresh_panel()
+
+    def _show_opened(self) -> None:
+        """Read the conversation again as this coder may see it now (a done mark opens a
+        turn to a blind coder) and show it where the cursor is."""
+        conv = self.project.conversation_for_coder(self.conversation_id or "")
+        if conv is None:
+            return
+        self.conversation = conv
+        show_sentences = bool(self.sentence_codes()) and bool(self.sentences.get(self.position))
+        self.transcript.show_conversation(conv, self.position, self.sentence, self.sentences,
+                                          show_sentences)
 
     def refresh_all(self) -> None:
         """Re-read everything: the list, then what the workspace shows."""
