@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlite_utils import Database
+
+from ..domain.errors import ProjectError
+from .journal import choose_journal_mode
 
 #: table -> columns copied for the package's conversations
 CONVERSATION_TABLES: dict[str, tuple[str, ...]] = {
@@ -122,3 +126,12 @@ def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:
     dst.conn.executemany(
         "INSERT INTO meta(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", rows)
+
+
+def keep_whole_alone(db: Database, path: Path) -> None:
+    """Switch the new package (its settings name its coder) to a rollback journal, folding
+    in its -wal: from then on every commit lands in the file itself (see :mod:`.journal`).
+    Called with the package's only connection, outside a transaction."""
+    if choose_journal_mode(db.conn, path) != "delete":
+        raise ProjectError(f"{path}: the package could not be switched to a rollback "
+                           "journal (another program holds it open); nothing was written")
