@@ -294,3 +294,55 @@ def test_a_journal_of_another_database_or_of_a_copy_beside_a_package_is_refused(
     side.unlink()
     with Project.open(package, backup=False):
         assert values_of(package, "a") == {mine[0]: 3}
+
+
+# -- merge and a log beside its source ---------------------------------------------------------
+
+#: an earlier version's package: WAL mode, its program killed with the last value in -wal
+KILLED_IN_WAL = textwrap.dedent("""
+    import os, sqlite3, sys
+    c = sqlite3.connect(sys.argv[1], isolation_level=None)
+    c.execute("PRAGMA journal_mode = WAL")
+    c.execute("PRAGMA wal_autocheckpoint = 0")
+    c.execute("INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "
+              "VALUES ('a', ?, 2, 0, 'overall', 4)", [sys.argv[2]])
+    os._exit(0)
+""")
+
+
+def test_merge_reads_the_log_beside_a_package_and_warns_when_none_came_with_it(
+        tmp_path: Path) -> None:
+    study, package, mine = study_and_package(tmp_path)
+    subprocess.run([sys.executable, "-c", KILLED_IN_WAL, str(package), mine[0]], check=True,
+                   timeout=60)
+    wal = package.with_name(package.name + "-wal")
+    assert wal.stat().st_size > 0
+    sent = send_alone(package, tmp_path / "mail")  # before anything reads it
+    before = package.read_bytes(), wal.read_bytes()
+    report = merge(study, [package], dry_run=True)
+    assert report.sources[0].codings == 1  # the value in the log is merged
+    assert any(wal.name in note and "read with" in note for note in report.sources[0].notes)
+    assert (package.read_bytes(), wal.read_bytes()) == before  # the source left as it was
+    alone = merge(study, [sent], dry_run=True)
+    assert alone.sources[0].codings == 0  # the log did not travel: not merged in silence
+    warning = [line for line in alone.lines() if wal.name in line]
+    assert len(warning) == 1 and str(sent) in warning[0] and "earlier version" in warning[0]
+    study.close()
+
+
+def test_merge_of_a_project_open_in_a_window_reads_what_it_committed(tmp_path: Path) -> None:
+    target = make_project(tmp_path, "target.sense7", conversation_lines(
+        [(f"k{i:02d}", f"P{i}", "M", 3, 4) for i in range(3)]))
+    source_folder = tmp_path / "source"
+    source_folder.mkdir()
+    source = make_project(source_folder, "source.sense7", conversation_lines(
+        [(f"k{i:02d}", f"P{i}", "M", 3, 4) for i in range(3)]))
+    source.set_coder("ann")
+    for i in range(3):
+        source.set_value(Unit(f"k{i:02d}", 2), "overall", i + 1)
+    report = merge(target, [source.path])
+    assert report.sources[0].codings == 3
+    assert dict(target.db.execute("SELECT conversation_id, value FROM codings")) == {
+        "k00": 1, "k01": 2, "k02": 3}
+    source.close()
+    target.close()
