@@ -19,7 +19,6 @@ from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from .beside import check_side_files
-from .journal import is_package
 from .db import (
     connect,
     decode_error,
@@ -31,6 +30,7 @@ from .db import (
     unreadable_message,
     verify_project,
 )
+from .journal import is_package
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
