@@ -94,9 +94,10 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
-            store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
-            if not with_ratings:  # a blind study: nothing blinding hides goes out
-                store_package.withhold_blinded(db, project.hidden_attributes)
+            # a blind study: nothing blinding hides goes out (ratings, comments, model...)
+            store_package.copy_share(
+                project.db, db, coder, ids, with_ratings=with_ratings,
+                hidden=None if with_ratings else project.hidden_attributes)
         # a rollback journal from now on: after every commit the file alone is complete
         store_package.keep_whole_alone(package.db, partial)
         package.close()
