@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -189,3 +190,18 @@ def test_the_record_of_windows_is_no_change_another_window_reloads_for(
         second.set_coder("bo")
         second.set_value(Unit("101", 2), "overall", 3)
         assert watch.poll().units == {("101", 2, 0)}
+
+
+def test_a_hand_edited_record_of_windows_is_refused_in_one_line(demo_project: Path) -> None:
+    from sense7_coder.domain.errors import ProjectError
+
+    conn = sqlite3.connect(demo_project)
+    conn.execute("INSERT INTO coder_windows(coder, host, pid, started_at) "
+                 "VALUES ('ann', 'here', 'x1', '2026-01-01')")
+    conn.commit()
+    conn.close()
+    with pytest.raises(ProjectError) as refused:
+        Project.open(demo_project, backup=False)
+    message = str(refused.value)
+    assert str(demo_project) in message and "coder_windows" in message and "pid" in message
+    assert "\n" not in message
