@@ -25,6 +25,9 @@ from sense7_coder.project.merge import merge
 from sense7_coder.project.package import make_package
 
 REPO = Path(__file__).resolve().parents[1]
+#: POSIX signals (on Windows os.kill ends a process outright, whatever the signal)
+POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+SIGNAL = {name: getattr(signal, name, None) for name in ("SIGTERM", "SIGHUP", "SIGKILL")}
 SIDE = ("-wal", "-shm", "-journal")
 
 #: the real window, offscreen, coding through its project once every 20 ms and printing
@@ -100,7 +103,7 @@ def run_window(path: Path, coder: str, ids: list[str], stop: signal.Signals,
             n += 1
             if n == after:
                 os.kill(proc.pid, stop)
-                if stop == signal.SIGKILL:
+                if stop == SIGNAL["SIGKILL"]:
                     break
         # what it acknowledged between the signal and its quit is read too
         status = proc.wait(timeout=120)
@@ -159,14 +162,15 @@ def test_a_package_of_an_earlier_version_in_wal_mode_is_switched_when_opened(
     assert package.read_bytes()[18:20] == b"\x01\x01"
 
 
+@POSIX
 @pytest.mark.gui
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL],
+@pytest.mark.parametrize("stop", [SIGNAL["SIGTERM"], SIGNAL["SIGKILL"]],
                          ids=["sigterm", "kill-9"])
 def test_a_package_stopped_and_sent_alone_merges_with_every_acknowledged_value(
         tmp_path: Path, stop: signal.Signals) -> None:
     study, package, mine = study_and_package(tmp_path)
     acknowledged, status = run_window(package, "a", mine, stop)
-    if stop == signal.SIGTERM:
+    if stop == SIGNAL["SIGTERM"]:
         assert status == 0  # a clean quit
     assert beside(package) == []
     sent = send_alone(package, tmp_path / "mail")
@@ -176,13 +180,15 @@ def test_a_package_stopped_and_sent_alone_merges_with_every_acknowledged_value(
     for cid, value in acknowledged.items():
         # the last acknowledged value, or (killed) the next one, written just before
         assert merged[cid] in (value, value % 5 + 1), (cid, merged[cid], value)
-    if stop == signal.SIGTERM:
+    if stop == SIGNAL["SIGTERM"]:
         assert {cid: merged[cid] for cid in acknowledged} == acknowledged
     study.close()
 
 
+@POSIX
 @pytest.mark.gui
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
+@pytest.mark.parametrize("stop", [SIGNAL["SIGTERM"], SIGNAL["SIGHUP"]],
+                         ids=["sigterm", "sighup"])
 def test_the_window_quits_cleanly_on_sigterm_and_sighup_leaving_no_log(
         tmp_path: Path, stop: signal.Signals) -> None:
     """A project shared in WAL mode: the signal closes it, so its log is folded in."""
