@@ -659,6 +659,7 @@ def merge(
             conn = store_merge.open_source(path)
             conns.append(conn)
             summary = SourceSummary(str(path))
+            summary.notes += store_merge.log_notes(path, conn)
             summary.notes += _check_codes(target, conn, str(path))
             report.sources.append(summary)
             step()

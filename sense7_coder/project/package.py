@@ -7,6 +7,10 @@ change roles in it). Other coders' codings, memos and done marks and the consens
 left out; so are the users' own ratings when the project codes blind. The coder's own
 earlier work on those conversations comes along. ``merge`` brings the package back.
 
+A package travels alone, so it keeps a rollback journal instead of WAL (see
+:mod:`..store.journal`): after every commit the file holds everything, with nothing beside
+it, however the program that wrote it ended.
+
 Presentation order: the assignment's order, or with ``shuffle`` a seeded order of the
 coder's own (``random.Random(f"{seed}:{coder}")``), to spread order effects.
 """
@@ -90,10 +94,13 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
-            store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
-            if not with_ratings:  # a blind study: nothing blinding hides goes out
-                store_package.withhold_blinded(db, project.hidden_attributes)
-        package.close()  # the last connection: its -wal is folded into the file
+            # a blind study: nothing blinding hides goes out (ratings, comments, model...)
+            store_package.copy_share(
+                project.db, db, coder, ids, with_ratings=with_ratings,
+                hidden=None if with_ratings else project.hidden_attributes)
+        # a rollback journal from now on: after every commit the file alone is complete
+        store_package.keep_whole_alone(package.db, partial)
+        package.close()
         _sync(partial)
         _rename_new(partial, out)
     except BaseException:

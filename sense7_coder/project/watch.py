@@ -45,8 +45,9 @@ class ChangeWatch:
             return Changes(everything=True)  # restored, imported or rows removed
         models = SUGGESTIONS if now[4] != before[4] else NOTHING
         if now[0] == before[0]:
-            # a model's run or prompt, or a change the history does not follow
-            return models or Changes(everything=True)
+            # a model's run or prompt, a window opened or closed (nothing shown changes),
+            # or a change the history does not follow
+            return models or (NOTHING if now[5] != before[5] else Changes(everything=True))
         rows = store_watch.history_after(db, before[0], MOST_ROWS + 1)
         if len(rows) > MOST_ROWS:
             return Changes(everything=True)

@@ -10,7 +10,7 @@ Everything here runs before the first connection to the file is made (a plain fi
 on a project file must never be closed by a process that holds a connection to it: that
 drops SQLite's locks), and never when this process has the file open already.
 
-* A project is always in WAL mode and never writes a rollback journal: a ``-journal``
+* A project is in WAL mode and never writes a rollback journal: a ``-journal``
   beside a file in WAL mode is renamed to ``NAME-journal.set-aside-<time>`` (kept, never
   deleted) and a note says so.
 * A ``-wal`` is read frame by frame (as SQLite reads it: frames carrying the log's salts,
@@ -20,6 +20,9 @@ drops SQLite's locks), and never when this process has the file open already.
   page; a first page of the same application. Otherwise the file is refused, untouched.
   A log from a copy put beside a file closed cleanly, when neither changed its size,
   cannot be told from the file's own.
+* A coder's package keeps a rollback journal (:mod:`.journal`): a ``-journal`` beside a
+  file in rollback mode is played back only when it is shown to be the file's own;
+  otherwise the file is refused, untouched.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 
 from ..domain.errors import ProjectError
+from .journal import check_journal, rollback_here, rollback_mode
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _WAL_MAGIC = (0x377F0682, 0x377F0683)
@@ -81,6 +85,8 @@ def check_side_files(path: Path, *, journal: bool = True) -> list[str]:
     for attempt in range(3):
         try:
             _check_wal(path, real, header)
+            if rollback_mode(header):  # a package: its own journal only (see .journal)
+                check_journal(path, real, header)
             break
         except ProjectError:
             # another program writing meanwhile may have been read half-way (a frame, or
@@ -94,7 +100,10 @@ def check_side_files(path: Path, *, journal: bool = True) -> list[str]:
 
 def set_aside_journal(path: Path) -> str | None:
     """Set aside a rollback journal beside a project this process has open (in WAL mode,
-    which it set; its header is not read then): the note, or None."""
+    which it set; its header is not read then): the note, or None. A package this
+    process runs in rollback-journal mode keeps its own -journal while it writes."""
+    if rollback_here(path):
+        return None
     return _set_aside_journal(path, path.resolve())
 
 

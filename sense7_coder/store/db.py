@@ -48,6 +48,7 @@ from .backups import backups_dir, copy_to_backups, linked_backups_note
 from .beside import check_side_files, set_aside_journal
 from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
+from .journal import choose_journal_mode
 from .lock_guard import before_write, calibrate
 from .locks import busy_detail
 from .open_here import connect_tracked
@@ -568,8 +569,7 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
     try:
         # the pages were checked read-only just now; header, version and schema again here
         version = verify_project(conn, path, pages=pages and checked is None)
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        choose_journal_mode(conn, path)  # WAL, or a package's rollback journal
     except ProjectError:
         conn.close()
         raise

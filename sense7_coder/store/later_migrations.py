@@ -1,6 +1,7 @@
-"""Migrations m010 onwards (models' suggestions, spans, attribute history), appended to the
-list :mod:`.schema` holds; released ones are frozen like the first nine (a change is a new
-migration at the end of this file, pinned in ``tests/test_migrations_pinned.py``)."""
+"""Migrations m010 onwards (models' suggestions, spans, attribute history, the coders'
+open windows, the append-only history), appended to the list :mod:`.schema` holds;
+released ones are frozen like the first nine (a change is a new migration at the end of
+this file, pinned in ``tests/test_migrations_pinned.py``)."""
 
 from __future__ import annotations
 
@@ -157,3 +158,38 @@ def m012_attributes(db: Database) -> None:
         f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'attribute', "
         f"new.conversation_id, NULL, NULL, NULL, old.attributes, new.attributes, {ctx}); END;")
     _script(db, "\n".join(script))
+
+
+@migrations()
+def m013_coder_windows(db: Database) -> None:
+    """Who codes in a window on this file now: one row per open window (``coder``, the
+    ``host`` and ``pid`` of its program, when it started), written when the window takes
+    a coder and deleted when it closes. A second window -- in this program or another --
+    asks who is coding when another window is open, and says so before two windows write
+    as the same coder. A row whose program has ended on this host (killed) is stale and
+    not counted. Nothing here is merged, packaged or followed by the history."""
+    _script(db,
+        """
+        CREATE TABLE coder_windows (
+            id INTEGER PRIMARY KEY,
+            coder TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started_at TEXT NOT NULL
+        );
+        """
+    )
+
+
+@migrations()
+def m014_history_append_only(db: Database) -> None:
+    """The history is append-only, whoever writes: a row once written is never changed,
+    deleted or replaced (an ``INSERT OR REPLACE`` of its id) -- by this program, another
+    window or another tool going through SQLite; the statement is refused instead."""
+    refuse = "SELECT RAISE(ABORT, 'the history is append-only: its rows are never changed')"
+    _script(db, "\n".join([
+        f"CREATE TRIGGER history_no_update BEFORE UPDATE ON history BEGIN {refuse}; END;",
+        f"CREATE TRIGGER history_no_delete BEFORE DELETE ON history BEGIN {refuse}; END;",
+        "CREATE TRIGGER history_no_replace BEFORE INSERT ON history WHEN EXISTS (SELECT 1 "
+        f"FROM history WHERE id = new.id) BEGIN {refuse}; END;",
+    ]))

@@ -30,6 +30,7 @@ from .db import (
     unreadable_message,
     verify_project,
 )
+from .journal import is_package
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
@@ -107,6 +108,28 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def log_notes(path: Path, conn: sqlite3.Connection) -> list[str]:
+    """What the merge read beside the source, or could not: a -wal beside it holding
+    changes not yet folded into the file is read with it (the source is never written);
+    a package kept in WAL mode (by an earlier version) with no -wal beside it may have
+    left its latest values in one that did not travel with it."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        logged = wal.stat().st_size > 32
+    except OSError:
+        logged = False
+    if logged:
+        return [f"{path}: read with the changes still in {wal.name} beside it (not yet "
+                "folded into the file); the source was left as it was"]
+    mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+    if mode == "wal" and is_package(conn):
+        return [f"{path}: this package was kept by an earlier version of sense7-coder, which "
+                "left a package's latest values in a -wal file beside it until it was closed; "
+                f"if it was not closed normally, ask for {wal.name} too and merge again with "
+                "it beside the package"]
+    return []
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:

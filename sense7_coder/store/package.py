@@ -8,9 +8,13 @@ them in that order.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from sqlite_utils import Database
+
+from ..domain.errors import ProjectError
+from .journal import choose_journal_mode
 
 #: table -> columns copied for the package's conversations
 CONVERSATION_TABLES: dict[str, tuple[str, ...]] = {
@@ -35,21 +39,31 @@ CONVERSATION_COLUMNS = ("conversation_id", "participant_id", "model", "topic", "
                         "attributes", "n_turns", "imported_at")
 
 
+Row = tuple[object, ...]
+
+
 def _copy(src: Database, dst: Database, table: str, cols: Sequence[str], where: str,
-          params: Sequence[object] = (), order: str = "") -> int:
+          params: Sequence[object] = (), order: str = "",
+          shown: Callable[[Row], Row] | None = None) -> int:
     names = ", ".join(f"x.{c}" for c in cols)
     cursor = src.execute(
         f"SELECT {names} FROM {table} x JOIN temp.pkg_ids p "
         f"ON p.conversation_id = x.conversation_id {where} {order}", list(params))
     marks = ",".join("?" * len(cols))
     quoted = ", ".join(f'"{c}"' for c in cols)
-    cur = dst.conn.executemany(f"INSERT INTO {table}({quoted}) VALUES ({marks})", cursor)
+    rows = cursor if shown is None else map(shown, cursor)
+    cur = dst.conn.executemany(f"INSERT INTO {table}({quoted}) VALUES ({marks})", rows)
     return int(cur.rowcount)
 
 
 def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Sequence[str], *,
-               with_ratings: bool) -> dict[str, int]:
+               with_ratings: bool, hidden: Sequence[str] | None = None) -> dict[str, int]:
     """Copy ``conversation_ids`` (in this order) and ``coder``'s work on them into ``dst``.
+
+    With ``hidden`` (a blind study) what blinding hides goes out of the rows as they are
+    copied, so that nothing of it is ever written into the package (its history
+    included): the users' comments on turns, and the model (also where it names a
+    turn's speaker) and the conversation attributes named in ``hidden``.
 
     The caller holds ``dst``'s transaction. Returns the rows copied per table.
     """
@@ -58,6 +72,7 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
     src.conn.executemany("INSERT INTO temp.pkg_ids VALUES (?, ?)",
                          [(cid, i) for i, cid in enumerate(conversation_ids)])
     counts: dict[str, int] = {}
+    withheld = None if hidden is None else _Withheld(src, set(hidden))
     try:
         dst.conn.executemany(
             "INSERT INTO participants(participant_id, attributes) VALUES (?, ?)",
@@ -66,12 +81,14 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
                 "(SELECT c.participant_id FROM conversations c JOIN temp.pkg_ids p "
                 "ON p.conversation_id = c.conversation_id)"),
         )
-        counts["conversations"] = _copy(src, dst, "conversations", CONVERSATION_COLUMNS, "",
-                                        order="ORDER BY p.ord")
+        counts["conversations"] = _copy(
+            src, dst, "conversations", CONVERSATION_COLUMNS, "", order="ORDER BY p.ord",
+            shown=withheld.conversation if withheld else None)
         for table, cols in CONVERSATION_TABLES.items():
             if table == "user_ratings" and not with_ratings:
                 continue
-            counts[table] = _copy(src, dst, table, cols, "")
+            counts[table] = _copy(src, dst, table, cols, "",
+                                  shown=withheld.turn if withheld and table == "turns" else None)
         dst.execute(
             "INSERT INTO coders(name, role, created_at) SELECT ?, 'coder', ?",
             [coder, (src.execute("SELECT created_at FROM coders WHERE name = ?", [coder])
@@ -84,36 +101,46 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
     return counts
 
 
-def withhold_blinded(dst: Database, hidden: Sequence[str]) -> None:
-    """Remove from the package what blind coding hides from its coder: the users' comments
-    on turns, and the model (also where it names a turn's speaker) and the conversation
-    attributes in ``hidden``. The caller holds ``dst``'s transaction."""
-    dst.execute("UPDATE turns SET comment = NULL WHERE comment IS NOT NULL")
-    if "model" in hidden:
-        dst.execute("UPDATE turns SET speaker = NULL WHERE speaker = (SELECT c.model FROM "
-                    "conversations c WHERE c.conversation_id = turns.conversation_id)")
-        dst.execute("UPDATE conversations SET model = NULL WHERE model IS NOT NULL")
-    names = set(hidden) - {"model"}
-    if names:
-        _withhold_attributes(dst, names)
-    # what the history recorded of the withholding would show what was withheld
-    dst.execute("DELETE FROM history WHERE kind = 'attribute'")
+class _Withheld:
+    """Rows of a blind study's package as its coder may see them (see :func:`copy_share`)."""
+
+    def __init__(self, src: Database, hidden: set[str]) -> None:
+        self.model = "model" in hidden
+        self.names = hidden - {"model"}
+        #: each conversation's model, to recognise it as a turn's speaker
+        self.models = dict(src.execute(
+            "SELECT c.conversation_id, c.model FROM conversations c JOIN temp.pkg_ids p "
+            "ON p.conversation_id = c.conversation_id").fetchall()) if self.model else {}
+
+    def conversation(self, row: Row) -> Row:
+        values = dict(zip(CONVERSATION_COLUMNS, row, strict=True))
+        if self.model:
+            values["model"] = None
+        if self.names:
+            values["attributes"] = _without(values["attributes"], self.names)
+        return tuple(values[c] for c in CONVERSATION_COLUMNS)
+
+    def turn(self, row: Row) -> Row:
+        values = dict(zip(CONVERSATION_TABLES["turns"], row, strict=True))
+        values["comment"] = None
+        model = self.models.get(str(values["conversation_id"]))
+        if self.model and model is not None and values["speaker"] == model:
+            values["speaker"] = None
+        return tuple(values[c] for c in CONVERSATION_TABLES["turns"])
 
 
-def _withhold_attributes(dst: Database, names: set[str]) -> None:
-    changed = []
-    for cid, text in dst.execute("SELECT conversation_id, attributes FROM conversations"):
-        try:
-            attributes = json.loads(text or "{}")
-        except ValueError:
-            attributes = None
-        if not isinstance(attributes, dict):
-            changed.append(("{}", cid))  # unreadable: nothing of it may pass
-        elif names & set(attributes):
-            kept = {k: v for k, v in attributes.items() if k not in names}
-            changed.append((json.dumps(kept, ensure_ascii=False), cid))
-    dst.conn.executemany("UPDATE conversations SET attributes = ? WHERE conversation_id = ?",
-                         changed)
+def _without(text: object, names: set[str]) -> str:
+    """A conversation's attributes (JSON text) without ``names``; unreadable: none."""
+    try:
+        attributes = json.loads(text or "{}") if isinstance(text, str) else None
+    except ValueError:
+        attributes = None
+    if not isinstance(attributes, dict):
+        return "{}"  # unreadable: nothing of it may pass
+    if not names & set(attributes):
+        return str(text)
+    kept = {k: v for k, v in attributes.items() if k not in names}
+    return json.dumps(kept, ensure_ascii=False)
 
 
 def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:
@@ -122,3 +149,12 @@ def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:
     dst.conn.executemany(
         "INSERT INTO meta(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", rows)
+
+
+def keep_whole_alone(db: Database, path: Path) -> None:
+    """Switch the new package (its settings name its coder) to a rollback journal, folding
+    in its -wal: from then on every commit lands in the file itself (see :mod:`.journal`).
+    Called with the package's only connection, outside a transaction."""
+    if choose_journal_mode(db.conn, path) != "delete":
+        raise ProjectError(f"{path}: the package could not be switched to a rollback "
+                           "journal (another program holds it open); nothing was written")

@@ -107,6 +107,9 @@ _TABLES: dict[str, dict[str, Shape]] = {
         "answered": "count", "no_answer": "count",
     },
     "code_prompts": {"code": KEY, "prompt": "text", "updated_at": "text?"},
+    # the coders' open windows (a few rows)
+    "coder_windows": {"id": "whole", "coder": KEY, "host": "text", "pid": "whole",
+                      "started_at": "text"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed

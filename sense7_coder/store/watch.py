@@ -2,7 +2,7 @@
 table (which triggers fill for codings, done marks, memos, consensus, assignments, codes,
 roles, settings and conversation attributes), from the conversations' and turns' row ids
 (imports, which the history does not follow) and from the models' runs and prompts (which
-the history does not follow either)."""
+the history does not follow either); the record of open windows changes no value shown."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from .windows import fingerprint
+
 #: (last history id, conversations, last conversation row id, last turn row id, the state
-#: of the models' runs and prompts)
-Mark = tuple[int, int, int, int, str]
+#: of the models' runs and prompts, the windows recorded open)
+Mark = tuple[int, int, int, int, str, str]
 
 
 def mark(db: Database) -> Mark:
@@ -31,7 +33,8 @@ def mark(db: Database) -> Mark:
         if "no such table" not in str(e):
             raise
         last = 0
-    return int(last), int(row[0]), int(row[1]), int(row[2]), _models_state(db)
+    return (int(last), int(row[0]), int(row[1]), int(row[2]), _models_state(db),
+            fingerprint(db))
 
 
 def _models_state(db: Database) -> str:

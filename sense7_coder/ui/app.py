@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from .. import APP_NAME, __version__
 from ..resources import resources_dir
 from .palette import apply_env_palette
+from .quit_signals import quit_on_signals
 from .settings import ORGANIZATION
 
 #: Qt's raster engine hands every fill of 96 or more scan lines to a thread pool and waits
@@ -60,6 +61,7 @@ def run_app(project_path: str | Path | None = None) -> int:
     from .main_window import MainWindow
 
     app = make_app()
+    quit_on_signals(app)  # a logout's SIGTERM closes the project as File › Quit does
     window = MainWindow()
     window.show()
     report = smoke.requested()  # a bundle's start-up check (packaging/check_bundle.py)

@@ -39,6 +39,7 @@ from .settings import Settings
 from .sight_actions import apply_sight, show_tips
 from .tasks import TaskRunner
 from .welcome import NewProjectDialog, WelcomePage, default_folder
+from .who_codes import Presence, confirm_same_coder
 from .workspace.view import Workspace
 
 POLL_MS = 2000
@@ -61,6 +62,8 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.workspace: Workspace | None = None
         self._backups: TaskRunner | None = None
+        #: this window's row in the file's record of open windows (who codes where)
+        self.presence = Presence()
         #: the message saying what opening found beside the project (see _show_notes)
         self.notes_box: QMessageBox | None = None
         self.setStyleSheet(FOCUS_STYLE)  # the focused list, table or text box is framed
@@ -224,6 +227,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project(show_welcome=False)
         self.project = project
+        self.presence.enter(project)
         self.settings.add_recent(path)
         self.settings.set_last_coder(path, project.coder or "")
         self.workspace = Workspace(project, self)
@@ -316,12 +320,30 @@ class MainWindow(QMainWindow):
         return True
 
     def _choose_coder(self, project: Project, coder: str | None) -> bool:
+        """Who codes in this window; never, without asking, a coder another window on the
+        file (in any program) writes as."""
+        chosen = self._pick_coder(project, coder)
+        for _ in range(5):
+            same = self.presence.same_coder(project) if chosen else []
+            if not same or self.confirm_same_coder(project, same):
+                return chosen
+            if project.package_coder is not None:  # a package codes only as its coder
+                return False
+            chosen = self.ask_coder(project, None)
+        return False
+
+    def confirm_same_coder(self, project: Project, same: list[Any]) -> bool:
+        """Go on as a coder other windows write as (tests replace this)?"""
+        return confirm_same_coder(self, project, same)
+
+    def _pick_coder(self, project: Project, coder: str | None) -> bool:
         if project.package_coder is not None:  # a package codes only as its coder
             return True
         known = {c["name"] for c in project.coders()}
         remembered = self.settings.last_coder(project.path)
-        if not coder and self._open_in_another_window(project.path):
-            # two people at one machine: the second window asks instead of assuming
+        if not coder and (self._open_in_another_window(project.path)
+                          or self.presence.others(project)):
+            # two people at one machine (or two programs): the second window asks
             return self.ask_coder(project, None)
         try:
             if coder:
@@ -355,6 +377,7 @@ class MainWindow(QMainWindow):
             self.stack.removeWidget(self.workspace)
             self.workspace.deleteLater()
             self.workspace = None
+            self.presence.leave(self.project)
             self.project.close()
             self.project = None
         if show_welcome:
@@ -418,8 +441,12 @@ class MainWindow(QMainWindow):
         if self.project is None or self.workspace is None:
             return
         self.workspace.memo.flush()
+        before = self.project.coder
         if not self.ask_coder(self.project, self.project.coder):
             return
+        same = self.presence.same_coder(self.project)
+        if same and not self.confirm_same_coder(self.project, same) and before:
+            take_identity(self.project, before, self)  # back to who coded here
         self.coder_changed()
 
     def _update_lead_actions(self) -> None:
@@ -444,6 +471,7 @@ class MainWindow(QMainWindow):
         if self.project is None or self.workspace is None:
             return
         self._update_lead_actions()
+        self.presence.switch(self.project)
         self.settings.set_last_coder(self.project.path, self.project.coder or "")
         # everything a view shows is this coder's: the same as a change of coders
         self.workspace.hub.publish(Changes(coders=True))
