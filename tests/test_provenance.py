@@ -241,14 +241,15 @@ def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> Non
     code(other, "dana", {("c1", 2, "overall"): 4})
     other.close()
     package = tmp_path / "dana.sense7"
-    assert main(["merge", str(path), str(package)]) == 0
+    assert main(["merge", str(path), str(package), "--as", "lead"]) == 0
     con = sqlite3.connect(path)
     try:
         row = con.execute("SELECT source, blind, origin FROM codings WHERE coder = 'dana'"
                           ).fetchall()
     finally:
         con.close()
-    assert row == [("merged", 1, "dana.sense7")]
+    # how it was made there (coded, blind) stays; the file it came from is its origin
+    assert row == [("coded", 1, "dana.sense7")]
 
 
 # -- exports with provenance, and the final dataset -------------------------------------------------

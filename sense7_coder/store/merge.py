@@ -272,7 +272,7 @@ def sentence_text_lengths(db: Database) -> dict[tuple[Any, Any], int]:
 
 
 def drop_stage(db: Database) -> None:
-    for table in STAGED:
+    for table in (*STAGED, "made"):
         db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
 
 
@@ -440,7 +440,7 @@ def take_source(db: Database, table: str, key: tuple[str, ...],
     """Replace the target's value (and its time, and who decided) by the source's, for
     the rows with these ``keys``; returns how many rows changed. A replaced coding or
     consensus value is recorded as merged from ``origin`` (and, for a coding, not blind
-    until :func:`..codings.mark_blind` says so)."""
+    until :func:`.merge_guard.stamp_merged` says how it was made)."""
     cols = TAKEN[table]
     match = " AND ".join(f"s.{c} = {table}.{c}" for c in key)
     where = " AND ".join(f"{c} = ?" for c in key)
