@@ -22,11 +22,14 @@ the checks below rather than writing a condition of their own:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..domain.errors import ProjectError
+from ..domain.errors import InputError, ProjectError
+from ..domain.spans import SpanCoding
 from ..store import codings as store_codings
+from ..store import spans as store_spans
+from .hints import AS_LEAD
 
 if TYPE_CHECKING:
     from .project import Project
@@ -140,7 +143,56 @@ def require_merge(project: Project, package_coder: str | None, name: str) -> Non
         raise ProjectError(f"this is the coder package of '{project.package_coder}'; only "
                            "the lead's project can merge other files")
     if package_coder is None:
-        project.require_lead(f"merge {name}, a whole project (its roles, consensus and every "
-                             "coder's work)")
+        what = (f"merge {name}, a whole project (its roles, consensus and every coder's "
+                "work)")
+        project.require_lead(what)
+        if not project.is_lead() and any(c["role"] == "adjudicator" for c in project.coders()):
+            # the person at the file may set a study up, not take a file's word for it
+            raise ProjectError(f"only a lead (an adjudicator), named, can {what}",
+                               hint=AS_LEAD)
     elif package_coder != project.coder:
         project.require_lead(f"merge the coder package of '{package_coder}'")
+
+
+def check_import(project: Project, path: str, rows: Sequence[tuple[int, Any]],
+                 marks: Iterable[tuple[str, str, int]] = ()) -> list[tuple[Any, ...]]:
+    """The rules for a file of codings (``rows``: (line, coding or span coding); ``marks``:
+    the turns it marks done): every coder one the person acting may write as, no locked
+    value changed. Raises :class:`InputError` naming the file, line and field of the first
+    refused row; returns the rows whose value goes beside the blind one (the lock off)."""
+    _check_coders(project, path, rows, marks)
+
+    def refuse(line: int, message: str) -> None:
+        raise InputError(path, message, location=f"line {line}", field="value")
+
+    if not project.blind_coding:
+        return []
+    locks = Locks(project)
+    values = []
+    for line, c in rows:
+        u = c.unit
+        if not isinstance(c, SpanCoding):
+            values.append((line, (c.coder, u.conversation_id, u.position, u.sentence, c.code,
+                                  c.value)))
+        elif locks.of(c.coder, u.conversation_id, u.position) == LOCKED:
+            old = store_spans.get_span(project.db, c.key())
+            if old is None or old.value != c.value:
+                refuse(line, locked_message(c.coder, u.conversation_id, u.position, c.code))
+    return split_by_lock(project, values, refuse)[1]
+
+
+def _check_coders(project: Project, path: str, rows: Sequence[tuple[int, Any]],
+                  marks: Iterable[tuple[str, str, int]]) -> None:
+    """Every coder of a file one the person acting may write as (the first line of each
+    named where one is refused)."""
+    first: dict[str, int] = {}
+    for line, c in rows:
+        first.setdefault(c.coder, line)
+    for coder in sorted({m[0] for m in marks} - set(first)):
+        first[coder] = 0
+    for coder, line in sorted(first.items(), key=lambda item: item[1]):
+        try:
+            require_write_as(project, coder, "import")
+        except ProjectError as e:
+            raise InputError(path, e.plain(), location=f"line {line}" if line else None,
+                             field="coder", hint=e.hint) from None
