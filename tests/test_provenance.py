@@ -220,7 +220,7 @@ def test_importing_a_value_already_held_keeps_how_it_was_made(locked: Project,
     assert before[("alice", "c1", 2)] == ("coded", 1, None)
     csv_path = tmp_path / "again.csv"
     csv_path.write_text("coder,conversation_id,turn,code,value\n"
-                        "alice,c1,2,overall,5\nalice,c1,4,overall,1\n", encoding="utf-8")
+                        "alice,c1,2,overall,5\nalice,c3,4,overall,1\n", encoding="utf-8")
     locked.close()
     assert main(["import-codings", str(locked.path), str(csv_path), "--as", "lead"]) == 0
     with Project.open(locked.path, backup=False) as again:
