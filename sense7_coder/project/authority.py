@@ -32,7 +32,7 @@ from ..store import spans as store_spans
 from .hints import AS_LEAD
 
 if TYPE_CHECKING:
-    from .project import Project
+    from .rules import ProjectRules as Project
 
 #: what :func:`lock_of` answers for a value to be written
 FREE, REVISION, LOCKED = "free", "revision", "locked"

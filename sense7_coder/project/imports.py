@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..domain import rows as rows_check
+from ..domain.attributes import judgment_names
 from ..domain.codings_csv import read_codings_file
 from ..domain.errors import Cancelled, Hint, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
@@ -21,11 +22,12 @@ from ..domain.models import Coding, Conversation, ImportBatch, Sentence, Unit
 from ..domain.sentences import segment_turns
 from ..domain.spans import Span, SpanCoding
 from ..domain.words import count
+from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
-from . import authority
+from . import authority, judgments
 from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 
@@ -130,7 +132,8 @@ def _plan(project: Project, batches: Sequence[ImportBatch]) -> tuple[list[Import
                 1 for t in conv.turns for v in t.ratings.values() if v is not None
             )
         planned.append(
-            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows)
+            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows,
+                        batch.judgments)
         )
         summary.files.append(fs)
     return planned, summary
@@ -179,6 +182,7 @@ def import_files(
                 db, batch.conversations, batch.participants, progress=write_progress, check=check
             )
             written += len(batch.conversations)
+            mark_judgments(project, batch)
             if sentence_roles:
                 roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
                 store_conv.insert_sentences(
@@ -404,3 +408,13 @@ def write_imported(db: Any, values: list[tuple[Any, ...]], beside: list[tuple[An
                                  origin=origin)
     for coder, cid, pos, sentence, code, value in beside:
         store_codings.put_revision(db, coder, Unit(cid, pos, sentence), code, value)
+
+
+def mark_judgments(project: Project, batch: ImportBatch) -> None:
+    """Add the attributes ``batch`` holds as the users' own judgments (as its importer
+    knows them, or as their names say) to the project's list of them; the caller holds
+    the transaction."""
+    names = set(batch.judgments) | judgment_names(batch.conversations)
+    if names - set(judgments.judgments(project)):
+        store_codes.set_meta(project.db, "judgment_attributes",
+                             judgments.marked_text({*judgments.judgments(project), *names}))

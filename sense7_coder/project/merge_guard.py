@@ -16,7 +16,6 @@ its ``origin``.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from ..domain.errors import ProjectError
@@ -25,8 +24,10 @@ from ..store import merge_guard as store_guard
 from .authority import LOCKED, REVISION, Locks, require_merge
 
 if TYPE_CHECKING:
-    from .merge import SourceSummary
     from .project import Project
+
+#: a merge's :class:`~.merge.SourceSummary` (its notes and package coder)
+SourceSummary = Any
 
 _DROPPED = {"codings": "values", "revisions": "changes after the reveal",
             "turn_status": "done marks", "memos": "memos", "spans": "spans",
@@ -34,7 +35,7 @@ _DROPPED = {"codings": "values", "revisions": "changes after the reveal",
             "assignments": "assignments"}
 
 
-def check_source(project: Project, conn: sqlite3.Connection, name: str) -> str | None:
+def check_source(project: Project, conn: Any, name: str) -> str | None:
     """Who may merge this file, before anything is staged; the package's coder (None: a
     whole project)."""
     coder = store_guard.source_setting(conn, "package_coder")
@@ -97,7 +98,7 @@ def hold_locks(project: Project, summary: SourceSummary) -> None:
                              "the blind values (changes after the reveal)")
 
 
-def stage_made(project: Project, conn: sqlite3.Connection, summary: SourceSummary) -> None:
+def stage_made(project: Project, conn: Any, summary: SourceSummary) -> None:
     store_guard.stage_made(project.db, conn, summary.package_coder is not None)
 
 

@@ -4,7 +4,10 @@
 to the coder (see :mod:`.assignments`), the codebook and the project's settings, with
 blind coding on and marked as that coder's package (nobody can switch blinding off or
 change roles in it). Other coders' codings, memos and done marks and the consensus are
-left out; so are the users' own ratings when the project codes blind. The coder's own
+left out. When the project codes blind the package holds only what the lead chose to show
+coders (an allow-list): no users' ratings, no comments, and of the attributes of
+conversations, turns and participants only those not hidden -- the users' own judgments an
+import marked (:mod:`.judgments`) are hidden unless the lead shows them. The coder's own
 earlier work on those conversations comes along. ``merge`` brings the package back.
 
 Presentation order: the assignment's order, or with ``shuffle`` a seeded order of the
@@ -20,8 +23,9 @@ import re
 import secrets
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
@@ -41,12 +45,19 @@ class PackageSummary:
     coder: str
     conversations: int
     ratings: bool
+    #: the attributes the package holds, and those left out of it (a blind study)
+    attributes: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         n = self.conversations
         ratings = "with" if self.ratings else "without (blind coding)"
-        return (f"wrote {self.path}: {n} conversation{'s' if n != 1 else ''} for "
+        text = (f"wrote {self.path}: {n} conversation{'s' if n != 1 else ''} for "
                 f"{self.coder}, {ratings} the users' ratings; blind coding on")
+        if not self.ratings:
+            text += (f"; attributes it holds: {', '.join(self.attributes) or 'none'}; "
+                     f"left out: {', '.join(self.withheld) or 'none'}")
+        return text
 
 
 def make_package(project: Project, coder: str, out: str | Path, *, shuffle: bool = False,
@@ -91,8 +102,9 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
             store_package.copy_share(project.db, db, coder, ids, with_ratings=with_ratings)
-            if not with_ratings:  # a blind study: nothing blinding hides goes out
-                store_package.withhold_blinded(db, project.hidden_attributes)
+            shown, withheld = _shown(project, db, with_ratings)
+            if not with_ratings:  # a blind study: only what the lead chose to show goes out
+                store_package.keep_shown(db, shown, "model" not in withheld)
         package.close()  # the last connection: its -wal is folded into the file
         _sync(partial)
         _rename_new(partial, out)
@@ -100,7 +112,19 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
         package.close()
         _remove_files(partial)
         raise
-    return PackageSummary(out, coder, len(ids), with_ratings)
+    return PackageSummary(out, coder, len(ids), with_ratings, sorted(shown),
+                          sorted(withheld))
+
+
+def _shown(project: Project, package_db: Any, with_ratings: bool
+           ) -> tuple[set[str], set[str]]:
+    """The attributes a blind package holds (an allow-list: those the project knows and
+    does not hide from coders) and those it leaves out (with 'model' when hidden)."""
+    found = set().union(*store_package.attribute_names(package_db).values())
+    if with_ratings:
+        return found, set()
+    hidden = set(project.hidden_attributes)
+    return found - hidden, (found & hidden) | ({"model"} & hidden)
 
 
 def _temporary_name(out: Path) -> Path:

@@ -157,3 +157,37 @@ def m012_attributes(db: Database) -> None:
         f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'attribute', "
         f"new.conversation_id, NULL, NULL, NULL, old.attributes, new.attributes, {ctx}); END;")
     _script(db, "\n".join(script))
+
+
+@migrations()
+def m013_study_settings(db: Database) -> None:
+    """The history also follows the reveal lock and the attributes the lead chose to show
+    coders although an importer marked them as the users' own judgments
+    (``shown_attributes``): every setting of a study's set-up is a history row."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    keys = ("('blind_coding', 'hidden_attributes', 'require_all_codes', 'lead_passphrase', "
+            "'lock_after_reveal', 'shown_attributes')")
+
+    def shown(r: str) -> str:  # a setting's value as the history holds it
+        return (f"CASE WHEN {r}.key = 'lead_passphrase' THEN CASE WHEN {r}.value IS NULL "
+                f"OR {r}.value = '' THEN NULL ELSE 'set' END ELSE {r}.value END")
+
+    _script(db, f"""
+        DROP TRIGGER history_meta_insert;
+        DROP TRIGGER history_meta_update;
+        DROP TRIGGER history_meta_delete;
+        CREATE TRIGGER history_meta_insert AFTER INSERT ON meta WHEN new.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'set', 'setting', NULL, NULL, NULL,
+            new.key, NULL, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_update AFTER UPDATE ON meta
+        WHEN new.key IN {keys} AND old.value IS NOT new.value BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'setting', NULL, NULL,
+            NULL, new.key, {shown('old')}, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_delete AFTER DELETE ON meta WHEN old.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'clear', 'setting', NULL, NULL,
+            NULL, old.key, {shown('old')}, NULL, {ctx}); END;
+        """)

@@ -24,6 +24,8 @@ CONVERSATION_ROWS = ("turns", "user_ratings", "sentences", "codings", "revisions
 #: how a value can have been made in a coder package (anything else reads as merged)
 MADE_IN_PACKAGE = ("coded", "imported", "suggestion_accepted")
 BLIND_MADE = ("coded", "suggestion_accepted")
+#: how a coder's value can have been made in a whole project
+MADE_IN_PROJECT = (*MADE_IN_PACKAGE, "merged")
 KEY = ("coder", "conversation_id", "position", "sentence", "code")
 
 
@@ -136,19 +138,16 @@ def stage_made(db: Database, conn: sqlite3.Connection, package: bool) -> None:
     if {"source", "blind"} <= columns:
         rows = conn.execute(f"SELECT {key}, k.source, k.blind FROM codings k")
     else:
-        blind = source_setting(conn, "blind_coding") == "1"
+        coded_blind = source_setting(conn, "blind_coding") == "1"
         rows = conn.execute(
             f"SELECT {key}, 'merged', CASE WHEN ? AND c.role IS NOT 'adjudicator' THEN 1 "
-            "ELSE 0 END FROM codings k LEFT JOIN coders c ON c.name = k.coder", [blind])
+            "ELSE 0 END FROM codings k LEFT JOIN coders c ON c.name = k.coder", [coded_blind])
     made = []
     for *k, source, blind in rows:
-        if package:
-            source = source if source in MADE_IN_PACKAGE else "merged"
-            blind = 1 if source in BLIND_MADE else 0
-        else:
-            source = source if isinstance(source, str) and source else "merged"
-            blind = 1 if blind == 1 else 0
-        made.append((*k, source, blind))
+        how = source if source in (MADE_IN_PACKAGE if package else MADE_IN_PROJECT) \
+            else "merged"
+        was_blind = (how in BLIND_MADE) if package else blind == 1
+        made.append((*k, how, int(was_blind)))
     db.conn.executemany(f"INSERT INTO temp.m_made VALUES ({','.join('?' * 7)})", made)
 
 

@@ -84,36 +84,51 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
     return counts
 
 
-def withhold_blinded(dst: Database, hidden: Sequence[str]) -> None:
-    """Remove from the package what blind coding hides from its coder: the users' comments
-    on turns, and the model (also where it names a turn's speaker) and the conversation
-    attributes in ``hidden``. The caller holds ``dst``'s transaction."""
+def attribute_names(db: Database) -> dict[str, set[str]]:
+    """The attribute names the conversations, turns and participants of ``db`` carry,
+    per table."""
+    out: dict[str, set[str]] = {}
+    for table in ("conversations", "turns", "participants"):
+        out[table] = {r[0] for r in db.execute(
+            f"SELECT DISTINCT j.key FROM {table} x, json_each(x.attributes) j "
+            "WHERE json_valid(x.attributes) AND json_type(x.attributes) = 'object'")}
+    return out
+
+
+def keep_shown(dst: Database, shown: set[str], model: bool) -> None:
+    """Leave in the package only what a blind coder is shown: the attributes named in
+    ``shown`` (of conversations, turns and participants; an attributes text that is not
+    an object keeps nothing), the model where ``model``, no user's comment on a turn.
+    The caller holds ``dst``'s transaction."""
     dst.execute("UPDATE turns SET comment = NULL WHERE comment IS NOT NULL")
-    if "model" in hidden:
+    if not model:
         dst.execute("UPDATE turns SET speaker = NULL WHERE speaker = (SELECT c.model FROM "
                     "conversations c WHERE c.conversation_id = turns.conversation_id)")
         dst.execute("UPDATE conversations SET model = NULL WHERE model IS NOT NULL")
-    names = set(hidden) - {"model"}
-    if names:
-        _withhold_attributes(dst, names)
+    for table, key in (("conversations", "conversation_id"), ("participants",
+                                                               "participant_id")):
+        _keep_attributes(dst, table, key, shown)
+    _keep_attributes(dst, "turns", "conversation_id, position", shown)
     # what the history recorded of the withholding would show what was withheld
     dst.execute("DELETE FROM history WHERE kind = 'attribute'")
 
 
-def _withhold_attributes(dst: Database, names: set[str]) -> None:
+def _keep_attributes(dst: Database, table: str, key: str, shown: set[str]) -> None:
+    keys = [k.strip() for k in key.split(",")]
     changed = []
-    for cid, text in dst.execute("SELECT conversation_id, attributes FROM conversations"):
+    for row in dst.execute(f"SELECT attributes, {key} FROM {table} "
+                           "WHERE attributes IS NOT NULL"):
+        text, where = row[0], tuple(row[1:])
         try:
-            attributes = json.loads(text or "{}")
+            attributes = json.loads(text) if isinstance(text, str) else None
         except ValueError:
             attributes = None
-        if not isinstance(attributes, dict):
-            changed.append(("{}", cid))  # unreadable: nothing of it may pass
-        elif names & set(attributes):
-            kept = {k: v for k, v in attributes.items() if k not in names}
-            changed.append((json.dumps(kept, ensure_ascii=False), cid))
-    dst.conn.executemany("UPDATE conversations SET attributes = ? WHERE conversation_id = ?",
-                         changed)
+        kept = ({k: v for k, v in attributes.items() if k in shown}
+                if isinstance(attributes, dict) else {})
+        if kept != attributes:
+            changed.append((json.dumps(kept, ensure_ascii=False), *where))
+    match = " AND ".join(f"{k} = ?" for k in keys)
+    dst.conn.executemany(f"UPDATE {table} SET attributes = ? WHERE {match}", changed)
 
 
 def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:
