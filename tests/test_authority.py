@@ -30,11 +30,13 @@ def study(folder: Path) -> Path:
     rows = folder / "earlier.csv"
     rows.write_text("coder,conversation_id,turn,code,value\nana,c2,2,overall,4\n",
                     encoding="utf-8")
+    from sense7_coder.project import ConversationFilter
     from sense7_coder.project.assignments import assign
     from sense7_coder.project.imports import import_codings
 
     import_codings(project, rows)
-    assign(project, ["ana", "bob"], overlap=1.0)
+    assign(project, ["ana", "bob"], overlap=1.0,
+           conversations=ConversationFilter(attributes={"week": "1"}))  # c1 and c2
     path = project.path
     project.close()
     return path
@@ -268,3 +270,42 @@ def test_final_export_says_how_each_merged_value_was_made(
             final[("c2", "4")]["origin"]) == ("coded", "1", "ana.sense7")
     assert (final[("c2", "2")]["source"], final[("c2", "2")]["origin"]) \
         == ("imported", "earlier.csv")
+
+
+def test_a_package_relabelled_as_the_leads_or_with_foreign_rows_lands_nothing_of_them(
+        lead_and_package: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    lead, package = lead_and_package
+    as_lead = tmp_path / "lee.sense7"
+    shutil.copy(package, as_lead)
+    con = sqlite3.connect(as_lead)
+    with con:
+        con.execute("UPDATE meta SET value = 'lee' WHERE key = 'package_coder'")
+        con.execute("UPDATE codings SET coder = 'lee'")
+    con.close()
+    before = everything(lead)
+    assert main(["merge", str(lead), str(as_lead), "--as", "lee"]) == 2
+    assert "a lead of the target project" in capsys.readouterr().err
+    assert everything(lead) == before
+    # her own rows on a conversation not assigned to her, and a change after the reveal
+    # while the lock is on
+    con = sqlite3.connect(package)
+    with con:
+        con.execute("INSERT INTO conversations(conversation_id, n_turns) VALUES ('c3', 4)")
+        con.execute("INSERT INTO turns(conversation_id, position, role, text) "
+                    "SELECT 'c3', position, role, text FROM turns WHERE conversation_id = 'c2'")
+        con.execute("INSERT INTO codings(coder, conversation_id, position, sentence, code, "
+                    "value, updated_at) VALUES ('ana', 'c3', 2, 0, 'overall', 1, "
+                    "'2030-01-01T00:00:00')")
+        con.execute("INSERT INTO revisions(coder, conversation_id, position, sentence, code, "
+                    "value, updated_at) VALUES ('ana', 'c1', 2, 0, 'overall', 1, "
+                    "'2030-01-01T00:00:00')")
+    con.close()
+    assert main(["merge", str(lead), str(package), "--as", "lee"]) == 0
+    out = capsys.readouterr().out
+    assert "not assigned to 'ana' here (c3)" in out
+    assert "refused: 1 change after the reveal" in out
+    assert rows_of(lead, "SELECT COUNT(*) FROM codings WHERE conversation_id = 'c3'") == [(0,)]
+    assert rows_of(lead, "SELECT COUNT(*) FROM revisions") == [(0,)]
+    assert rows_of(lead, "SELECT value FROM codings WHERE coder = 'ana' AND "
+                   "conversation_id = 'c2' AND position = 4") == [(5,)]

@@ -40,10 +40,13 @@ def check_source(project: Project, conn: Any, name: str) -> str | None:
     whole project)."""
     coder = store_guard.source_setting(conn, "package_coder")
     require_merge(project, coder, name)
-    if coder is not None and project.coder_role(coder) is None:
-        raise ProjectError(f"{name}: this is the coder package of '{coder}', who is not a "
-                           "coder of the target project; a package brings only the work of "
-                           "a coder the lead named. Nothing was changed")
+    role = None if coder is None else project.coder_role(coder)
+    if coder is not None and role != "coder":
+        who = ("not a coder of the target project" if role is None
+               else "a lead of the target project, and a package is a coder's")
+        raise ProjectError(f"{name}: this is the coder package of '{coder}', who is {who}; "
+                           "a package brings only the work of a coder the lead named. "
+                           "Nothing was changed")
     return coder
 
 
@@ -54,7 +57,7 @@ def restrict(project: Project, summary: SourceSummary) -> None:
         return
     db = project.db
     dropped = store_guard.keep_package_coder(db, coder)
-    new = store_guard.drop_new_conversations(db)
+    new = store_guard.drop_unassigned(db, coder)
     others = dropped.pop("coders")
     if others:
         summary.notes.append(f"left out: {names_text(others, 'coders')} (a package adds no "
@@ -65,9 +68,9 @@ def restrict(project: Project, summary: SourceSummary) -> None:
                 store_guard.CODER_ROWS else "(a package brings none)"
             summary.notes.append(f"left out: {n} {_DROPPED[table]} {whose}")
     if new:
+        shown = ", ".join(map(str, new[:3])) + (" ..." if len(new) > 3 else "")
         summary.notes.append(f"left out: {len(new)} conversation{'s' if len(new) != 1 else ''}"
-                             f" the target does not hold ({', '.join(new[:3])}"
-                             f"{' ...' if len(new) > 3 else ''})")
+                             f" not assigned to '{coder}' here ({shown})")
 
 
 def hold_locks(project: Project, summary: SourceSummary) -> None:
@@ -86,6 +89,11 @@ def hold_locks(project: Project, summary: SourceSummary) -> None:
             locked.append((coder, cid, pos))
         elif state == REVISION:
             beside.append((coder, cid, pos))
+    if locks.lock:
+        r = store_guard.drop_changed_revisions(project.db)
+        if r:
+            summary.notes.append(f"refused: {r} change{'s' if r != 1 else ''} after the reveal "
+                                 "(the lock is on: values set blind stay as they are)")
     n = store_guard.drop_locked(project.db, locked)
     if n:
         summary.notes.append(

@@ -56,18 +56,29 @@ def keep_package_coder(db: Database, coder: str) -> dict[str, Any]:
     return dropped
 
 
-def drop_new_conversations(db: Database) -> list[str]:
-    """Drop the staged conversations the target lacks, and every row of them; their ids."""
+def drop_unassigned(db: Database, coder: str) -> list[Any]:
+    """Drop the staged conversations not assigned to ``coder`` in the target (those it
+    lacks among them), and every row of them; their ids. A package holds only its coder's
+    assigned conversations: what else it brings is not hers to bring."""
+    keep = ("conversation_id IN (SELECT a.conversation_id FROM assignments a "
+            "JOIN conversations c ON c.conversation_id = a.conversation_id WHERE a.coder = ?)")
     ids = [r[0] for r in db.execute(
-        "SELECT conversation_id FROM temp.m_conversations s WHERE NOT EXISTS "
-        "(SELECT 1 FROM conversations c WHERE c.conversation_id = s.conversation_id) "
-        "ORDER BY rowid")]
-    keep = ("conversation_id IN (SELECT conversation_id FROM conversations)")
-    db.execute(f"DELETE FROM temp.m_conversations WHERE NOT {keep}")
+        f"SELECT conversation_id FROM temp.m_conversations WHERE NOT {keep} ORDER BY rowid",
+        [coder])]
+    db.execute(f"DELETE FROM temp.m_conversations WHERE NOT {keep}", [coder])
     for table in CONVERSATION_ROWS:
-        db.execute(f"DELETE FROM temp.m_{table} WHERE NOT {keep}")
+        db.execute(f"DELETE FROM temp.m_{table} WHERE conversation_id IS NULL OR NOT {keep}",
+                   [coder])
     db.execute("DELETE FROM temp.m_participants")
     return ids
+
+
+def drop_changed_revisions(db: Database) -> int:
+    """Drop the staged changes after the reveal that differ from the target's (the lock
+    is on: none may be made); returns how many."""
+    return int(db.execute(
+        "DELETE FROM temp.m_revisions WHERE rowid IN (SELECT s.rowid FROM temp.m_revisions s "
+        f"WHERE {_differs('revisions')})").rowcount)
 
 
 def staged_turns(db: Database) -> list[tuple[Any, Any, Any]]:
