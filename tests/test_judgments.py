@@ -135,3 +135,17 @@ def test_package_cli_names_what_it_holds(esconv: Project, tmp_path: Path,
     assert main(["package", str(path), "ana", str(tmp_path / "a.sense7"), "--as", "lee"]) == 0
     out = capsys.readouterr().out
     assert "left out:" in out and "feedback" in out.split("left out:")[1]
+
+
+def test_a_project_imported_before_the_marking_learns_its_judgments_by_name(
+        esconv: Project) -> None:
+    from sense7_coder.store.later_migrations import mark_judgments_by_name
+
+    with esconv.pdb.atomic() as db:
+        db.execute("DELETE FROM meta WHERE key = 'judgment_attributes'")
+    assert not [n for n, judged in attribute_list(esconv) if judged]
+    with esconv.pdb.atomic() as db:  # what upgrading such a file does
+        mark_judgments_by_name(db)
+    marked = {n for n, judged in attribute_list(esconv) if judged}
+    assert "feedback" in marked and "survey_seeker_empathy" in marked
+    assert "strategy" not in marked

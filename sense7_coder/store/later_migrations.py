@@ -191,3 +191,25 @@ def m013_study_settings(db: Database) -> None:
         INSERT INTO history({cols}) VALUES ({now}, NULL, 'clear', 'setting', NULL, NULL,
             NULL, old.key, {shown('old')}, NULL, {ctx}); END;
         """)
+    # a project imported before imports marked the users' judgments learns them by name
+    mark_judgments_by_name(db)
+
+
+def mark_judgments_by_name(db: Database) -> None:
+    """Add the attributes of conversations and turns named as the users' own judgments
+    (:func:`..domain.attributes.looks_like_judgment`) to ``judgment_attributes``."""
+    from ..domain.attributes import looks_like_judgment
+
+    names = {r[0] for r in db.execute(
+        "SELECT DISTINCT j.key FROM conversations x, json_each(x.attributes) j "
+        "WHERE json_valid(x.attributes) AND json_type(x.attributes) = 'object' "
+        "UNION SELECT DISTINCT j.key FROM turns x, json_each(x.attributes) j "
+        "WHERE x.attributes NOT IN ('', '{}') AND json_valid(x.attributes) "
+        "AND json_type(x.attributes) = 'object'")
+        if isinstance(r[0], str) and looks_like_judgment(r[0])}
+    row = db.execute("SELECT value FROM meta WHERE key = 'judgment_attributes'").fetchone()
+    known = {n for n in (row[0] if row and row[0] else "").split("\n") if n}
+    if names - known:
+        db.execute("INSERT INTO meta(key, value) VALUES ('judgment_attributes', ?) "
+                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   ["\n".join(sorted(names | known))])
