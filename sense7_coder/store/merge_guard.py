@@ -84,6 +84,9 @@ def drop_changed_revisions(db: Database) -> int:
 def staged_turns(db: Database) -> list[tuple[Any, Any, Any]]:
     """(coder, conversation, turn) of every staged coding and span that differs from the
     target's value (or that the target lacks)."""
+    for table in ("codings", "spans", "revisions"):
+        db.execute(f"CREATE INDEX IF NOT EXISTS temp.m_{table}_turn "
+                   f"ON m_{table}(coder, conversation_id, position)")
     return [tuple(r) for r in db.execute(
         "SELECT DISTINCT s.coder, s.conversation_id, s.position FROM temp.m_codings s "
         "WHERE NOT EXISTS (SELECT 1 FROM codings t WHERE t.coder = s.coder "
@@ -160,6 +163,7 @@ def stage_made(db: Database, conn: sqlite3.Connection, package: bool) -> None:
         was_blind = (how in BLIND_MADE) if package else blind == 1
         made.append((*k, how, int(was_blind)))
     db.conn.executemany(f"INSERT INTO temp.m_made VALUES ({','.join('?' * 7)})", made)
+    db.execute(f"CREATE INDEX temp.m_made_key ON m_made({', '.join(KEY)})")
 
 
 def stamp_merged(db: Database, after_rowid: int, replaced: Iterable[tuple[Any, ...]],
