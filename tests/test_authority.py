@@ -309,3 +309,35 @@ def test_a_package_relabelled_as_the_leads_or_with_foreign_rows_lands_nothing_of
     assert rows_of(lead, "SELECT COUNT(*) FROM revisions") == [(0,)]
     assert rows_of(lead, "SELECT value FROM codings WHERE coder = 'ana' AND "
                    "conversation_id = 'c2' AND position = 4") == [(5,)]
+
+
+def test_the_study_and_the_consensus_are_a_leads(lead_and_package: tuple[Path, Path]
+                                                 ) -> None:
+    from sense7_coder.domain.codebook import Code
+    from sense7_coder.domain.errors import ProjectError
+    from sense7_coder.project.codebook_ops import add_code, retire_code
+
+    lead, package = lead_and_package
+    with Project.open(package, backup=False) as p:  # a package: never
+        with pytest.raises(ProjectError, match="coder package"):
+            retire_code(p, "overall")
+        with pytest.raises(ProjectError, match="coder package"):
+            p.clear_consensus(Unit("c1", 2), "overall")
+    with Project.open(lead, backup=False) as p:
+        p.set_coder("lee")
+        p.set_consensus(Unit("c1", 2), "overall", 3)
+        p.blind_coding = False
+        p.set_lead_passphrase("pw")
+        p.set_coder("ana")
+        with pytest.raises(ProjectError, match="only a lead"):
+            add_code(p, Code(key="warmth", label="Warmth", kind="ordinal",
+                             levels=p.code("overall").levels))
+        with pytest.raises(ProjectError, match="only an adjudicator"):
+            p.clear_consensus(Unit("c1", 2), "overall")
+        p.set_adjudicator("lee")  # naming the lead is not being the lead
+        with pytest.raises(ProjectError, match="only a lead"):
+            p.set_consensus(Unit("c1", 2), "overall", 1)
+        with pytest.raises(ProjectError, match="only a lead"):
+            p.clear_consensus(Unit("c1", 2), "overall")
+        assert p.db.execute("SELECT value, adjudicator FROM consensus").fetchall() == [
+            (3, "lee")]

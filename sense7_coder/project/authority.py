@@ -71,6 +71,10 @@ def require_decider(project: Project, what: str = "set the consensus") -> None:
         raise ProjectError(f"this is the coder package of '{package}'; only the lead's "
                            f"project can {what}")
     project.require_unblinded(what)
+    decider = getattr(project, "adjudicator", None)
+    if decider is not None and decider != project.coder:
+        # deciding as another adjudicator is a lead's (a coder naming the lead was enough)
+        project.require_lead(f"{what} as '{decider}'")
 
 
 class Locks:
