@@ -207,7 +207,7 @@ def test_each_value_records_how_it_was_made(locked: Project, tmp_path: Path) -> 
     csv_path = tmp_path / "extra.csv"
     csv_path.write_text("coder,conversation_id,turn,code,value\ncarol,c2,2,overall,4\n",
                         encoding="utf-8")
-    assert main(["import-codings", str(locked.path), str(csv_path)]) == 0
+    assert main(["import-codings", str(locked.path), str(csv_path), "--as", "lead"]) == 0
     carol = [r for r in provenance(locked) if r[0] == "carol"]
     assert carol == [("carol", "c2", 2, "imported", 0, "extra.csv")]
 
@@ -220,13 +220,13 @@ def test_importing_a_value_already_held_keeps_how_it_was_made(locked: Project,
     assert before[("alice", "c1", 2)] == ("coded", 1, None)
     csv_path = tmp_path / "again.csv"
     csv_path.write_text("coder,conversation_id,turn,code,value\n"
-                        "alice,c1,2,overall,5\nalice,c1,4,overall,1\n", encoding="utf-8")
+                        "alice,c1,2,overall,5\nalice,c3,4,overall,1\n", encoding="utf-8")
     locked.close()
-    assert main(["import-codings", str(locked.path), str(csv_path)]) == 0
+    assert main(["import-codings", str(locked.path), str(csv_path), "--as", "lead"]) == 0
     with Project.open(locked.path, backup=False) as again:
         after = {r[:3]: r[3:] for r in provenance(again) if r[0] == "alice"}
     assert after[("alice", "c1", 2)] == ("coded", 1, None)  # same value: untouched
-    assert after[("alice", "c1", 4)] == ("imported", 0, "again.csv")  # changed by the file
+    assert after[("alice", "c3", 4)] == ("imported", 0, "again.csv")  # set by the file
 
 
 def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> None:
@@ -241,14 +241,15 @@ def test_merged_values_name_their_file_and_keep_blindness(tmp_path: Path) -> Non
     code(other, "dana", {("c1", 2, "overall"): 4})
     other.close()
     package = tmp_path / "dana.sense7"
-    assert main(["merge", str(path), str(package)]) == 0
+    assert main(["merge", str(path), str(package), "--as", "lead"]) == 0
     con = sqlite3.connect(path)
     try:
         row = con.execute("SELECT source, blind, origin FROM codings WHERE coder = 'dana'"
                           ).fetchall()
     finally:
         con.close()
-    assert row == [("merged", 1, "dana.sense7")]
+    # how it was made there (coded, blind) stays; the file it came from is its origin
+    assert row == [("coded", 1, "dana.sense7")]
 
 
 # -- exports with provenance, and the final dataset -------------------------------------------------
@@ -502,8 +503,8 @@ def test_undo_puts_back_how_a_value_was_made(locked: Project, tmp_path: Path) ->
                         encoding="utf-8")
     from sense7_coder.project.imports import import_codings
 
-    import_codings(locked, csv_path)
     locked.set_coder("lead")
+    import_codings(locked, csv_path)
     locked.set_value(Unit("c3", 4), "overall", 2)
     made = "SELECT value, source, origin FROM codings WHERE coder = 'lead'"
     assert locked.db.execute(made).fetchall() == [(2, "coded", None)]

@@ -32,7 +32,7 @@ _MODULES.append(exchange)
 from . import predict  # noqa: E402  (analyze, classify)
 
 _MODULES.append(predict)
-from . import team  # noqa: E402  (assign, package)
+from . import team  # noqa: E402  (assign, package, study)
 
 _MODULES.append(team)
 from . import suggest  # noqa: E402  (a model's suggestions)

@@ -1,4 +1,4 @@
-"""Commands for running a study as a team: assign, package."""
+"""Commands for running a study as a team: assign, package, study."""
 
 from __future__ import annotations
 
@@ -51,6 +51,84 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="present the conversations in a seeded order of this coder's own")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.set_defaults(func=cmd_package)
+    register_study(sub)
+
+
+def register_study(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "study", help="show or set up how a study runs: roles, blinding, the lock, the lead "
+        "passphrase, the attributes coders see",
+        description="Without options: how the study is set up. With options (a lead only, "
+        "--as LEAD): every change in one transaction, each a history row. Attributes an "
+        "import marked as the users' own judgments (ratings, feedback, survey scores) are "
+        "hidden from blind coders until shown with --show-attribute.")
+    p.add_argument("project", type=Path)
+    for flag, what in (("--blind", "blind coding"),
+                       ("--lock", "lock a turn's values once they are revealed"),
+                       ("--require-all", "a turn is done only when every code has a value")):
+        p.add_argument(flag, choices=("on", "off"), help=what)
+    p.add_argument("--role", action="append", default=[], metavar="NAME=ROLE",
+                   help="give NAME (new or existing) the role coder or adjudicator (a lead); "
+                   "repeatable")
+    p.add_argument("--show-attribute", action="append", default=[], metavar="NAME",
+                   help="blind coders see this attribute (repeatable)")
+    p.add_argument("--hide-attribute", action="append", default=[], metavar="NAME",
+                   help="blind coders do not see it until done; no blind package holds it "
+                   "(repeatable; 'model' hides the model)")
+    pw = p.add_mutually_exclusive_group()
+    pw.add_argument("--passphrase-file", type=Path, metavar="FILE",
+                    help="set the lead passphrase to the first line of FILE")
+    pw.add_argument("--no-passphrase", action="store_true",
+                    help="remove the lead passphrase")
+    p.add_argument("--json", action="store_true", help="print the set-up as JSON")
+    p.set_defaults(func=cmd_study)
+
+
+def _on(value: str | None) -> bool | None:
+    return None if value is None else value == "on"
+
+
+def _roles(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, role = item.partition("=")
+        if not sep or not name.strip():
+            raise ProjectError(f"--role {item!r}: write NAME=ROLE (coder or adjudicator)")
+        out[name.strip()] = role.strip()
+    return out
+
+
+def _passphrase_file(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProjectError(f"{path}: cannot read the passphrase file ({e})") from None
+    first = text.splitlines()[0].strip() if text.strip() else ""
+    if not first:
+        raise ProjectError(f"{path}, line 1: the passphrase file is empty")
+    return first
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    from ..project.study import StudyChange, set_up, setup, setup_lines
+
+    change = StudyChange(blind=_on(args.blind), lock=_on(args.lock),
+                         require_all=_on(args.require_all), roles=_roles(args.role),
+                         show=args.show_attribute, hide=args.hide_attribute,
+                         passphrase=_passphrase_file(args.passphrase_file),
+                         remove_passphrase=args.no_passphrase)
+    with open_as(args, backup=not change.empty) as project:
+        lines = [] if change.empty else set_up(project, change)
+        if args.json:
+            import json
+
+            print(json.dumps(setup(project), indent=2, ensure_ascii=False))
+            return 0
+        lines += setup_lines(project) if change.empty else []
+    print("\n".join(lines))
+    return 0
 
 
 def _filter(items: list[str]) -> object:

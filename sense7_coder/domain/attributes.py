@@ -84,3 +84,30 @@ def turn_column(name: str, taken: set[str]) -> str:
     while column in taken:
         column = TURN_PREFIX + column
     return column
+
+
+#: how the names of attributes that hold the users' own judgments begin, whatever the
+#: importer (a rating, feedback, a survey or post-task score)
+JUDGMENT_PREFIXES = ("rating", "feedback", "survey_", "posttask", "empathyoverall",
+                     "empathy_overall", "user_rating")
+
+
+def looks_like_judgment(name: str) -> bool:
+    """An attribute named as the users' own judgment (``rating_overall``, ``feedback``,
+    ``survey_seeker_empathy``, ``PostTaskEmpathy_Overall``, or a rating key such as
+    ``overall``): hidden from blind coders unless the lead shows it."""
+    from .models import RATING_KEYS
+
+    folded = name.strip().casefold()
+    return folded in RATING_KEYS or folded.startswith(JUDGMENT_PREFIXES)
+
+
+def judgment_names(conversations: Any) -> set[str]:
+    """The attributes of these conversations and their turns named as judgments."""
+    names: set[str] = set()
+    for conv in conversations:
+        names.update(k for k in conv.attributes if looks_like_judgment(k))
+        for turn in conv.turns:
+            if turn.attributes:
+                names.update(k for k in turn.attributes if looks_like_judgment(k))
+    return names

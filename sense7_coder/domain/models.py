@@ -123,3 +123,6 @@ class ImportBatch:
     participants: list[Participant] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skipped_rows: int = 0
+    #: attributes (of conversations or turns) the file holds as the users' own judgments
+    #: (ratings, feedback, survey scores): hidden from blind coders unless the lead shows them
+    judgments: set[str] = field(default_factory=set)

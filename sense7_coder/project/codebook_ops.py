@@ -26,6 +26,7 @@ from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
 from ..store import codes as store_codes
 from ..store.db import refuse_open_project_file
+from .authority import require_study
 from .changes import Changes
 from .project import Project
 
@@ -84,6 +85,7 @@ def _validate_all(project: Project, changed: Sequence[Code]) -> None:
 def add_code(project: Project, code: Code) -> Changes:
     """Add ``code``; a span code given no shortcut gets a free letter (its key marks a
     selection in the transcript: without one the code could be given only by the menu)."""
+    require_study(project, "change the codebook")
     if project.codebook.get(code.key) is not None:
         raise ProjectError(f"a code with key '{code.key}' already exists")
     if code.unit == "span" and not code.shortcut:
@@ -97,6 +99,7 @@ def add_code(project: Project, code: Code) -> Changes:
 
 
 def update_code(project: Project, code: Code) -> Changes:
+    require_study(project, "change the codebook")
     if project.codebook.get(code.key) is None:
         raise ProjectError(f"no code '{code.key}' to change")
     _check_change(project, code)
@@ -109,6 +112,7 @@ def update_code(project: Project, code: Code) -> Changes:
 
 def retire_code(project: Project, key: str, retired: bool = True) -> Changes:
     """Hide a code from coding (its codings stay and still export)."""
+    require_study(project, "change the codebook")
     code = copy.deepcopy(project.code(key))
     code.retired = retired
     _validate_all(project, [code])
@@ -119,6 +123,7 @@ def retire_code(project: Project, key: str, retired: bool = True) -> Changes:
 
 
 def delete_code(project: Project, key: str) -> Changes:
+    require_study(project, "change the codebook")
     project.code(key)
     used = store_codes.code_usage(project.db, key)
     if used:
@@ -132,6 +137,7 @@ def delete_code(project: Project, key: str) -> Changes:
 
 
 def reorder_codes(project: Project, keys: Sequence[str]) -> Changes:
+    require_study(project, "change the codebook")
     current = {c.key for c in project.codebook.codes}
     if set(keys) != current or len(keys) != len(current):
         raise ProjectError("reordering must list every code exactly once")
@@ -180,6 +186,7 @@ def apply_codebook(project: Project, codebook: Codebook,
     another code of the project uses gets a free letter (none when all are used), and a
     line saying so is appended to ``notes``. All or nothing.
     """
+    require_study(project, "change the codebook")
     codes = _free_shortcuts(project, codebook.codes, notes if notes is not None else [])
     for code in codes:
         _check_change(project, code)

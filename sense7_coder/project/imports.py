@@ -14,17 +14,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..domain import rows as rows_check
+from ..domain.attributes import judgment_names
 from ..domain.codings_csv import read_codings_file
 from ..domain.errors import Cancelled, Hint, InputError, ProjectError
 from ..domain.importers import ImportOptions, read_files
-from ..domain.models import Coding, Conversation, ImportBatch, Sentence
+from ..domain.models import Coding, Conversation, ImportBatch, Sentence, Unit
 from ..domain.sentences import segment_turns
 from ..domain.spans import Span, SpanCoding
 from ..domain.words import count
+from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
+from . import authority, judgments
 from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 
@@ -129,7 +132,8 @@ def _plan(project: Project, batches: Sequence[ImportBatch]) -> tuple[list[Import
                 1 for t in conv.turns for v in t.ratings.values() if v is not None
             )
         planned.append(
-            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows)
+            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows,
+                        batch.judgments)
         )
         summary.files.append(fs)
     return planned, summary
@@ -178,6 +182,7 @@ def import_files(
                 db, batch.conversations, batch.participants, progress=write_progress, check=check
             )
             written += len(batch.conversations)
+            mark_judgments(project, batch)
             if sentence_roles:
                 roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
                 store_conv.insert_sentences(
@@ -302,6 +307,7 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
     conv_ids = store_conv.all_conversation_ids(project.db)
     rows, marks = read_codings_file(path, project.codebook, turns=turns,
                                     conversations=conv_ids, encoding=encoding)
+    beside = authority.check_import(project, str(path), rows, marks)
     rows, spans = _split_spans(project, path, rows)
     summary = CodingsSummary(str(path))
     summary.spans = sum(1 for s in spans if (old := store_spans.get_span(project.db, s.key))
@@ -325,14 +331,9 @@ def import_codings(project: Project, path: str | Path, *, dry_run: bool = False,
         store_conv.insert_sentences(db, sentences)
         for name in summary.new_coders:
             store_codings.ensure_coder(db, name)
-        store_codings.insert_codings(
-            db,
-            (
-                (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code, c.value)
-                for _, c in rows
-            ),
-            origin=path.name,
-        )
+        write_imported(db, [(c.coder, c.unit.conversation_id, c.unit.position,
+                             c.unit.sentence, c.code, c.value) for _, c in rows],
+                       beside, path.name)
         store_spans.insert_spans(db, spans)
         for coder, cid, position in marks:
             store_codings.put_done(db, coder, cid, position, True)
@@ -387,11 +388,33 @@ def import_rater_files(project: Project, paths: Sequence[str | Path], *,
         raise ProjectError(f"two files are rated by {twice[0]!r}; name each file's rater")
     if dry_run:
         return summary
+    beside = [authority.check_import(project, str(f.path), f.codings) for f in summary.files]
     with project.pdb.acting("import ratings"), project.pdb.atomic() as db:
-        for f in summary.files:
+        for f, later in zip(summary.files, beside, strict=True):
             store_codings.ensure_coder(db, f.rater)
-            store_codings.insert_codings(db, (
-                (c.coder, c.unit.conversation_id, c.unit.position, c.unit.sentence, c.code,
-                 c.value) for _, c in f.codings), origin=Path(f.path).name)
+            write_imported(db, [(c.coder, c.unit.conversation_id, c.unit.position,
+                                 c.unit.sentence, c.code, c.value) for _, c in f.codings],
+                           later, Path(f.path).name)
     summary.changes = EVERYTHING
     return summary
+
+
+def write_imported(db: Any, values: list[tuple[Any, ...]], beside: list[tuple[Any, ...]],
+                   origin: str) -> None:
+    """Imported values: those of turns revealed to their blind coder (the lock off) go
+    beside the values set blind, as changes after the reveal; the rest as imported."""
+    later = {tuple(r) for r in beside}
+    store_codings.insert_codings(db, (r for r in values if tuple(r) not in later),
+                                 origin=origin)
+    for coder, cid, pos, sentence, code, value in beside:
+        store_codings.put_revision(db, coder, Unit(cid, pos, sentence), code, value)
+
+
+def mark_judgments(project: Project, batch: ImportBatch) -> None:
+    """Add the attributes ``batch`` holds as the users' own judgments (as its importer
+    knows them, or as their names say) to the project's list of them; the caller holds
+    the transaction."""
+    names = set(batch.judgments) | judgment_names(batch.conversations)
+    if names - set(judgments.judgments(project)):
+        store_codes.set_meta(project.db, "judgment_attributes",
+                             judgments.marked_text({*judgments.judgments(project), *names}))

@@ -9,7 +9,9 @@ Each coder codes in a copy of the project; :func:`merge` brings their work toget
 * **codes** are matched by key: a code the source uses must exist in the target with the
   same kind, unit and level values (else refused); labels and guidance may differ (the
   target's are kept);
-* **coders** are matched by name (new ones are added with their role);
+* **coders** are matched by name (new ones are added with their role); a **coder
+  package** brings only its coder's own work, checked against the reveal lock
+  (:mod:`.merge_guard`), and only a lead merges into a blind project;
 * **codings, memos and consensus decisions** the target lacks are added; identical ones
   change nothing, so merging a file twice adds nothing. The same coder with a different
   value (or memo text, or a different consensus value) for the same unit is a
@@ -50,6 +52,7 @@ from ..store import history as store_history
 from ..store import merge as store_merge
 from ..store import spans as store_spans
 from ..store.values import restored
+from . import merge_guard
 from .changes import EVERYTHING, NOTHING, Changes
 from .dry_run import trial
 from .project import Project
@@ -138,6 +141,8 @@ class SourceSummary:
     replaced: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the coder whose package the file is (None: a whole project)
+    package_coder: str | None = None
 
     @property
     def additions(self) -> int:
@@ -524,9 +529,11 @@ _TABLE = {"coding": ("codings", store_merge.CODING_KEY),
           "span": ("spans", store_merge.SPAN_KEY)}
 
 
-def _settle(db: Any, conflicts: list[Conflict], on_conflict: str, origin: str) -> int:
+def _settle(db: Any, conflicts: list[Conflict], on_conflict: str,
+            origin: str) -> tuple[int, list[tuple[Any, ...]]]:
     """Decide each conflict; write the source's value where it is the one kept (recorded
-    as merged from ``origin``). Returns how many of the target's values were replaced."""
+    as merged from ``origin``). Returns how many of the target's values were replaced, and
+    the keys of the codings replaced."""
     taken: dict[str, list[tuple[Any, ...]]] = {}
     for c in conflicts:
         c.kept, c.why = _choose(c, on_conflict)
@@ -544,7 +551,7 @@ def _settle(db: Any, conflicts: list[Conflict], on_conflict: str, origin: str) -
     for kind, keys in taken.items():
         table, key_columns = _TABLE[kind]
         replaced += store_merge.take_source(db, table, key_columns, keys, origin)
-    return replaced
+    return replaced, taken.get("coding", [])
 
 
 def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
@@ -560,6 +567,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
             f"copy ('sense7-coder restore {name}' lists its backups) or leave it out. "
             "Nothing was changed"
         ) from None
+    merge_guard.restrict(project, summary)
     step()
     bad = store_merge.turn_mismatches(db)
     if bad:
@@ -586,6 +594,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
                              f"kept {mine}")
     summary.new_coders = store_merge.insert_new_coders(db)
     _validate(project, name)
+    merge_guard.hold_locks(project, summary)
     summary.assignments = store_assignments.insert_merged(db)
     step()
     found = _conflicts(db, name)
@@ -599,7 +608,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     )
     codings_before = store_codings.last_rowid(db, "codings")
     consensus_before = store_codings.last_rowid(db, "consensus")
-    summary.replaced = _settle(db, found, on_conflict, Path(name).name)
+    summary.replaced, replaced = _settle(db, found, on_conflict, Path(name).name)
     summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
     summary.codings += store_merge.insert_missing(db, "revisions", store_merge.CODING_KEY)
     summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
@@ -607,12 +616,10 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     spans_before = store_codings.last_rowid(db, "spans")
     summary.spans = store_merge.insert_missing(db, "spans", store_merge.SPAN_KEY)
     store_spans.mark_spans_merged(db, spans_before, Path(name).name)
-    # how the values came: merged from this file, set blind where they were set blind there
-    store_codings.mark_merged(db, "codings", codings_before, Path(name).name)
+    # how the values were made, as far as this file can tell (merge_guard), from this file
+    merge_guard.stage_made(project, conn, summary)
+    merge_guard.stamp(project, codings_before, replaced, Path(name).name)
     store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)
-    # a replaced value is blind when its coder set it blind in the source
-    store_codings.mark_blind(db, 0 if summary.replaced else codings_before,
-                             store_codings.blind_in_source(conn))
     summary.statuses = store_merge.merge_statuses(db)
     step()
     store_merge.drop_stage(db)
@@ -660,6 +667,7 @@ def merge(
             conns.append(conn)
             summary = SourceSummary(str(path))
             summary.notes += store_merge.log_notes(path, conn)
+            summary.package_coder = merge_guard.check_source(target, conn, str(path))
             summary.notes += _check_codes(target, conn, str(path))
             report.sources.append(summary)
             step()

@@ -4,7 +4,10 @@
 to the coder (see :mod:`.assignments`), the codebook and the project's settings, with
 blind coding on and marked as that coder's package (nobody can switch blinding off or
 change roles in it). Other coders' codings, memos and done marks and the consensus are
-left out; so are the users' own ratings when the project codes blind. The coder's own
+left out. When the project codes blind the package holds only what the lead chose to show
+coders (an allow-list): no users' ratings, no comments, and of the attributes of
+conversations, turns and participants only those not hidden -- the users' own judgments an
+import marked (:mod:`.judgments`) are hidden unless the lead shows them. The coder's own
 earlier work on those conversations comes along. ``merge`` brings the package back.
 
 A package travels alone, so it keeps a rollback journal instead of WAL (see
@@ -24,7 +27,7 @@ import re
 import secrets
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..domain.errors import ProjectError
@@ -45,12 +48,19 @@ class PackageSummary:
     coder: str
     conversations: int
     ratings: bool
+    #: the attributes the package holds, and those left out of it (a blind study)
+    attributes: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         n = self.conversations
         ratings = "with" if self.ratings else "without (blind coding)"
-        return (f"wrote {self.path}: {n} conversation{'s' if n != 1 else ''} for "
+        text = (f"wrote {self.path}: {n} conversation{'s' if n != 1 else ''} for "
                 f"{self.coder}, {ratings} the users' ratings; blind coding on")
+        if not self.ratings:
+            text += (f"; attributes it holds: {', '.join(self.attributes) or 'none'}; "
+                     f"left out: {', '.join(self.withheld) or 'none'}")
+        return text
 
 
 def make_package(project: Project, coder: str, out: str | Path, *, shuffle: bool = False,
@@ -94,10 +104,12 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
             store_codes.set_meta(db, "blind_coding", "1")
             store_codes.set_meta(db, "package_coder", coder)
-            # a blind study: nothing blinding hides goes out (ratings, comments, model...)
+            # a blind study: only what the lead chose to show goes out, left out of the
+            # rows as they are copied (the history is append-only: nothing is taken back)
+            shown, withheld = _shown(project, ids, with_ratings)
             store_package.copy_share(
                 project.db, db, coder, ids, with_ratings=with_ratings,
-                hidden=None if with_ratings else project.hidden_attributes)
+                shown=None if with_ratings else shown, model="model" not in withheld)
         # a rollback journal from now on: after every commit the file alone is complete
         store_package.keep_whole_alone(package.db, partial)
         package.close()
@@ -107,7 +119,20 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
         package.close()
         _remove_files(partial)
         raise
-    return PackageSummary(out, coder, len(ids), with_ratings)
+    return PackageSummary(out, coder, len(ids), with_ratings, sorted(shown),
+                          sorted(withheld))
+
+
+def _shown(project: Project, ids: list[str], with_ratings: bool
+           ) -> tuple[set[str], set[str]]:
+    """The attributes a blind package holds (an allow-list: those its conversations, turns
+    and participants carry that the project does not hide from coders) and those it leaves
+    out (with 'model' when the model is hidden)."""
+    found = store_package.share_attribute_names(project.db, ids)
+    if with_ratings:
+        return found, set()
+    hidden = set(project.hidden_attributes)
+    return found - hidden, (found & hidden) | ({"model"} & hidden)
 
 
 def _temporary_name(out: Path) -> Path:

@@ -23,6 +23,7 @@ from ..store import conversations as store_conv
 from ..store import history as store_history
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
+from . import authority
 from .cells import Cell, CodingCell, ConsensusCell, DoneCell, MemoCell, RevisionCell, WriteContext
 from .changes import CODERS, NOTHING, Changes
 from .hints import MAKE_ADJUDICATOR
@@ -433,6 +434,7 @@ class Project(ProjectRules):
                 and c.key not in have]
 
     def _require_adjudicator(self) -> str:
+        authority.require_decider(self)
         decider = self.adjudicator
         if decider is not None:
             return decider
@@ -477,7 +479,7 @@ class Project(ProjectRules):
         return self.apply(label or f"consensus on {len(cells)} units", cells)
 
     def clear_consensus(self, unit: Unit, code_key: str) -> Command:
-        self._require_coder()
+        self._require_adjudicator()
         code = self.code(code_key)
         return self.apply(
             f"clear consensus {code.label}",

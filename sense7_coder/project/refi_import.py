@@ -24,9 +24,10 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
-from . import codebook_ops
+from . import authority, codebook_ops
 from .changes import EVERYTHING, NOTHING, Changes
 from .dry_run import trial
+from .imports import write_imported
 from .project import Project
 from .spans import checked_span
 
@@ -273,7 +274,13 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
                 continue
         memos.setdefault((coder, cid, position), []).append(n.text)
     same_codings, same_spans = _present(db, codings, spans)
-    store_codings.insert_codings(db, ((*k, v) for k, v in codings.items()), origin=origin)
+
+    def refuse(place: str, message: str) -> None:
+        raise InputError(where, message, location=place, field="Coding")
+
+    beside = authority.split_by_lock(
+        project, [(f"{k[1]} turn {k[2]}", (*k, v)) for k, v in codings.items()], refuse)[1]
+    write_imported(db, [(*k, v) for k, v in codings.items()], beside, origin)
     for (cid, pos, sent, code_key), value in decided.items():
         store_codings.put_consensus(db, Unit(cid, pos, sent), code_key, {
             "value": value, "adjudicator": None, "rationale": f"imported from {origin}",

@@ -15,6 +15,7 @@ from ..domain.codebook import Code, Codebook
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
 from ..store import codes as store_codes
+from . import judgments
 from .changes import SETTINGS, Changes
 from .hints import AS_LEAD
 from .identity import hash_passphrase
@@ -41,6 +42,9 @@ class ProjectRules:
         def coders(self) -> list[dict[str, Any]]: ...
 
         def coder_role(self, name: str | None = None) -> str | None: ...
+
+        @property
+        def coder(self) -> str | None: ...
 
     # -- settings --------------------------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:
@@ -117,14 +121,15 @@ class ProjectRules:
 
     @property
     def hidden_attributes(self) -> list[str]:
-        """Conversation attributes (and 'model') a blind coder does not see until done."""
-        raw = self.setting("hidden_attributes") or ""
-        return [a for a in raw.split("\n") if a]
+        """Attributes (and 'model') a blind coder does not see until done, and a blind
+        package never holds: those the lead hid, and the users' own judgments an import
+        marked, unless the lead chose to show them (:mod:`.judgments`)."""
+        return judgments.hidden(self)
 
     @hidden_attributes.setter
     def hidden_attributes(self, names: Sequence[str]) -> None:
         self.require_lead("choose the hidden attributes")
-        self.set_setting("hidden_attributes", "\n".join(n.strip() for n in names if n.strip()))
+        judgments.hide_only(self, names)
 
     @property
     def lead_passphrase_set(self) -> bool:

@@ -76,3 +76,11 @@ def turn_attributes(db: Database, conversation_ids: Iterable[str] | None = None
         if attrs:
             out[(cid, int(pos))] = attrs
     return out
+
+
+def turn_attribute_names(db: Database) -> list[str]:
+    """Names of the attributes turns carry (ESConv's strategy and feedback...), sorted."""
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT j.key FROM turns t, json_each(t.attributes) j "
+        "WHERE t.attributes IS NOT NULL AND t.attributes NOT IN ('', '{}') "
+        "AND json_valid(t.attributes) AND json_type(t.attributes) = 'object' ORDER BY 1")]

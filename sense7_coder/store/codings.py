@@ -7,7 +7,6 @@ transaction (and records it for undo).
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -120,35 +119,6 @@ def mark_merged(db: Database, table: str, after_rowid: int, origin: str) -> int:
     cur = db.execute(f"UPDATE {table} SET source = 'merged', origin = ? WHERE rowid > ?",
                      [origin, after_rowid])
     return int(cur.rowcount)
-
-
-def mark_blind(db: Database, after_rowid: int,
-               keys: Iterable[tuple[str, str, int, int, str]]) -> None:
-    """Record the codings inserted after ``after_rowid`` with these keys as set blind."""
-    db.conn.executemany(
-        "UPDATE codings SET blind = 1 WHERE rowid > ? AND coder = ? AND conversation_id = ? "
-        "AND position = ? AND sentence = ? AND code = ?",
-        ((after_rowid, *k) for k in keys),
-    )
-
-
-def blind_in_source(conn: sqlite3.Connection) -> list[tuple[str, str, int, int, str]]:
-    """Keys of another project file's codings that were set blind: as that file recorded
-    it, or (a file from before provenance was kept) every coding of a coder who was not an
-    adjudicator in a file that coded blind."""
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(codings)")}
-    key = "k.coder, k.conversation_id, k.position, k.sentence, k.code"
-    if "blind" in columns:
-        sql = f"SELECT {key} FROM codings k WHERE k.blind = 1"
-    else:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-        blind = (conn.execute("SELECT value FROM meta WHERE key = 'blind_coding'").fetchone()
-                 if "meta" in tables else None)
-        if not blind or blind[0] != "1":
-            return []
-        sql = (f"SELECT {key} FROM codings k LEFT JOIN coders c ON c.name = k.coder "
-               "WHERE c.role IS NOT 'adjudicator'")
-    return [tuple(r) for r in conn.execute(sql)]
 
 
 # -- values changed after the reveal -----------------------------------------------------------

@@ -193,3 +193,59 @@ def m014_history_append_only(db: Database) -> None:
         "CREATE TRIGGER history_no_replace BEFORE INSERT ON history WHEN EXISTS (SELECT 1 "
         f"FROM history WHERE id = new.id) BEGIN {refuse}; END;",
     ]))
+
+
+@migrations()
+def m015_study_settings(db: Database) -> None:
+    """The history also follows the reveal lock and the attributes the lead chose to show
+    coders although an importer marked them as the users' own judgments
+    (``shown_attributes``): every setting of a study's set-up is a history row."""
+    now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    ctx = "(SELECT source FROM history_context WHERE id = 1), " \
+          "(SELECT actor FROM history_context WHERE id = 1)"
+    cols = ("at, coder, action, kind, conversation_id, position, sentence, code, before, "
+            "after, source, actor")
+    keys = ("('blind_coding', 'hidden_attributes', 'require_all_codes', 'lead_passphrase', "
+            "'lock_after_reveal', 'shown_attributes')")
+
+    def shown(r: str) -> str:  # a setting's value as the history holds it
+        return (f"CASE WHEN {r}.key = 'lead_passphrase' THEN CASE WHEN {r}.value IS NULL "
+                f"OR {r}.value = '' THEN NULL ELSE 'set' END ELSE {r}.value END")
+
+    _script(db, f"""
+        DROP TRIGGER history_meta_insert;
+        DROP TRIGGER history_meta_update;
+        DROP TRIGGER history_meta_delete;
+        CREATE TRIGGER history_meta_insert AFTER INSERT ON meta WHEN new.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'set', 'setting', NULL, NULL, NULL,
+            new.key, NULL, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_update AFTER UPDATE ON meta
+        WHEN new.key IN {keys} AND old.value IS NOT new.value BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'setting', NULL, NULL,
+            NULL, new.key, {shown('old')}, {shown('new')}, {ctx}); END;
+        CREATE TRIGGER history_meta_delete AFTER DELETE ON meta WHEN old.key IN {keys} BEGIN
+        INSERT INTO history({cols}) VALUES ({now}, NULL, 'clear', 'setting', NULL, NULL,
+            NULL, old.key, {shown('old')}, NULL, {ctx}); END;
+        """)
+    # a project imported before imports marked the users' judgments learns them by name
+    mark_judgments_by_name(db)
+
+
+def mark_judgments_by_name(db: Database) -> None:
+    """Add the attributes of conversations and turns named as the users' own judgments
+    (:func:`..domain.attributes.looks_like_judgment`) to ``judgment_attributes``."""
+    from ..domain.attributes import looks_like_judgment
+
+    names = {r[0] for r in db.execute(
+        "SELECT DISTINCT j.key FROM conversations x, json_each(x.attributes) j "
+        "WHERE json_valid(x.attributes) AND json_type(x.attributes) = 'object' "
+        "UNION SELECT DISTINCT j.key FROM turns x, json_each(x.attributes) j "
+        "WHERE x.attributes NOT IN ('', '{}') AND json_valid(x.attributes) "
+        "AND json_type(x.attributes) = 'object'")
+        if isinstance(r[0], str) and looks_like_judgment(r[0])}
+    row = db.execute("SELECT value FROM meta WHERE key = 'judgment_attributes'").fetchone()
+    known = {n for n in (row[0] if row and row[0] else "").split("\n") if n}
+    if names - known:
+        db.execute("INSERT INTO meta(key, value) VALUES ('judgment_attributes', ?) "
+                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   ["\n".join(sorted(names | known))])

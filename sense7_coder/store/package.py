@@ -57,13 +57,15 @@ def _copy(src: Database, dst: Database, table: str, cols: Sequence[str], where: 
 
 
 def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Sequence[str], *,
-               with_ratings: bool, hidden: Sequence[str] | None = None) -> dict[str, int]:
+               with_ratings: bool, shown: set[str] | None = None,
+               model: bool = True) -> dict[str, int]:
     """Copy ``conversation_ids`` (in this order) and ``coder``'s work on them into ``dst``.
 
-    With ``hidden`` (a blind study) what blinding hides goes out of the rows as they are
-    copied, so that nothing of it is ever written into the package (its history
-    included): the users' comments on turns, and the model (also where it names a
-    turn's speaker) and the conversation attributes named in ``hidden``.
+    With ``shown`` (a blind study: the allow-list of attributes the lead shows coders)
+    what blinding hides goes out of the rows as they are copied, so that nothing of it is
+    ever written into the package (its history included): every attribute of a
+    conversation, turn or participant not in ``shown``, the users' comments on turns, and
+    unless ``model`` the model (also where it names a turn's speaker).
 
     The caller holds ``dst``'s transaction. Returns the rows copied per table.
     """
@@ -72,15 +74,15 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
     src.conn.executemany("INSERT INTO temp.pkg_ids VALUES (?, ?)",
                          [(cid, i) for i, cid in enumerate(conversation_ids)])
     counts: dict[str, int] = {}
-    withheld = None if hidden is None else _Withheld(src, set(hidden))
+    withheld = None if shown is None else _Withheld(src, shown, model)
     try:
+        participants = src.execute(
+            "SELECT participant_id, attributes FROM participants WHERE participant_id IN "
+            "(SELECT c.participant_id FROM conversations c JOIN temp.pkg_ids p "
+            "ON p.conversation_id = c.conversation_id)")
         dst.conn.executemany(
             "INSERT INTO participants(participant_id, attributes) VALUES (?, ?)",
-            src.execute(
-                "SELECT participant_id, attributes FROM participants WHERE participant_id IN "
-                "(SELECT c.participant_id FROM conversations c JOIN temp.pkg_ids p "
-                "ON p.conversation_id = c.conversation_id)"),
-        )
+            participants if withheld is None else map(withheld.participant, participants))
         counts["conversations"] = _copy(
             src, dst, "conversations", CONVERSATION_COLUMNS, "", order="ORDER BY p.ord",
             shown=withheld.conversation if withheld else None)
@@ -102,45 +104,72 @@ def copy_share(src: Database, dst: Database, coder: str, conversation_ids: Seque
 
 
 class _Withheld:
-    """Rows of a blind study's package as its coder may see them (see :func:`copy_share`)."""
+    """Rows of a blind study's package as its coder may see them (see :func:`copy_share`):
+    attributes by allow-list (``shown``; an attributes text that is not a JSON object keeps
+    nothing), no user's comment, the model (also as a turn's speaker) only where shown."""
 
-    def __init__(self, src: Database, hidden: set[str]) -> None:
-        self.model = "model" in hidden
-        self.names = hidden - {"model"}
+    def __init__(self, src: Database, shown: set[str], model: bool) -> None:
+        self.shown = shown
+        self.model = model
         #: each conversation's model, to recognise it as a turn's speaker
-        self.models = dict(src.execute(
+        self.models = {} if model else dict(src.execute(
             "SELECT c.conversation_id, c.model FROM conversations c JOIN temp.pkg_ids p "
-            "ON p.conversation_id = c.conversation_id").fetchall()) if self.model else {}
+            "ON p.conversation_id = c.conversation_id").fetchall())
 
     def conversation(self, row: Row) -> Row:
         values = dict(zip(CONVERSATION_COLUMNS, row, strict=True))
-        if self.model:
+        if not self.model:
             values["model"] = None
-        if self.names:
-            values["attributes"] = _without(values["attributes"], self.names)
+        values["attributes"] = _only(values["attributes"], self.shown)
         return tuple(values[c] for c in CONVERSATION_COLUMNS)
 
     def turn(self, row: Row) -> Row:
         values = dict(zip(CONVERSATION_TABLES["turns"], row, strict=True))
         values["comment"] = None
         model = self.models.get(str(values["conversation_id"]))
-        if self.model and model is not None and values["speaker"] == model:
+        if not self.model and model is not None and values["speaker"] == model:
             values["speaker"] = None
+        values["attributes"] = _only(values["attributes"], self.shown)
         return tuple(values[c] for c in CONVERSATION_TABLES["turns"])
 
+    def participant(self, row: Row) -> Row:
+        return row[0], _only(row[1], self.shown)
 
-def _without(text: object, names: set[str]) -> str:
-    """A conversation's attributes (JSON text) without ``names``; unreadable: none."""
+
+def _only(text: object, shown: set[str]) -> object:
+    """Attributes (JSON text) with only the names in ``shown``; unreadable: none. NULL
+    stays NULL."""
+    if text is None:
+        return None
     try:
-        attributes = json.loads(text or "{}") if isinstance(text, str) else None
+        attributes = json.loads(text) if isinstance(text, str) else None
     except ValueError:
         attributes = None
     if not isinstance(attributes, dict):
         return "{}"  # unreadable: nothing of it may pass
-    if not names & set(attributes):
-        return str(text)
-    kept = {k: v for k, v in attributes.items() if k not in names}
-    return json.dumps(kept, ensure_ascii=False)
+    if set(attributes) <= shown:
+        return text
+    return json.dumps({k: v for k, v in attributes.items() if k in shown}, ensure_ascii=False)
+
+
+def share_attribute_names(src: Database, conversation_ids: Sequence[str]) -> set[str]:
+    """The attribute names the conversations ``conversation_ids``, their turns and their
+    participants carry in ``src``."""
+    names: set[str] = set()
+    ids = list(conversation_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for table, where in (
+                ("conversations", f"conversation_id IN ({marks})"),
+                ("turns", f"conversation_id IN ({marks})"),
+                ("participants", "participant_id IN (SELECT participant_id FROM "
+                                 f"conversations WHERE conversation_id IN ({marks}))")):
+            names |= {r[0] for r in src.execute(
+                f"SELECT DISTINCT j.key FROM {table} x, json_each(x.attributes) j "
+                f"WHERE {where} AND json_valid(x.attributes) "
+                "AND json_type(x.attributes) = 'object'", chunk)}
+    return names
 
 
 def copy_meta(src: Database, dst: Database, skip: Sequence[str]) -> None:

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 
 from ..domain.errors import Sense7Error
 from ..project import Project
-from ..project.analysis_view import attribute_names
 from ..project.assignments import AssignReport, assign, progress
 from ..project.changes import SETTINGS
+from ..project.judgments import attribute_list
 from ..project.package import PackageSummary, make_package
 from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
 from . import file_dialogs
@@ -119,9 +119,14 @@ class TeamDialog(QDialog):
         self.hide_boxes: dict[str, QCheckBox] = {}
         hidden = set(project.hidden_attributes)
         blind_row = QGridLayout()
-        blind_row.addWidget(QLabel("Hide until the conversation is done:", self), 0, 0, 1, 4)
-        for i, name in enumerate(["model", *attribute_names(project)]):
-            check = QCheckBox(name, self)
+        blind_row.addWidget(QLabel("Hide until the conversation is done (and leave out of "
+                                   "blind packages):", self), 0, 0, 1, 4)
+        for i, (name, judged) in enumerate(attribute_list(project)):
+            check = QCheckBox(f"{name} (users' judgment)" if judged else name, self)
+            if judged:
+                check.setToolTip("The import marked this attribute as the users' own judgment "
+                                 "(a rating, feedback or survey score): hidden from blind "
+                                 "coders unless you untick it")
             check.setChecked(name in hidden)
             check.toggled.connect(lambda _on: self._save_blinding())
             self.hide_boxes[name] = check

@@ -16,6 +16,8 @@ override.
 * ``experience_type``, ``emotion_type``, ``problem_type``, ``situation`` and the survey
   scores become conversation attributes (``survey_seeker_empathy``, ... with numbers as
   numbers); ``problem_type`` is also the conversation's topic.
+* ``feedback`` and the survey scores are marked as the users' own judgments
+  (``ImportBatch.judgments``): blind coders do not see them unless the lead shows them.
 * Texts are stripped of the surrounding blanks and line breaks the collection tool left.
 """
 
@@ -39,6 +41,8 @@ from .jsonchat import load_json
 ESCONV_ROLES = {"speaker": "user", "seeker": "user", "usr": "user",
                 "listener": "assistant", "supporter": "assistant", "sys": "assistant"}
 SPEAKER_NAMES = {"user": "seeker", "assistant": "supporter"}
+#: turn annotations that are the help-seeker's own judgment (with every ``survey_*`` score)
+USER_JUDGMENTS = frozenset({"feedback"})
 
 
 def looks_like_esconv(data: Any) -> bool:
@@ -139,4 +143,8 @@ def read_esconv(path: Path, options: ImportOptions, ticker: Ticker | None = None
         warnings.append(
             f"{overrides} feedback(s) followed a supporter turn that already had one; "
             "the later feedback is that turn's overall rating")
-    return ImportBatch(source=str(path), conversations=conversations, warnings=warnings)
+    judged = {k for c in conversations for k in c.attributes if k.startswith("survey_")}
+    judged |= {k for c in conversations for t in c.turns for k in t.attributes
+               if k in USER_JUDGMENTS}
+    return ImportBatch(source=str(path), conversations=conversations, warnings=warnings,
+                       judgments=judged)

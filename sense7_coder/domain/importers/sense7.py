@@ -8,7 +8,8 @@ case) or from the same two tables saved as CSV files (given together; they form 
   ``PreTaskDesiredEmpathy``, ``PostTaskExperience_*``, ``PostTaskEmpathy_<Dimension>``, ...)
   is kept as a conversation attribute under its own name; numbers as numbers, and the
   ``PostTaskEmpathy_*`` labels (``very poor`` .. ``very good``) as 1..5 (``unknown`` ->
-  None).
+  None). The ``PostTask*`` columns are the participant's own judgments
+  (``ImportBatch.judgments``): hidden from blind coders unless the lead shows them.
 * Messages: ``TaskId`` (must be in Tasks), ``MessageId`` (order; numbers are sorted as
   numbers, otherwise file order is kept; a MessageId given twice in a task is an error),
   ``Role`` (``user``/``assistant``; rows with ``error`` are skipped and counted), the text
@@ -265,4 +266,11 @@ def join_tables(
         participants=list(participants.values()),
         warnings=warnings,
         skipped_rows=built.skipped_rows,
+        judgments={c for c in extra if is_judgment_column(c)},
     )
+
+
+def is_judgment_column(column: str) -> bool:
+    """A Tasks column that holds the participant's own judgment of the conversation (the
+    post-task ratings and experience: ``PostTaskEmpathy_*``, ``PostTaskExperience_*``)."""
+    return norm(column).startswith("posttask")
