@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = c.step("window offscreen, agreement plot drawn", c.window, project)
         files = c.step("analyze: the reference's files and tables", c.analyze, project)
         record = c.step("versions in the methods paragraph, .meta.json and About",
-                        c.version_record, project, shown[1].get("about") if shown else None)
+                        c.version_record, project, cold[1].get("about") if cold else None)
         exported = c.step("exports (csv, xlsx, sav, qdpx) and the schema check", c.exports,
                           project)
         imported = c.step("imports", c.imports, project)
