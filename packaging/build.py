@@ -49,6 +49,18 @@ def version() -> str:
         return str(tomllib.load(fh)["project"]["version"])
 
 
+def release_date() -> str:
+    """The date of this version's heading in CHANGELOG.md (``## [0.2.0] - 2026-12-03``), or
+    today's while the version is not released yet (AppStream requires a date)."""
+    import datetime
+    import re
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    found = re.search(rf"^## \[{re.escape(version())}\] - ([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})",
+                      changelog, re.M)
+    return found.group(1) if found else datetime.date.today().isoformat()
+
+
 def bundle_name() -> str:
     system = {"linux": "linux", "darwin": "macos", "win32": "windows"}.get(sys.platform,
                                                                          sys.platform)
@@ -142,7 +154,8 @@ def add_linux_integration(bundle: Path, icons: list[Path]) -> None:
     (share / "metainfo").mkdir(exist_ok=True)
     metainfo = (PACKAGING / "linux" / f"{APP_ID}.metainfo.xml").read_text(encoding="utf-8")
     (share / "metainfo" / f"{APP_ID}.metainfo.xml").write_text(
-        metainfo.replace("@VERSION@", version()), encoding="utf-8")
+        metainfo.replace("@VERSION@", version()).replace("@DATE@", release_date()),
+        encoding="utf-8")
     (share / "mime" / "packages").mkdir(parents=True, exist_ok=True)
     shutil.copy2(PACKAGING / "linux" / f"{APP}-mime.xml",
                  share / "mime" / "packages" / f"{APP}.xml")

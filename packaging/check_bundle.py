@@ -24,9 +24,10 @@ environment, no locale), and any traceback in its output fails the check.
 6. the window offscreen on the demo (``QT_QPA_PLATFORM=offscreen``, the start-up report of
    :mod:`sense7_coder.ui.smoke`): the workspace with the demo's first conversation, and
    the agreement plot drawn in it;
-7. reports the bundle's size, the cold and warm start times (the first start after the
-   build, then the quickest of three more at the end) and, on Linux, the newest glibc symbol version
-   any bundled binary needs (``--max-glibc`` fails above it).
+7. on Linux, the AppStream metainfo validates (``appstreamcli validate``, where installed);
+8. reports the bundle's size, the cold and warm start times (the first window start after
+   the build, then the quickest of three more at the end) and, on Linux, the newest glibc
+   symbol version any bundled binary needs (``--max-glibc`` fails above it).
 
 Exit status 0 when everything passed, 1 otherwise (every failure is listed). Not part of
 the test suite: a build takes minutes.
@@ -38,6 +39,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -131,6 +133,18 @@ class Checker:
             parts = set(path.relative_to(self.bundle).parts)
             if parts & {"tests", "pytest", "_pytest", "mypy", "ruff"}:
                 raise Failure(f"development files in the bundle: {path}")
+
+    def appstream(self) -> str:
+        """The installed metainfo validates (Linux, where appstreamcli is installed)."""
+        metainfo = self.bundle / "share" / "metainfo" / f"{build.APP_ID}.metainfo.xml"
+        tool = shutil.which("appstreamcli")
+        if tool is None:
+            return "not checked: appstreamcli is not installed"
+        proc = subprocess.run([tool, "validate", "--no-net", str(metainfo)],
+                              capture_output=True, text=True, timeout=self.timeout)
+        if proc.returncode != 0:
+            raise Failure(f"appstreamcli validate:\n{proc.stdout}{proc.stderr}")
+        return "valid"
 
     def version(self) -> str:
         out = self.bundle_run("--version").stdout.strip()
@@ -376,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         exported = c.step("exports (csv, xlsx, sav, qdpx) and the schema check", c.exports,
                           project)
         imported = c.step("imports", c.imports, project)
+        appstream = (c.step("AppStream metainfo validates", c.appstream)
+                     if sys.platform.startswith("linux") else None)
         warm = c.step("warm starts", lambda: min(c.window(project, False)[0] for _ in range(3)))
         if c.failures:
             return report_failures(c)
@@ -392,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cold start:  {cold[0]:.2f} s (the first start after the build, until the window "
           "reported itself)")
     print(f"warm start:  {warm:.2f} s (quickest of three more)")
+    if appstream:
+        print(f"appstream:   {appstream}")
     if sys.platform.startswith("linux"):
         floor, where = glibc_floor(bundle)
         text = ".".join(map(str, floor))
