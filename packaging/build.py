@@ -193,7 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--archive", action="store_true", help="also pack the folder")
     parser.add_argument("--clean", action="store_true", help="remove build/ first")
+    parser.add_argument("--pack-only", action="store_true",
+                        help="only pack the folder already built (after signing it)")
     args = parser.parse_args(argv)
+    if args.pack_only:
+        return pack(DIST / bundle_name())
     check_environment()
     if args.clean and BUILD.exists():
         shutil.rmtree(BUILD)
@@ -216,10 +220,17 @@ def main(argv: list[str] | None = None) -> int:
     if sys.platform.startswith("linux"):
         add_linux_integration(final, icons)
     print(f"bundle: {final} ({folder_size(final) / 2**20:.0f} MB)")
-    if args.archive:
-        fmt = "zip" if sys.platform == "win32" else "gztar"
-        archive = shutil.make_archive(str(final), fmt, root_dir=DIST, base_dir=final.name)
-        print(f"archive: {archive} ({Path(archive).stat().st_size / 2**20:.0f} MB)")
+    return pack(final) if args.archive else 0
+
+
+def pack(folder: Path) -> int:
+    """``<folder>.zip`` on Windows, ``<folder>.tar.gz`` elsewhere."""
+    if not folder.is_dir():
+        print(f"{folder} does not exist: build first", file=sys.stderr)
+        return 1
+    fmt = "zip" if sys.platform == "win32" else "gztar"
+    archive = shutil.make_archive(str(folder), fmt, root_dir=folder.parent, base_dir=folder.name)
+    print(f"archive: {archive} ({Path(archive).stat().st_size / 2**20:.0f} MB)")
     return 0
 
 
