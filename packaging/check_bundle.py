@@ -14,7 +14,8 @@ environment, no locale), and any traceback in its output fails the check.
    from the bundled resources (sense7 CSV import, codings CSV import, spaCy's sentencizer);
 3. ``analyze`` on the demo writes the same files as the reference (every table, figure and
    index.html), its tables byte for byte, and ``analyze --no-figures`` works too;
-4. the record of versions: the methods paragraph (``agreement --format report``), an
+4. ``agreement --format report`` prints what the reference prints, byte for byte;
+   the record of versions: the methods paragraph in it, an
    export's ``.meta.json`` and Help > About (from the window's report) name the same
    versions as the reference's installed metadata, none "not installed" or unknown;
 5. exports in every format (CSV, Excel, SPSS .sav: read back here, same rows) and a REFI-QDA
@@ -192,6 +193,8 @@ class Checker:
         if said is None or said != methods_versions(theirs):
             raise Failure(f"the methods paragraph says {said!r}, the reference "
                           f"{methods_versions(theirs)!r}")
+        if methods != theirs:  # the figures too, to the last digit
+            raise Failure("agreement's report differs from the reference's")
         out = self.work / "versions" / "agreement.csv"
         out.parent.mkdir()
         self.bundle_run("export", str(project), str(out), "--kind", "agreement",
