@@ -4,8 +4,9 @@
 
 Run from the repository root with the build environment of packaging/README.md (the
 hash-locked ``requirements/lock.txt`` and ``packaging/build-lock.txt``, and sense7-coder
-itself installed with ``--no-deps``); started with another Python, it says how to make one
-and stops. Steps:
+itself installed with ``--no-deps``); started with another Python, or one holding another
+version of a locked package, it names what differs, says how to make one and stops
+(``--unlocked``: build anyway, a trial bundle). Steps:
 
 1. render the icon (``resources/icons/sense7-coder.svg``) to PNGs at 16 to 1024 pixels
    with Qt (offscreen, no display needed), and with Pillow a Windows ``.ico`` (16 to 256)
@@ -68,18 +69,59 @@ def bundle_name() -> str:
     return f"{APP}-{version()}-{system}-{machine}"
 
 
+MAKE_ENVIRONMENT = (
+    "build with the environment of packaging/README.md (from the repository root):\n"
+    "  python3 -m venv .venv-build && .venv-build/bin/pip install --require-hashes"
+    " -r requirements/lock.txt -r packaging/build-lock.txt"
+    " && .venv-build/bin/pip install --no-deps .\n  .venv-build/bin/python packaging/build.py")
+
+
+def locked_versions(*locks: Path) -> dict[str, str]:
+    """name -> version of every pin in pip-compile/uv style locks (markers ignored)."""
+    import re
+
+    out = {}
+    for lock in locks:
+        for line in lock.read_text(encoding="utf-8").splitlines():
+            if found := re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^ \\;]+)", line):
+                out[found[1].lower().replace("_", "-").replace(".", "-")] = found[2]
+    return out
+
+
+def unlocked(locked: dict[str, str], installed: dict[str, str | None]) -> list[str]:
+    """Each locked package installed at another version or not at all (a package the lock
+    pins for one system only, such as colorama on Windows, may be absent elsewhere)."""
+    return [f"{name} {installed.get(name) or 'missing'} (locked {version})"
+            for name, version in sorted(locked.items())
+            if installed.get(name) != version and name not in OTHER_SYSTEMS_ONLY]
+
+
+#: pins of packaging/build-lock.txt that only some systems install
+OTHER_SYSTEMS_ONLY = {"colorama", "pefile", "pywin32-ctypes", "macholib"}
+
+
 def check_environment() -> None:
-    """Stop, saying how to make one, unless this Python can build the bundle."""
+    """Stop, saying how to make one, unless this Python can build the bundle from the
+    locked versions (requirements/lock.txt and packaging/build-lock.txt)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
     from importlib.util import find_spec
 
     missing = [m for m in ("PyInstaller", "PySide6", "sense7_coder", "PIL") if not find_spec(m)]
     if missing:
-        raise SystemExit(
-            f"{sys.executable} lacks {', '.join(missing)}: build with the environment of "
-            "packaging/README.md (from the repository root):\n  python3 -m venv .venv-build"
-            " && .venv-build/bin/pip install --require-hashes -r requirements/lock.txt"
-            " -r packaging/build-lock.txt && .venv-build/bin/pip install --no-deps .\n"
-            "  .venv-build/bin/python packaging/build.py")
+        raise SystemExit(f"{sys.executable} lacks {', '.join(missing)}: {MAKE_ENVIRONMENT}")
+    locked = locked_versions(ROOT / "requirements" / "lock.txt", PACKAGING / "build-lock.txt")
+    installed: dict[str, str | None] = {}
+    for name in locked:
+        try:
+            installed[name] = installed_version(name)
+        except PackageNotFoundError:
+            installed[name] = None
+    differ = unlocked(locked, installed)
+    if differ:
+        raise SystemExit(f"{sys.executable} does not hold the locked versions ("
+                         f"{'; '.join(differ)}): {MAKE_ENVIRONMENT}\n"
+                         "(--unlocked builds anyway, for a trial bundle only)")
 
 
 def render_icons(out: Path) -> list[Path]:
@@ -193,12 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--archive", action="store_true", help="also pack the folder")
     parser.add_argument("--clean", action="store_true", help="remove build/ first")
+    parser.add_argument("--unlocked", action="store_true",
+                        help="build with whatever versions are installed (a trial bundle)")
     parser.add_argument("--pack-only", action="store_true",
                         help="only pack the folder already built (after signing it)")
     args = parser.parse_args(argv)
     if args.pack_only:
         return pack(DIST / bundle_name())
-    check_environment()
+    if not args.unlocked:
+        check_environment()
     if args.clean and BUILD.exists():
         shutil.rmtree(BUILD)
     icons = render_icons(BUILD / "icons")

@@ -105,6 +105,23 @@ def test_build_lock_pins_pyinstaller_with_hashes_beside_the_runtime_lock() -> No
         assert line in readme.read_text(encoding="utf-8"), readme
 
 
+def test_build_refuses_an_environment_off_the_locks(tmp_path: Path) -> None:
+    """The 0.2.0 bundle was built from the newest releases, two of which differed from
+    lock.txt; build.py now names each package off the locks."""
+    build = packaging_module("build")
+    lock = tmp_path / "lock.txt"
+    lock.write_text("scipy==1.17.1 \\\n    --hash=sha256:00\nPyYAML==6.0 \\\n"
+                    "colorama==0.4.6 ; sys_platform == 'win32' \\\n", encoding="utf-8")
+    locked = build.locked_versions(lock)
+    assert locked == {"scipy": "1.17.1", "pyyaml": "6.0", "colorama": "0.4.6"}
+    assert build.unlocked(locked, {"scipy": "1.17.1", "pyyaml": "6.0"}) == []  # no colorama
+    assert build.unlocked(locked, {"scipy": "1.18.0", "pyyaml": None}) == [
+        "pyyaml missing (locked 6.0)", "scipy 1.18.0 (locked 1.17.1)"]
+    real = build.locked_versions(ROOT / "requirements" / "lock.txt",
+                                 ROOT / "packaging" / "build-lock.txt")
+    assert real["pyinstaller"] and real["scipy"] and real["pillow"]
+
+
 def test_bundle_check_reads_the_versions_it_compares() -> None:
     check = packaging_module("check_bundle")
     paragraph = ("Inter-rater agreement was computed with sense7-coder 0.2.0 (numpy 2.4.6, "
