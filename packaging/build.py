@@ -1,6 +1,6 @@
 """Build the self-contained desktop bundle of sense7-coder (PyInstaller, onedir).
 
-    python packaging/build.py [--archive] [--clean]
+    python packaging/build.py [--archive] [--clean] [--unlocked] [--pack-only]
 
 Run from the repository root with the build environment of packaging/README.md (the
 hash-locked ``requirements/lock.txt`` and ``packaging/build-lock.txt``, and sense7-coder
