@@ -675,3 +675,30 @@ def test_a_crowds_values_are_counted_in_the_queue() -> None:
     crowd = {f"w{i:04d}": (None if i % 10 == 0 else 1 + i % 5) for i in range(3000)}
     assert values_text(code, crowd) == "1×300  2×600  3×600  4×600  5×600  n/a×300"
     assert values_tip(code, crowd).splitlines()[:2] == ["3,000 coders", "1: 300"]
+
+
+def test_a_plot_that_cannot_be_drawn_says_so_in_its_place(
+        qtbot: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A bundle without Pillow drew nothing and told only stderr; the plot now says why."""
+    from sense7_coder.domain import plots
+    from sense7_coder.domain.errors import Sense7Error
+    from sense7_coder.ui.analysis import agreement_plot
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise ModuleNotFoundError("No module named 'PIL'")
+
+    monkeypatch.setattr(agreement_plot, "render_image", broken)
+    plot = agreement_plot.AlphaPlot()
+    qtbot.addWidget(plot)
+    plot.resize(600, 300)
+    plot.items = [PlotItem("Overall empathy", 0.8, 0.7, 0.9, "good")]
+    image = plot.grab().toImage()
+    assert plot.failure == ("The plot could not be drawn: ModuleNotFoundError: "
+                            "No module named 'PIL'")
+    assert plot.toolTip() == plot.failure
+    # the words are drawn where the plot would be: not a blank white rectangle
+    colours = {image.pixelColor(x, y).name() for x in range(0, 600, 3) for y in range(0, 300, 3)}
+    assert len(colours) > 1
+    monkeypatch.setattr(plots, "save", broken)
+    with pytest.raises(Sense7Error, match="could not draw the plot .*No module named 'PIL'"):
+        plot.save(tmp_path / "alpha.png")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -133,8 +134,13 @@ def test_closing_returns_to_welcome_and_remembers_layout(gui, qtbot, demo_projec
 
 def test_help_about_and_analysis_hook(gui, qtbot, demo_project: Path) -> None:
     versions = ui_help.versions()
-    assert set(versions) == {"sense7-coder", "Qt", "PySide6", "Python", "SQLite"}
+    assert set(versions) == {"sense7-coder", "Qt", "PySide6", "Python", "SQLite", "numpy",
+                             "scipy", "pandas", "krippendorff", "matplotlib", "openpyxl",
+                             "pyreadstat", "spacy", "xmlschema"}
     assert all(versions.values())
+    # the libraries as installed (a bundle without their metadata would say otherwise)
+    assert versions["scipy"] == importlib.metadata.version("scipy")
+    assert versions["krippendorff"] == importlib.metadata.version("krippendorff")
     assert "SQLite" in ui_help.about_html()
     assert ui_help.user_guide_markdown().strip()
     w = gui.open(demo_project)

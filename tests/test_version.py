@@ -72,3 +72,14 @@ def test_the_about_box_shows_it(qtbot: object) -> None:
 
     assert versions()["sense7-coder"] == pyproject_version()
     assert f"<td>{pyproject_version()}</td>" in about_html()
+
+
+def test_library_versions_tell_a_missing_record_from_a_missing_library() -> None:
+    """A bundle without the libraries' metadata said "scipy not installed" while scipy
+    computed the figures; an importable library without a record is "version unknown"."""
+    from sense7_coder.domain.versions import library_version, library_versions
+
+    assert library_versions() == {name: version(name)
+                                  for name in ("numpy", "scipy", "krippendorff")}
+    assert library_version("json") == "version unknown"  # imports; no distribution
+    assert library_version("no_such_library_s7") == "not installed"

@@ -1,6 +1,6 @@
 ; Inno Setup script: installs the folder built by packaging\build.py for the current user,
 ; with a Start-menu entry and .sense7 files opening in sense7-coder.
-; Compile with:  iscc /DVersion=0.1.0 /DSource=dist\sense7-coder-0.1.0-windows-x86_64 packaging\windows\sense7-coder.iss
+; Compile with:  iscc /DVersion=0.2.0 /DSource=dist\sense7-coder-0.2.0-windows-x86_64 packaging\windows\sense7-coder.iss
 #ifndef Version
   #define Version "0.0.0"
 #endif

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 
 from .. import __version__
 from ..domain.codebook import Codebook
+from ..domain.versions import ABOUT_LIBRARIES, library_versions
 from ..project import sqlite_version
 from .screen import fit_to_screen
 
@@ -82,12 +83,15 @@ def shortcuts_and_guide(codebook: Codebook | None, focused: str | None = None) -
 
 
 def versions() -> dict[str, str]:
+    """What Help > About lists: the app, Qt, Python, SQLite and the libraries that compute,
+    read, write and draw (from their installed metadata, as the methods paragraph does)."""
     return {
         "sense7-coder": __version__,
         "Qt": qVersion(),
         "PySide6": PySide6.__version__,
         "Python": sys.version.split()[0],
         "SQLite": sqlite_version(),
+        **library_versions(ABOUT_LIBRARIES),
     }
 
 

@@ -3,8 +3,11 @@
 When that variable is set, :func:`.app.run_app` opens the project as the coder
 ``SENSE7_CODER_SMOKE_CODER`` (default ``smoke-check``, so no dialog waits for a person),
 and once the event loop runs it writes what is on screen to the report (window shown,
-title, project open, conversations listed, the current turn's text) and quits. Used by
-``packaging/check_bundle.py``; without the variable nothing here runs.
+title, project open, conversations listed, the current turn's text, the versions Help >
+About lists) and quits. With ``SENSE7_CODER_SMOKE_PLOT=1`` it also draws the agreement
+plot widget (matplotlib's Agg canvas, Pillow, into a QImage) and reports whether it drew
+or the words it shows instead. Used by ``packaging/check_bundle.py``; without the variable
+nothing here runs.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 ENV = "SENSE7_CODER_SMOKE"
 CODER_ENV = "SENSE7_CODER_SMOKE_CODER"
+PLOT_ENV = "SENSE7_CODER_SMOKE_PLOT"
 
 
 def requested() -> Path | None:
@@ -30,10 +34,26 @@ def coder() -> str:
     return os.environ.get(CODER_ENV, "").strip() or "smoke-check"
 
 
+def draw_plot() -> dict[str, Any]:
+    """Draw the agreement plot as the agreement window does; what came of it."""
+    from .analysis.agreement_plot import AlphaPlot, PlotItem
+
+    plot = AlphaPlot()
+    plot.items = [PlotItem("Overall empathy", 0.81, 0.72, 0.88, "good"),
+                  PlotItem("Affective", 0.55, 0.31, 0.70, "low")]
+    plot.resize(640, 320)
+    image = plot.grab().toImage()  # runs the paint event
+    plot.deleteLater()
+    return {"drawn": plot.failure is None, "failure": plot.failure,
+            "size": [image.width(), image.height()]}
+
+
 def report_when_running(app: QApplication, window: Any, report: Path) -> None:
     """Once the event loop has drawn the window, write the report and quit."""
 
     def write() -> None:
+        from .help import versions
+
         workspace = getattr(window, "workspace", None)
         conversation = getattr(workspace, "conversation", None) if workspace else None
         state = {
@@ -43,7 +63,10 @@ def report_when_running(app: QApplication, window: Any, report: Path) -> None:
             "conversation": getattr(conversation, "conversation_id", None),
             "turns": len(getattr(conversation, "turns", []) or []),
             "platform": QApplication.platformName(),
+            "about": versions(),
         }
+        if os.environ.get(PLOT_ENV, "").strip() == "1":
+            state["plot"] = draw_plot()
         report.write_text(json.dumps(state, indent=2), encoding="utf-8")
         app.quit()
 

@@ -8,6 +8,7 @@ share one look with every other figure of the tool (files and window are drawn l
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,8 @@ def _save(path: Path, items: Sequence[AlphaItem]) -> Path:
         return save(_figure(items), path.with_suffix(""), formats=(path.suffix[1:].lower(),))[0]
     except OSError as e:
         raise Sense7Error(f"{path}: could not write the plot ({e.strerror or e})") from None
+    except ImportError as e:  # an installation without matplotlib's parts (Pillow, a backend)
+        raise Sense7Error(f"{path}: could not draw the plot ({e})") from None
 
 
 def save_plot(path: str | Path, items: Sequence[AlphaItem]) -> Path:
@@ -114,6 +117,8 @@ class AlphaPlot(QWidget):
         super().__init__(parent)
         self.items: list[PlotItem] = []
         self._image: QImage | None = None
+        #: why the plot could not be drawn (shown in its place), None while it draws
+        self.failure: str | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumHeight(160)
 
@@ -121,6 +126,7 @@ class AlphaPlot(QWidget):
         self.items = [PlotItem.from_row(r) for r in rows]
         self.setToolTip("\n".join(f"{it.label}: {it.value_text}" for it in self.items))
         self._image = None
+        self.failure = None
         self.updateGeometry()
         self.update()
 
@@ -132,12 +138,23 @@ class AlphaPlot(QWidget):
         super().resizeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        if self._image is None:
-            self._image = render_image(self.items, self.size(), self.devicePixelRatioF())
+        if self._image is None and self.failure is None:
+            try:
+                self._image = render_image(self.items, self.size(), self.devicePixelRatioF())
+            except Exception as e:  # nothing above a paint event would show it
+                self.failure = f"The plot could not be drawn: {type(e).__name__}: {e}"
+                self.setToolTip(self.failure)
+                print(f"sense7-coder: {self.failure}", file=sys.stderr)
         painter = QPainter(self)
         try:
             painter.fillRect(self.rect(), Qt.GlobalColor.white)
-            painter.drawImage(0, 0, self._image)
+            if self._image is not None:
+                painter.drawImage(0, 0, self._image)
+            else:
+                painter.setPen(Qt.GlobalColor.darkRed)
+                painter.drawText(self.rect().adjusted(12, 12, -12, -12),
+                                 Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                                 self.failure or "")
         finally:
             painter.end()
 
