@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from . import rows
 from .codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
 from .errors import CodebookError, InputError
 
@@ -89,9 +90,11 @@ def level_name(value: object, label: str) -> str:
 
 # -- writing a codebook ----------------------------------------------------------------------
 
-def _description(code: Code) -> str:
+def _description(code: Code, shown: str) -> str:
     extra = {name: getattr(code, name) for name in _EXTRA_FIELDS}
     extra = {k: v for k, v in extra.items() if v not in ("", [], None) or k == "key"}
+    if shown != code.label:  # the name was made unique: the label as it is
+        extra["label"] = code.label
     if code.kind == "binary":  # no child codes: its two levels' labels ride here
         extra["levels"] = [{"value": lv.value, "label": lv.label, "description": lv.description}
                            for lv in code.levels]
@@ -101,21 +104,40 @@ def _description(code: Code) -> str:
     return f"{code.description}\n\n{marker}" if code.description else marker
 
 
-def code_element(ns: str, code: Code) -> ET.Element:
+def shown_names(codes: Sequence[Code]) -> dict[str, str]:
+    """Each code's name in a REFI file (key -> name): its label, or ``"<label> (<key>)"``
+    where two codes share a label. QualCoder and ATLAS.ti keep one code per name (a second
+    code of the same name takes the first one's codings), so every name is unique."""
+    seen: dict[str, int] = {}
+    for c in codes:
+        seen[c.label.casefold()] = seen.get(c.label.casefold(), 0) + 1
+    return {c.key: c.label if seen[c.label.casefold()] == 1 else f"{c.label} ({c.key})"
+            for c in codes}
+
+
+def level_child_name(parent: str, value: object, label: str) -> str:
+    """A level's child code name, unique in the file: ``"Warmth: 3 = warm"``."""
+    return f"{parent}: {level_name(value, label)}"
+
+
+def code_element(ns: str, code: Code, shown: str | None = None) -> ET.Element:
+    """The code as a REFI ``Code`` (``shown``: its name in the file, unique there)."""
+    shown = shown or code.label
     levels = code.kind != "binary"
     el = ET.Element(f"{{{ns}}}Code", {
-        "guid": code_guid(code.key), "name": xml_text(code.label),
+        "guid": code_guid(code.key), "name": xml_text(shown),
         "isCodable": "false" if levels else "true",
     })
     if code.color:
         el.set("color", code.color.upper())
-    ET.SubElement(el, f"{{{ns}}}Description").text = xml_text(_description(code))
+    ET.SubElement(el, f"{{{ns}}}Description").text = xml_text(_description(code, shown))
     if not levels:
         return el
     children: list[tuple[int | str | None, str, str]] = [
-        (lv.value, level_name(lv.value, lv.label), lv.description) for lv in code.levels]
+        (lv.value, level_child_name(shown, lv.value, lv.label), lv.description)
+        for lv in code.levels]
     if code.allow_na:
-        children.append((None, NA_CHILD, ""))
+        children.append((None, f"{shown}: {NA_CHILD}", ""))
     for value, name, description in children:
         child = ET.SubElement(el, f"{{{ns}}}Code", {
             "guid": level_guid(code.key, value), "name": xml_text(name), "isCodable": "true"})
@@ -158,8 +180,9 @@ def codebook_qdc(codebook: Codebook, origin: str = "sense7-coder") -> bytes:
     root = ET.Element(f"{{{CODEBOOK_NS}}}CodeBook", {
         "origin": origin, f"{{{XSI}}}schemaLocation": f"{CODEBOOK_NS} {CODEBOOK_SCHEMA}"})
     codes = ET.SubElement(root, f"{{{CODEBOOK_NS}}}Codes")
+    shown = shown_names(codebook.codes)
     for code in codebook.codes:
-        codes.append(code_element(CODEBOOK_NS, code))
+        codes.append(code_element(CODEBOOK_NS, code, shown[code.key]))
     sets = code_sets(CODEBOOK_NS, codebook.codes)
     if sets is not None:
         root.append(sets)
@@ -258,13 +281,24 @@ def _split_marker(text: str) -> tuple[str, dict[str, Any] | None]:
     return head.strip(), extra if isinstance(extra, dict) else None
 
 
-def _known_levels(children: list[ET.Element], values: list[Any]
+def child_level_name(parent: str, child: str) -> str:
+    """A child code's name without its parent's name before it (``"Warmth: 3 = warm"``
+    under ``Warmth`` reads ``"3 = warm"``; QualCoder needs unique names, so tools and
+    people write levels this way)."""
+    parent = parent.strip()
+    for sep in (": ", ":", " - ", " "):
+        if parent and child.startswith(parent + sep) and child[len(parent) + len(sep):].strip():
+            return child[len(parent) + len(sep):].strip()
+    return child
+
+
+def _known_levels(children: list[ET.Element], values: list[Any], parent: str = ""
                   ) -> tuple[list[dict[str, Any]], bool] | None:
     """Levels of a code sense7-coder wrote, whose values its marker lists: each child is
     ``"<value>"`` or ``"<value> = <label>"`` in order, whatever the label starts with (a
     digit, ``-``, ``=``) or holds; then perhaps the not-applicable child. None when the
     children are not that (renamed in another tool: read them as any other file's)."""
-    names = [child.get("name", "") for child in children]
+    names = [child_level_name(parent, child.get("name", "")) for child in children]
     allow_na = len(names) == len(values) + 1 and names[-1].strip() == NA_CHILD
     if len(names) - allow_na != len(values) or any(_children(c, "Code") for c in children):
         return None
@@ -287,32 +321,42 @@ def _known_levels(children: list[ET.Element], values: list[Any]
 _WRITTEN_LEVEL = re.compile(r"^(-?\d+) = (.+)$", re.S)
 
 
-def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]], bool] | None:
+#: the names a child code for "not applicable" goes by
+NA_NAMES = frozenset({NA_CHILD.casefold(), "na", "n/a", "not applicable", "n.a.", "na = n/a"})
+
+
+def level_value(name: str, kind: str = "ordinal") -> tuple[Any, str] | None:
+    """(value, label) a level child's name (its parent's name taken off) says, or None:
+    ``"1 = low"``, ``"2 medium"``, ``"3: high"``, ``"4) very high"``; for a nominal code
+    ``"<value> = <label>"`` or a bare value. The same reading for the codebook and for each
+    coding, so a level read in one is found in the other."""
+    name = name.strip()
+    written = _WRITTEN_LEVEL.match(name) if kind != "nominal" else None
+    if written:
+        return int(written.group(1)), written.group(2)
+    if kind == "nominal":
+        value, _, label = name.partition(" = ")
+        return (value.strip(), (label or value).strip()) if value.strip() else None
+    m = _LEVEL_NAME.match(name)
+    return (int(m.group(1)), m.group(2) or m.group(1)) if m else None
+
+
+def _levels(children: list[ET.Element], kind: str, parent: str = ""
+            ) -> tuple[list[dict[str, Any]], bool] | None:
     """Levels from child codes named ``"<value> = <label>"``; None when they are not."""
     levels: list[dict[str, Any]] = []
     allow_na = False
     for child in children:
         if _children(child, "Code"):
             return None
-        name = child.get("name", "").strip()
-        if name in (NA_CHILD, "NA", "N/A", "not applicable"):
+        name = child_level_name(parent, child.get("name", "")).strip()
+        if name.casefold() in NA_NAMES:
             allow_na = True
             continue
-        written = _WRITTEN_LEVEL.match(name) if kind != "nominal" else None
-        if written:
-            levels.append({"value": int(written.group(1)), "label": written.group(2),
-                           "description": _desc(child)})
-            continue
-        if kind == "nominal":
-            value, _, label = name.partition(" = ")
-            levels.append({"value": value.strip(), "label": (label or value).strip(),
-                           "description": _desc(child)})
-            continue
-        m = _LEVEL_NAME.match(name)
-        if not m:
+        found = level_value(name, kind)
+        if found is None:
             return None
-        levels.append({"value": int(m.group(1)), "label": m.group(2) or m.group(1),
-                       "description": _desc(child)})
+        levels.append({"value": found[0], "label": found[1], "description": _desc(child)})
     if len({str(lv["value"]) for lv in levels}) != len(levels):
         return None  # the same number twice: not a scale
     return (levels, allow_na) if len(levels) >= 2 or (kind == "nominal" and levels) else None
@@ -320,27 +364,34 @@ def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]]
 
 def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
           out: list[_Found], where: str) -> None:
-    name = el.get("name", "").strip()
+    name = " ".join(el.get("name", "").split())  # a line break or tab: one space
+    odd = rows.odd_character(name)
+    if odd is not None:
+        raise CodebookError(f"{where}, line {lines.get(id(el), 0)}: the code name "
+                            f"{name[:40]!r} holds the character {odd} (a control, "
+                            "zero-width or direction character)")
     children = _children(el, "Code")
     description, extra = _split_marker(_desc(el))
     base = {"label": name, "description": description, "color": _color(el.get("color"))}
     line = lines.get(id(el), 0)
     if extra is not None:  # written by sense7-coder: restore it whole
         data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
+        if isinstance(extra.get("label"), str) and extra["label"].strip():
+            data["label"] = extra["label"]
         kind = str(data.get("kind", "binary"))
         if kind == "binary" and isinstance(extra.get("levels"), list):
             data["levels"] = extra["levels"]
         if kind != "binary":
             values = extra.get("values")
-            found = ((_known_levels(children, values) if isinstance(values, list) else None)
-                     or _levels(children, kind))
+            found = ((_known_levels(children, values, name) if isinstance(values, list)
+                      else None) or _levels(children, kind, name))
             if found is None:
                 raise CodebookError(f"{where}, line {line}: code '{name}': its levels (child "
                                     "codes named '<value> = <label>') cannot be read")
             data["levels"] = found[0]
         out.append(_Found(data, line, parents, el.get("guid", "")))
         return
-    found = _levels(children, "ordinal") if children else None
+    found = _levels(children, "ordinal", name) if children else None
     if found is not None:
         levels, allow_na = found
         out.append(_Found({**base, "kind": "ordinal", "levels": levels, "allow_na": allow_na},
