@@ -3,8 +3,8 @@ the standard's schemas (tests/refi/), stable GUIDs, and safe XML reading."""
 
 from __future__ import annotations
 
-import zipfile
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -222,7 +222,11 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
             continue
         for position, a, b in turn_pieces(src, c.start, c.end):
             text = src.turns[position - 1].text
-            if code.unit == "span":
+            if code.unit == "span" and c.value is None:
+                what = (f"not-applicable codings of '{code.key}' on passages (a span holds "
+                        "one of its levels)")
+                left[what] = left.get(what, 0) + 1
+            elif code.unit == "span":
                 try:
                     key, value = checked_span(project, SpanKey(coder, cid, position, a, b,
                                                                code.key), c.value)
