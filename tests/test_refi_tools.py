@@ -346,3 +346,24 @@ def _content(project: Project) -> dict[str, list[Any]]:
                       for v in r) for r in project.db.execute(sql)]
         out[name] = sorted(rows, key=repr)
     return out
+
+
+def test_atlas_crlf_counts_a_line_end_as_one(tmp_path: Path) -> None:
+    """ATLAS.ti stores CR LF texts but counts a line end as one character."""
+    text = qde(selections(), origin="ATLAS.ti 23.2.1")
+    project, summary = new_project_from_qdpx(tmp_path / "p.sense7",
+                                             qdpx(tmp_path / "a.qdpx", text, crlf=True))
+    with project:
+        assert spans_of(project) == WANT
+    assert summary.warnings == []
+
+
+def test_qdc_nominal_level_with_empty_label_comes_back_empty() -> None:
+    from sense7_coder.domain.codebook import Codebook, code_from_dict
+    from sense7_coder.domain.refi import codebook_from_qdc, codebook_qdc
+
+    kind = code_from_dict({"key": "kind", "label": "Kind", "kind": "nominal", "unit": "turn",
+                           "levels": [{"value": "a", "label": ""},
+                                      {"value": "b", "label": "Bee"}]}, "x")
+    back = codebook_from_qdc(codebook_qdc(Codebook("x", [kind])), "x.qdc")
+    assert [(lv.value, lv.label) for lv in back.codes[0].levels] == [("a", ""), ("b", "Bee")]

@@ -100,6 +100,9 @@ def _description(code: Code, shown: str) -> str:
                            for lv in code.levels]
     else:  # the values as they are, so that any label reads back from "<value> = <label>"
         extra["values"] = code.values
+        if any(lv.label in ("", str(lv.value)) for lv in code.levels):
+            # a child named "<value>" alone: its label is empty or the value itself
+            extra["labels"] = [lv.label for lv in code.levels]
     marker = MARKER + json.dumps(extra, ensure_ascii=False, sort_keys=True)
     return f"{code.description}\n\n{marker}" if code.description else marker
 
@@ -389,6 +392,11 @@ def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
                 raise CodebookError(f"{where}, line {line}: code '{name}': its levels (child "
                                     "codes named '<value> = <label>') cannot be read")
             data["levels"] = found[0]
+            labels = extra.get("labels")
+            if isinstance(labels, list) and len(labels) == len(found[0]) and all(
+                    isinstance(x, str) for x in labels):
+                for level, label in zip(found[0], labels, strict=True):
+                    level["label"] = label
         out.append(_Found(data, line, parents, el.get("guid", "")))
         return
     found = _levels(children, "ordinal", name) if children else None
