@@ -367,3 +367,53 @@ def test_qdc_nominal_level_with_empty_label_comes_back_empty() -> None:
                                       {"value": "b", "label": "Bee"}]}, "x")
     back = codebook_from_qdc(codebook_qdc(Codebook("x", [kind])), "x.qdc")
     assert [(lv.value, lv.label) for lv in back.codes[0].levels] == [("a", ""), ("b", "Bee")]
+
+
+def test_our_turns_come_back_whole_even_holding_a_speaker_line(tmp_path: Path) -> None:
+    with Project.open(build_demo(tmp_path)) as demo:
+        with demo.db.conn:
+            demo.db.execute("UPDATE turns SET text = text || ? WHERE conversation_id = '101' "
+                            "AND position = 2", ["\nUser: a quoted line, not a turn"])
+        export_qdpx(demo, tmp_path / "demo.qdpx")
+        before = _content(demo)["turns"]
+    project, _ = new_project_from_qdpx(tmp_path / "back.sense7", tmp_path / "demo.qdpx")
+    with project:
+        assert _content(project)["turns"] == before
+
+
+def _with_extra(tmp_path: Path, extra: str) -> Path:
+    """The sense7-coder variable of a source, as a hostile file could set it."""
+    variable = "99999999-0000-4000-8000-000000000001"
+    text = qde(selections()).replace(
+        "</Codes></CodeBook>",
+        f'</Codes></CodeBook><Variables><Variable guid="{variable}" name="sense7-coder" '
+        'typeOfVariable="Text"/></Variables>').replace(
+        "</TextSource>", f'<VariableValue><VariableRef targetGUID="{variable}"/>'
+        f"<TextValue>{extra}</TextValue></VariableValue></TextSource>", 1)
+    return qdpx(tmp_path / "h.qdpx", text)
+
+
+@pytest.mark.parametrize(("extra", "said"), [
+    ('{"turns": [{"position": 1, "role": "evil"}, {"position": 2, "role": "assistant"}, '
+     '{"position": 3, "role": "user"}]}', "the role 'evil'"),
+    ('{"turns": [{"position": 1, "role": "user", "attributes": "x"}, {"position": 2, '
+     '"role": "assistant"}, {"position": 3, "role": "user"}]}', "attributes are not"),
+    ('{"turns": [{"position": 1, "role": "user", "ratings": {"overall": 9}}, '
+     '{"position": 2, "role": "assistant"}, {"position": 3, "role": "user"}]}', "rating 9"),
+    ('{"turns": [], "done": {"Ana": [1]}}', "turns do not match"),
+    ("[" * 100_000 + "]" * 100_000, "not a JSON object"),
+])
+def test_a_hostile_sense7_variable_is_refused_in_one_line(tmp_path: Path, extra: str,
+                                                          said: str) -> None:
+    with pytest.raises(InputError) as err:
+        new_project_from_qdpx(tmp_path / "p.sense7", _with_extra(tmp_path, extra))
+    assert said in str(err.value) and "\n" not in str(err.value)
+    assert "sense7-coder" in str(err.value) and not (tmp_path / "p.sense7").exists()
+
+
+def test_done_marks_of_a_user_the_file_does_not_have_are_refused(tmp_path: Path) -> None:
+    extra = ('{"turns": [{"position": 1, "role": "user"}, {"position": 2, "role": '
+             '"assistant"}, {"position": 3, "role": "user"}], "done": {"Mallory": [1]}}')
+    with pytest.raises(InputError) as err:
+        new_project_from_qdpx(tmp_path / "p.sense7", _with_extra(tmp_path, extra))
+    assert "'Mallory' is not a user of the file" in str(err.value)

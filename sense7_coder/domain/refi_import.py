@@ -374,6 +374,7 @@ class _Reader:
         extra = src.variables.pop(EXTRA_VARIABLE, None)
         if extra is not None:
             src.extra = _extra(extra, self.where, line)
+            src.turns = _turns_of(text, src.extra) or src.turns
         self.project.sources.append(src)
         creator = self.user_of(el, "imported") if el.get("creatingUser") else "imported"
         for coding in refi._children(el, "Coding"):
@@ -455,11 +456,34 @@ class _Reader:
         project.skipped = [f"{n} {what}" for what, n in sorted(self.skipped.items())]
 
 
+def _turns_of(text: str, extra: dict[str, Any]) -> list[RefiTurn] | None:
+    """The turns of a source sense7-coder wrote, cut where its ``sense7-coder`` variable
+    says (``"Role: "``, the text of its length, a blank line), whatever the texts hold (a
+    line starting ``User:`` inside a turn); None when the text is not so made."""
+    items = extra.get("turns")
+    if not isinstance(items, list):
+        return None
+    out, at = [], 0
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        role, length = item.get("role"), item.get("length")
+        if not isinstance(role, str) or not isinstance(length, int) or length < 0:
+            return None
+        prefix = f"{role.capitalize() or 'Turn'}: "
+        if not text.startswith(prefix, at) or at + len(prefix) + length > len(text):
+            return None
+        start = at + len(prefix)
+        out.append(RefiTurn(role, None, text[start:start + length], start))
+        at = start + length + 2
+    return out if at == len(text) else None
+
+
 def _extra(text: str, where: str, line: int) -> dict[str, Any]:
     """The ``sense7-coder`` variable of a source: a JSON object (checked when used)."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict):
         raise InputError(where, f"the variable '{EXTRA_VARIABLE}' is not a JSON object",

@@ -82,7 +82,7 @@ def conversation_extra(conv: Conversation, done: Mapping[str, Iterable[int]]
     not text; the coders' done marks."""
     turns = []
     for t in conv.turns:
-        item: dict[str, Any] = {"position": t.position, "role": t.role}
+        item: dict[str, Any] = {"position": t.position, "role": t.role, "length": len(t.text)}
         for name in ("speaker", "time_offset", "comment"):
             if getattr(t, name) is not None:
                 item[name] = getattr(t, name)

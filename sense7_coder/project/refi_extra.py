@@ -45,7 +45,11 @@ def restore(conv: Conversation, extra: Mapping[str, Any], where: str) -> None:
             turn.speaker = item.get("speaker")
             turn.time_offset = rows.time_offset(item.get("time_offset"))
             turn.comment = item.get("comment")
-            turn.attributes = dict(item.get("attributes") or {})
+            attributes = item.get("attributes") or {}
+            if not isinstance(attributes, dict):
+                raise rows.RowError("attributes", f"turn {turn.position}: the attributes are "
+                                    "not an object")
+            turn.attributes = dict(attributes)
             ratings = item.get("ratings") or {}
             if not isinstance(ratings, dict):
                 raise rows.RowError("ratings", f"turn {turn.position}: ratings are not an object")
