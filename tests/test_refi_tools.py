@@ -83,6 +83,8 @@ def test_demo_export_reads_whole_the_way_qualcoder_reads_it(tmp_path: Path) -> N
         demo.set_memo(Unit("101"), "a conversation memo")
         export_qdpx(demo, tmp_path / "demo.qdpx")
         got = qualcoder_read(tmp_path / "demo.qdpx")
+        xmlschema.XMLSchema(str(HERE / "Project.xsd")).validate(
+            zipfile.ZipFile(tmp_path / "demo.qdpx").read("project.qde").decode())
         book = {c.key: c for c in demo.codebook.codes}
         want = set()
         for coder, cid, pos, _sent, key, value in demo.db.execute(
@@ -417,3 +419,12 @@ def test_done_marks_of_a_user_the_file_does_not_have_are_refused(tmp_path: Path)
     with pytest.raises(InputError) as err:
         new_project_from_qdpx(tmp_path / "p.sense7", _with_extra(tmp_path, extra))
     assert "'Mallory' is not a user of the file" in str(err.value)
+
+
+def test_a_coding_that_cannot_be_read_names_its_cause(tmp_path: Path) -> None:
+    on_parent = sel("44444444-0000-4000-8000-0000000000A1", LF_TEXT, "No idea at all.", U1, W)
+    path = qdpx(tmp_path / "q.qdpx", qde(selections() + on_parent))
+    project, summary = new_project_from_qdpx(tmp_path / "p.sense7", path)
+    project.close()
+    assert "1 codings of 'Warmth' itself, whose levels are its child codes" in summary.skipped
+    assert not any("not codable" in s for s in summary.skipped)

@@ -98,7 +98,7 @@ def line_ends(raw: str, selections: list[tuple[int, int]], origin: str, name: st
     if as_two > as_one:
         return text, two, None
     warning = None
-    if as_two == as_one and any(b > crlf[0] - 0 for _a, b in selections):
+    if as_two == as_one and any(b > crlf[0] for _a, b in selections):  # past a line end
         warning = (f"source {name!r}: Windows line ends (CR LF); its selections were read "
                    "counting each line end as one character (as ATLAS.ti, MAXQDA and "
                    "QualCoder do); check that they sit on the right words")
