@@ -365,6 +365,32 @@ def _levels(children: list[ET.Element], kind: str, parent: str = ""
     return (levels, allow_na) if len(levels) >= 2 or (kind == "nominal" and levels) else None
 
 
+def _restored(base: dict[str, Any], extra: dict[str, Any], children: list[ET.Element],
+              where: str) -> dict[str, Any]:
+    """A code sense7-coder wrote, from its name, colour, description and marker."""
+    name = base["label"]
+    data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
+    if isinstance(extra.get("label"), str) and extra["label"].strip():
+        data["label"] = extra["label"]
+    kind = str(data.get("kind", "binary"))
+    if kind == "binary" and isinstance(extra.get("levels"), list):
+        data["levels"] = extra["levels"]
+    if kind != "binary":
+        values = extra.get("values")
+        found = ((_known_levels(children, values, name) if isinstance(values, list)
+                  else None) or _levels(children, kind, name))
+        if found is None:
+            raise CodebookError(f"{where}: code '{name}': its levels (child codes named "
+                                "'<value> = <label>') cannot be read")
+        data["levels"] = found[0]
+        labels = extra.get("labels")
+        if isinstance(labels, list) and len(labels) == len(found[0]) and all(
+                isinstance(x, str) for x in labels):
+            for level, label in zip(found[0], labels, strict=True):
+                level["label"] = label
+    return data
+
+
 def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
           out: list[_Found], where: str) -> None:
     name = " ".join(el.get("name", "").split())  # a line break or tab: one space
@@ -378,25 +404,7 @@ def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
     base = {"label": name, "description": description, "color": _color(el.get("color"))}
     line = lines.get(id(el), 0)
     if extra is not None:  # written by sense7-coder: restore it whole
-        data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
-        if isinstance(extra.get("label"), str) and extra["label"].strip():
-            data["label"] = extra["label"]
-        kind = str(data.get("kind", "binary"))
-        if kind == "binary" and isinstance(extra.get("levels"), list):
-            data["levels"] = extra["levels"]
-        if kind != "binary":
-            values = extra.get("values")
-            found = ((_known_levels(children, values, name) if isinstance(values, list)
-                      else None) or _levels(children, kind, name))
-            if found is None:
-                raise CodebookError(f"{where}, line {line}: code '{name}': its levels (child "
-                                    "codes named '<value> = <label>') cannot be read")
-            data["levels"] = found[0]
-            labels = extra.get("labels")
-            if isinstance(labels, list) and len(labels) == len(found[0]) and all(
-                    isinstance(x, str) for x in labels):
-                for level, label in zip(found[0], labels, strict=True):
-                    level["label"] = label
+        data = _restored(base, extra, children, f"{where}, line {line}")
         out.append(_Found(data, line, parents, el.get("guid", "")))
         return
     found = _levels(children, "ordinal", name) if children else None

@@ -283,7 +283,7 @@ def read_qdpx(path: str | Path, resolver: RoleResolver | None = None,
         raise InputError(where, f"project.qde breaks the REFI-QDA project schema: {problem}")
     parts.check_guids(root, lines, where)
     for el in root.iter():
-        if refi._local(el.tag) in ("Code", "User", "Variable") and el.get("name"):
+        if refi._local(el.tag) in ("Code", "User", "Variable", "Set", "Case") and el.get("name"):
             parts.clean_name(el.get("name"), refi._local(el.tag), where, lines.get(id(el), 0))
     try:
         codebook, targets = _codes(root, data, f"{where}: project.qde")
