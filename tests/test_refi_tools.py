@@ -428,3 +428,17 @@ def test_a_coding_that_cannot_be_read_names_its_cause(tmp_path: Path) -> None:
     project.close()
     assert "1 codings of 'Warmth' itself, whose levels are its child codes" in summary.skipped
     assert not any("not codable" in s for s in summary.skipped)
+
+
+def test_attributes_named_like_a_field_or_the_variable_come_back(tmp_path: Path) -> None:
+    with Project.open(build_demo(tmp_path)) as demo:
+        with demo.db.conn:
+            demo.db.execute("UPDATE conversations SET attributes = ? WHERE "
+                            "conversation_id = '101'",
+                            [json.dumps({"model": "attribute, not field", "sense7-coder": "x",
+                                         "score": 2.5, "tags": ["a", "b"]})])
+        export_qdpx(demo, tmp_path / "demo.qdpx")
+        before = _content(demo)["conversations"]
+    project, _ = new_project_from_qdpx(tmp_path / "back.sense7", tmp_path / "demo.qdpx")
+    with project:
+        assert _content(project)["conversations"] == before

@@ -92,7 +92,9 @@ def conversation_extra(conv: Conversation, done: Mapping[str, Iterable[int]]
             item["attributes"] = dict(t.attributes)
         turns.append(item)
     extra: dict[str, Any] = {"turns": turns}
-    typed = {k: v for k, v in conv.attributes.items() if not isinstance(v, str)}
+    reserved = ("participant_id", "model", "topic", EXTRA_VARIABLE)  # variables of their own
+    typed = {k: v for k, v in conv.attributes.items()
+             if not isinstance(v, str) or k in reserved}
     if typed:
         extra["attributes"] = typed
     if conv.source:
