@@ -442,3 +442,23 @@ def test_attributes_named_like_a_field_or_the_variable_come_back(tmp_path: Path)
     project, _ = new_project_from_qdpx(tmp_path / "back.sense7", tmp_path / "demo.qdpx")
     with project:
         assert _content(project)["conversations"] == before
+
+
+def test_qdc_codes_sharing_a_label_or_spaced_oddly_come_back() -> None:
+    from sense7_coder.domain.codebook import Codebook, code_from_dict
+    from sense7_coder.domain.refi import codebook_from_qdc, codebook_qdc
+
+    def ordinal(key: str, label: str) -> Any:
+        return code_from_dict({"key": key, "label": label, "kind": "ordinal", "unit": "turn",
+                               "allow_na": True, "levels": [{"value": 1, "label": "low "},
+                                                            {"value": 2, "label": "high"}]}, "x")
+
+    book = Codebook("x", [ordinal("a", "Warm  th"), ordinal("b", "Warm  th")])
+    data = codebook_qdc(book)
+    names = [el.get("name") for el in ET.fromstring(data).iter(
+        "{urn:QDA-XML:codebook:1.0}Code")]
+    assert len(names) == len(set(names)) and "Warm  th (b): 1 = low " in names
+    back = codebook_from_qdc(data, "x.qdc")
+    assert [(c.key, c.label, [(lv.value, lv.label) for lv in c.levels], c.allow_na)
+            for c in back.codes] == [(k, "Warm  th", [(1, "low "), (2, "high")], True)
+                                     for k in ("a", "b")]

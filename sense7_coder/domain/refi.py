@@ -60,6 +60,8 @@ _GUID_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://schema.qdasoftware.org/sense7
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 #: a level's child code: "3", "3 = warm", "3: warm", "3) warm", "3 warm" (not "2022-05-10")
 _LEVEL_NAME = re.compile(r"^\s*(-?\d+)\s*(?:(?:=|:|\)|\.|-|–)\s*|\s)?\s*([^\d\s=:).\-–].*?)?\s*$")
+#: what a name from another tool may hold that becomes one space (line breaks, tabs)
+_BREAKS = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
 _COLOR = re.compile(r"^#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 #: Code fields carried in the description's ``[sense7-coder]`` paragraph
 _EXTRA_FIELDS = ("key", "kind", "unit", "applies_to", "allow_na", "include", "exclude",
@@ -288,10 +290,10 @@ def child_level_name(parent: str, child: str) -> str:
     """A child code's name without its parent's name before it (``"Warmth: 3 = warm"``
     under ``Warmth`` reads ``"3 = warm"``; QualCoder needs unique names, so tools and
     people write levels this way)."""
-    parent = parent.strip()
-    for sep in (": ", ":", " - ", " "):
-        if parent and child.startswith(parent + sep) and child[len(parent) + len(sep):].strip():
-            return child[len(parent) + len(sep):].strip()
+    for name in dict.fromkeys((parent, parent.strip(), " ".join(parent.split()))):
+        for sep in (": ", ":", " - ", " "):
+            if name and child.startswith(name + sep) and child[len(name) + len(sep):].strip():
+                return child[len(name) + len(sep):]  # as it is: a label may end in a space
     return child
 
 
@@ -366,8 +368,9 @@ def _levels(children: list[ET.Element], kind: str, parent: str = ""
 
 
 def _restored(base: dict[str, Any], extra: dict[str, Any], children: list[ET.Element],
-              where: str) -> dict[str, Any]:
-    """A code sense7-coder wrote, from its name, colour, description and marker."""
+              where: str, written: str) -> dict[str, Any]:
+    """A code sense7-coder wrote, from its name (``written``: as in the file), colour,
+    description and marker."""
     name = base["label"]
     data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
     if isinstance(extra.get("label"), str) and extra["label"].strip():
@@ -377,8 +380,8 @@ def _restored(base: dict[str, Any], extra: dict[str, Any], children: list[ET.Ele
         data["levels"] = extra["levels"]
     if kind != "binary":
         values = extra.get("values")
-        found = ((_known_levels(children, values, name) if isinstance(values, list)
-                  else None) or _levels(children, kind, name))
+        found = ((_known_levels(children, values, written) if isinstance(values, list)
+                  else None) or _levels(children, kind, written))
         if found is None:
             raise CodebookError(f"{where}: code '{name}': its levels (child codes named "
                                 "'<value> = <label>') cannot be read")
@@ -393,7 +396,7 @@ def _restored(base: dict[str, Any], extra: dict[str, Any], children: list[ET.Ele
 
 def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
           out: list[_Found], where: str) -> None:
-    name = " ".join(el.get("name", "").split())  # a line break or tab: one space
+    name = _BREAKS.sub(" ", el.get("name", "")).strip()  # a line break or tab: a space
     odd = rows.odd_character(name)
     if odd is not None:
         raise CodebookError(f"{where}, line {lines.get(id(el), 0)}: the code name "
@@ -404,10 +407,10 @@ def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
     base = {"label": name, "description": description, "color": _color(el.get("color"))}
     line = lines.get(id(el), 0)
     if extra is not None:  # written by sense7-coder: restore it whole
-        data = _restored(base, extra, children, f"{where}, line {line}")
+        data = _restored(base, extra, children, f"{where}, line {line}", el.get("name", ""))
         out.append(_Found(data, line, parents, el.get("guid", "")))
         return
-    found = _levels(children, "ordinal", name) if children else None
+    found = _levels(children, "ordinal", el.get("name", "")) if children else None
     if found is not None:
         levels, allow_na = found
         out.append(_Found({**base, "kind": "ordinal", "levels": levels, "allow_na": allow_na},
