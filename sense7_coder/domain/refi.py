@@ -9,25 +9,28 @@ How sense7-coder maps onto it:
 
 * A code is a ``Code`` with a GUID made from its key (UUID version 5, so every export of
   the same code carries the same GUID), its label as name, its colour and description.
-  Each level of an ordinal or nominal code is a child code named ``"<value> = <label>"``
-  (``"NA = not applicable"`` when not applicable is allowed); a coder codes the level, so
-  the parent is not codable. A binary (present/absent) code has no children and is codable
+  Each level of an ordinal or nominal code is a child code named
+  ``"<code name>: <value> = <label>"`` (``"Warmth: NA = not applicable"`` when not
+  applicable is allowed; every name in a file unique, as QualCoder and ATLAS.ti need); a
+  coder codes the level, so the parent is not codable. A binary (present/absent) code has no children and is codable
   itself. Groups become ``Sets``. What REFI has no field for (key, kind, unit, guidance,
   shortcut, users' rating key) rides in the description's last paragraph as
   ``[sense7-coder] {json}``, so a codebook makes the round trip whole.
 * Reading a ``.qdc`` written by another tool: a code whose children are all named like
-  ``"1 = very poor"`` (or ``"1 very poor"``, ``"1: very poor"``) is an ordinal code with
+  ``"1 = very poor"`` (or ``"1 very poor"``, ``"1: very poor"``, with or without the
+  parent's name before it) is an ordinal code with
   those levels; any other code is a present/absent code, its parent codes becoming its
   ``group`` (``"Emotions / Positive"``); a codable parent is a code too. Keys are made
   from the names. The XML is read without DTDs: a file declaring a DOCTYPE or entities is
   refused.
 * A project: each conversation is a text source (``"User: ..."``/``"Assistant: ..."`` per
   turn, a blank line between turns); every coded turn and sentence is a
-  ``PlainTextSelection`` at its character positions (counted in Unicode characters from 0,
-  end exclusive) holding one ``Coding`` per coder and code, pointing at the level's child
-  code; conversation-level codes are codings of the whole source; coders (and the
-  consensus) are users; memos are notes referred to from their selection or source;
-  participant and assistant are text variables of each source. A binary code's "absent"
+  ``PlainTextSelection`` per coder at its character positions (counted in Unicode
+  characters from 0, end exclusive; ``creatingUser`` the coder) holding one ``Coding`` per
+  code, pointing at the level's child code; conversation-level codes are codings of a
+  selection of the whole source; coders (and the consensus) are users; a memo is the
+  ``Description`` of its coder's selection; conversation fields and attributes are text
+  variables of each source (see :mod:`.refi_project`). A binary code's "absent"
   is left out (a REFI coding says that a code applies).
 """
 
