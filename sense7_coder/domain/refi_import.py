@@ -17,8 +17,11 @@ sense7-coder itself: checked and bounded before anything is written.
   exclusive) lands on the turns it covers: clipped to each turn's text; a turn code whose
   selection covers its turn is a turn coding, a sentence code's selection of a sentence a
   sentence coding (given by the caller who segments turns), anything else a span. A coding
-  of a whole source is a conversation coding. Notes referred to from a selection or a
-  source become memos of their turn or conversation.
+  of a whole source is a conversation coding. A selection's ``Description`` and notes
+  referred to from a selection or a source become memos of their turn or conversation (a
+  note holding a selection, QualCoder's annotation, of that passage's turn); notes on no
+  source are listed. Cases and sets of documents become attributes; CR LF line ends,
+  duplicate GUIDs and odd names are handled in :mod:`.refi_parts`.
 """
 
 from __future__ import annotations
