@@ -69,7 +69,8 @@ def test_long_columns_say_what_each_value_is(study: Project, tmp_path: Path) -> 
     export_project(study, out, "long")
     got = rows(out)
     assert list(got[0]) == ["coder", "conversation_id", "participant_id", "model", "turn",
-                            "sentence", "role", "code", "value", "level_label", "user_rating"]
+                            "sentence", "role", "code", "value", "level_label", "user_rating",
+                            "user_rating_na"]
     by_key = {(r["coder"], r["conversation_id"], r["turn"], r["sentence"], r["code"]): r
               for r in got}
     overall = by_key[("alice", "c1", "2", "", "overall")]
@@ -81,6 +82,11 @@ def test_long_columns_say_what_each_value_is(study: Project, tmp_path: Path) -> 
     assert (na["value"], na["level_label"], na["user_rating"]) == ("NA", "not applicable", "NA")
     quality = by_key[("bashir", "c1", "", "", "quality")]  # conversation level: no turn
     assert (quality["value"], quality["role"], quality["user_rating"]) == ("NA", "", "")
+    # the user's "not applicable" and "not rated" stay apart where NA and empty do not
+    assert (overall["user_rating_na"], na["user_rating_na"], quality["user_rating_na"]) == (
+        "0", "1", "")
+    default = pd.read_csv(out)  # pandas' defaults: NA and an empty cell are both missing
+    assert default["user_rating_na"].isna().sum() == default["user_rating"].isna().sum() - 1
     sentence = by_key[("alice", "c1", "2", "2", "question")]
     assert (sentence["value"], sentence["level_label"]) == ("1", "present")
     assert by_key[("alice", "c1", "2", "", "strategy")]["value"] == "advice"
@@ -100,10 +106,12 @@ def test_wide_has_one_row_per_unit_and_a_column_per_code_and_coder(
     out = tmp_path / "wide.csv"
     export_project(study, out, "wide")
     table = pd.read_csv(out, dtype=str, keep_default_na=False)
+    # a code that allows not applicable: a __na column after each of its columns
     assert list(table.columns) == [
         "conversation_id", "participant_id", "model", "turn", "sentence", "role",
-        "overall__alice", "overall__bashir", "validation__alice", "question__alice",
-        "strategy__alice", "quality__alice", "quality__bashir",
+        "overall__alice", "overall__alice__na", "overall__bashir", "overall__bashir__na",
+        "validation__alice", "question__alice", "strategy__alice", "strategy__alice__na",
+        "quality__alice", "quality__alice__na", "quality__bashir", "quality__bashir__na",
     ]
     units = [tuple(r) for r in table[["conversation_id", "turn", "sentence"]].to_numpy()]
     assert units == [("c1", "", ""), ("c1", "2", ""), ("c1", "2", "2"), ("c2", "2", ""),
@@ -114,6 +122,12 @@ def test_wide_has_one_row_per_unit_and_a_column_per_code_and_coder(
     first = table.iloc[0]
     assert (first["quality__alice"], first["quality__bashir"]) == ("5", "NA")
     assert table.iloc[3]["overall__alice"] == ""  # alice did not code c2/2: empty, not NA
+    # read with pandas' defaults both are missing; the __na column keeps them apart
+    default = pd.read_csv(out)
+    assert default["quality__bashir"].isna().iloc[0] and default["overall__alice"].isna().iloc[3]
+    assert default["quality__bashir__na"].iloc[0] == 1
+    assert pd.isna(default["overall__alice__na"].iloc[3])
+    assert default["overall__alice__na"].iloc[1] == 0
 
 
 def test_consensus_codebook_and_agreement_exports(study: Project, tmp_path: Path) -> None:

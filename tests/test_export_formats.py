@@ -151,7 +151,9 @@ def test_wide_sav_labels_each_code_and_coder(study: Project, tmp_path: Path) -> 
     assert meta.variable_measure["validation__alice"] == "nominal"
     # a coder name that is no SPSS name gets a safe one; the label keeps the original
     odd = [n for n in meta.column_names if n.startswith("overall__") and "calc" in n]
-    assert odd == ["overall___cmd_calc"]
+    assert odd == ["overall___cmd_calc", "overall___cmd_calc__na"]
+    assert labels["overall__alice__na"].endswith("1 = not applicable, 0 = a value, empty = "
+                                                 "not coded")
     assert labels["overall___cmd_calc"].endswith("coded by =cmd|calc")
     c1 = df[(df.conversation_id == "c1") & (df.turn == 2)].iloc[0]
     assert c1["overall__alice"] == 4 and c1["strategy__alice"] == "advice"

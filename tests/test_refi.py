@@ -3,6 +3,7 @@ the standard's schemas (tests/refi/), stable GUIDs, and safe XML reading."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,9 +81,13 @@ def test_qdc_shape_levels_are_child_codes_with_stable_guids() -> None:
     assert overall.get("guid") == code_guid("overall") and overall.get("isCodable") == "false"
     assert overall.get("color", "").startswith("#")
     children = overall.findall(f"{C}Code")
+    # named after their code: QualCoder and ATLAS.ti keep one code per name
     assert [c.get("name") for c in children] == [
-        "1 = very poor", "2 = poor", "3 = neutral", "4 = good", "5 = very good",
-        "NA = not applicable"]
+        "Overall empathy: 1 = very poor", "Overall empathy: 2 = poor",
+        "Overall empathy: 3 = neutral", "Overall empathy: 4 = good",
+        "Overall empathy: 5 = very good", "Overall empathy: NA = not applicable"]
+    names = [c.get("name") for c in root.iter(f"{C}Code")]
+    assert len(names) == len(set(names))
     assert children[0].get("guid") == level_guid("overall", 1)
     assert overall.find(f"{C}Description").text.startswith("Your overall judgement")
 
@@ -169,7 +174,7 @@ def test_qdpx_project_is_valid_and_places_every_coding(study: Project, tmp_path:
                                                        ) -> None:
     out = tmp_path / "study.qdpx"
     summary = export_qdpx(study, out)
-    assert summary.sources == 4 and summary.notes == 1
+    assert summary.sources == 4 and summary.notes == 1  # memos
     with zipfile.ZipFile(out) as z:
         qde = z.read("project.qde")
         texts = {n: z.read(n).decode("utf-8") for n in z.namelist() if n.startswith("sources/")}
@@ -183,15 +188,23 @@ def test_qdpx_project_is_valid_and_places_every_coding(study: Project, tmp_path:
     text = texts["sources/" + c1.get("plainTextPath").removeprefix("internal://")]
     turn_two = study.db.execute(
         "SELECT text FROM turns WHERE conversation_id='c1' AND position=2").fetchone()[0]
-    by_name = {s.get("name"): s for s in c1.iter(f"{P}PlainTextSelection")}
-    sel = by_name["c1 turn 2"]
-    assert text[int(sel.get("startPosition")):int(sel.get("endPosition"))] == turn_two
+    # one selection per coder, its creatingUser the coder (QualCoder reads the owner there)
+    by_name: dict[str, list[ET.Element]] = {}
+    for s in c1.iter(f"{P}PlainTextSelection"):
+        by_name.setdefault(s.get("name"), []).append(s)
+    turn_sels = by_name["c1 turn 2"]
+    for sel in turn_sels:
+        assert text[int(sel.get("startPosition")):int(sel.get("endPosition"))] == turn_two
+        assert sel.get("creationDateTime")
+        assert {c.get("creatingUser") for c in sel.findall(f"{P}Coding")} <= {
+            sel.get("creatingUser")}
     codings = {(users[c.get("creatingUser")], c.find(f"{P}CodeRef").get("targetGUID"))
-               for c in sel.findall(f"{P}Coding")}
+               for sel in turn_sels for c in sel.findall(f"{P}Coding")}
     assert codings == {("alice", level_guid("overall", 4)), ("bashir", level_guid("overall", 3)),
                        ("alice", level_guid("strategy", "advice"))}
+    assert sorted(users[s.get("creatingUser")] for s in turn_sels) == ["alice", "bashir"]
     # the sentence-level code sits on the second sentence of the turn
-    sentence = by_name["c1 turn 2 sentence 2"]
+    (sentence,) = by_name["c1 turn 2 sentence 2"]
     start, end = int(sentence.get("startPosition")), int(sentence.get("endPosition"))
     s0, s1 = study.db.execute("SELECT start, end FROM sentences WHERE conversation_id='c1' "
                               "AND position=2 AND sentence=2").fetchone()
@@ -207,15 +220,17 @@ def test_qdpx_project_is_valid_and_places_every_coding(study: Project, tmp_path:
     assert code_guid("validation") in c2_refs and len(
         [r for r in sources["c2"].iter(f"{P}CodeRef")
          if r.get("targetGUID") == code_guid("validation")]) == 1
-    # a conversation-level code codes the whole source; the memo is a note on its turn
-    whole = c1.findall(f"{P}Coding")
-    assert [w.find(f"{P}CodeRef").get("targetGUID") for w in whole] == [level_guid("quality", 5)]
-    note_ref = sel.find(f"{P}NoteRef").get("targetGUID")
-    note = next(n for n in root.iter(f"{P}Note") if n.get("guid") == note_ref)
-    assert note.find(f"{P}PlainTextContent").text == "warm but generic"
-    assert users[note.get("creatingUser")] == "alice"
+    # a conversation-level code codes a selection of the whole text (QualCoder reads codings
+    # only from selections); the memo is the Description of its coder's selection
+    (whole,) = by_name["c1"]
+    assert (whole.get("startPosition"), whole.get("endPosition")) == ("0", str(len(text)))
+    assert [w.get("targetGUID") for w in whole.iter(f"{P}CodeRef")] == [
+        level_guid("quality", 5)]
+    memo_sel = next(s for s in turn_sels if s.find(f"{P}Description") is not None)
+    assert memo_sel.find(f"{P}Description").text == "warm but generic"
+    assert users[memo_sel.get("creatingUser")] == "alice"
     values = {v.find(f"{P}TextValue").text for v in c1.findall(f"{P}VariableValue")}
-    assert values == {"P1", "GPT4"}
+    assert {"P1", "GPT4"} <= values
 
 
 def test_qdpx_reexport_keeps_guids_and_codebook_reads_back(study: Project,

@@ -53,12 +53,12 @@ from .models import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without
 
 LONG_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
-    "value", "level_label", "user_rating",
+    "value", "level_label", "user_rating", "user_rating_na",
 )
 UNIT_META = ("conversation_id", "participant_id", "model", "turn", "sentence", "role")
 CONSENSUS_COLUMNS = (
     *UNIT_META, "code", "value", "level_label", "adjudicator", "rationale", "decided_at",
-    "user_rating",
+    "user_rating", "user_rating_na",
 )
 CODEBOOK_COLUMNS = (
     "code", "label", "kind", "unit", "applies_to", "group", "user_rating", "allow_na",
@@ -67,6 +67,8 @@ CODEBOOK_COLUMNS = (
 )
 #: separator between code and coder in the wide table's column names
 WIDE_SEPARATOR = "__"
+#: the end of the name of the column that tells not applicable from not coded
+NA_FLAG = "__na"
 NA_TEXT = "NA"
 #: the mark a neutralised cell starts with
 MARK = "'"
@@ -153,6 +155,15 @@ def _user_rating(frame: pd.DataFrame) -> pd.Categorical:
     return categorical(frame["user_rating"])
 
 
+def na_flag(values: Any) -> pd.arrays.IntegerArray:
+    """1 where a value is not applicable (``NA``), 0 where it is a value, empty where there
+    is none: R's read.csv and pandas read both ``NA`` and an empty cell as missing, so
+    this column is what keeps not applicable apart from not coded (or not rated)."""
+    out = [None if v is None or (isinstance(v, float) and v != v) else int(v == NA_TEXT)
+           for v in np.asarray(values, dtype=object)]
+    return pd.array(out, dtype="Int64")
+
+
 def _coded_units(frame: pd.DataFrame, codebook: Codebook) -> dict[str, Any]:
     """The columns a coding and a consensus decision share: the unit, the code, the value."""
     turn, sentence = _turn_columns(frame)
@@ -168,6 +179,8 @@ def _coded_units(frame: pd.DataFrame, codebook: Codebook) -> dict[str, Any]:
         "value": value,
         "level_label": label,
         "user_rating": _user_rating(frame),
+        "user_rating_na": na_flag(frame["user_rating"]) if "user_rating" in frame.columns
+        else pd.array([None] * len(frame), dtype="Int64"),
     }
 
 
@@ -248,6 +261,13 @@ def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
         key=lambda p: (rank.get(p[0], len(rank)), p[0], p[1]),
     )
     names = [wide_column(code, coder) for code, coder in ordered]
+    flagged = {wide_column(c, k) for c, k in ordered
+               if (code := codebook.get(c)) is not None and code.allow_na}
+    every = [x for n in names for x in ((n, n + NA_FLAG) if n in flagged else (n,))]
+    if len(set(every)) != len(every):
+        clash = next(n for n in every if every.count(n) > 1)
+        raise ExportError(f"the wide export would name two columns '{clash}'; use the long "
+                          "export, or rename the coder")
     if len(set(names)) != len(names):  # codes made before keys could not hold "__"
         clash = next(n for n in names if names.count(n) > 1)
         pairs_of = [f"code '{c}' of coder '{k}'" for c, k in ordered if wide_column(c, k) == clash]
@@ -267,7 +287,13 @@ def wide_table(codings: pd.DataFrame, codebook: Codebook) -> pd.DataFrame:
     out["turn"] = turn
     out["sentence"] = sentence
     out["role"] = table["role"]
-    return pd.concat([out, table[names]], axis=1).reset_index(drop=True)
+    cells = {}
+    for name in names:  # a code that allows not applicable: its flag after each column
+        cells[name] = table[name]
+        if name in flagged:
+            cells[name + NA_FLAG] = na_flag(table[name].to_numpy(dtype=object))
+    return pd.concat([out, pd.DataFrame(cells, index=table.index)], axis=1
+                     ).reset_index(drop=True)
 
 
 def codebook_table(codebook: Codebook) -> pd.DataFrame:

@@ -75,6 +75,7 @@ COLUMN_LABELS = {
     "value": "Coded value (user-missing = not applicable)",
     "level_label": "Label of the coded value",
     "user_rating": "The user's own rating of the turn on this code's dimension",
+    "user_rating_na": "1 = the user said not applicable, 0 = rated, empty = not rated",
     "adjudicator": "Adjudicator who set the consensus",
     "rationale": "Adjudicator's rationale",
     "decided_at": "When the consensus was decided (UTC)",
@@ -327,8 +328,9 @@ def value_codes(frame: Any, kind: str, codebook: Codebook) -> dict[str, list[Cod
     elif kind == "wide":
         for name in frame.columns:
             key, sep, rest = str(name).partition(WIDE_SEPARATOR)
-            if rest.rpartition(WIDE_SEPARATOR)[2] in PROVENANCE_SUFFIXES:
-                continue  # how a value was made, not a value
+            if rest.rpartition(WIDE_SEPARATOR)[2] in (*PROVENANCE_SUFFIXES, "na") and \
+                    rest.rpartition(WIDE_SEPARATOR)[0]:
+                continue  # how a value was made, or whether it is not applicable
             code = codebook.get(key) if sep else None
             if code is not None:
                 out[str(name)] = [code]
@@ -433,6 +435,9 @@ def _label(name: str, kind: str, codebook: Codebook) -> str:
         code = codebook.get(key) if sep else None
         if code is not None:
             who, _, what = coder.rpartition(WIDE_SEPARATOR)
+            if who and what == "na":
+                return (f"{code.label} ({code.key}), coded by {who}: 1 = not applicable, "
+                        "0 = a value, empty = not coded")
             if who and what in (*PROVENANCE_SUFFIXES, "after_reveal"):
                 return f"{code.label} ({code.key}), coded by {who}: {what.replace('_', ' ')}"
             return f"{code.label} ({code.key}), coded by {coder}"

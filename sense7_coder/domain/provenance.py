@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .codebook import Codebook
-from .export import CONSENSUS_COLUMNS, NA_TEXT, UNIT_META, categorical
+from .export import CONSENSUS_COLUMNS, NA_FLAG, NA_TEXT, UNIT_META, categorical
 
 SOURCES = ("coded", "imported", "merged", "suggestion_accepted", "majority", "adjudicated")
 #: the source of a final row no one has resolved yet
@@ -32,7 +32,7 @@ PROVENANCE = ("source", "blind", "after_reveal", "set_at", "origin")
 KEY = ("coder", "conversation_id", "position", "sentence", "code")
 FINAL_COLUMNS = (
     *UNIT_META, "code", "value", "level_label", "source", "decided_by", "blind",
-    "after_reveal", "set_at", "origin", "values", "user_rating",
+    "after_reveal", "set_at", "origin", "values", "user_rating", "user_rating_na",
 )
 
 
@@ -119,7 +119,8 @@ def wide_with_provenance(table: pd.DataFrame, codings: pd.DataFrame,
         .fillna(0).astype(np.int64).to_numpy(),
     })
     out = table.copy()
-    value_columns = [c for c in table.columns if c not in UNIT_META]
+    value_columns = [c for c in table.columns if c not in UNIT_META
+                     and not (c.endswith(NA_FLAG) and c[:-len(NA_FLAG)] in table.columns)]
     added: dict[str, Any] = {}
     for column in ("source", "blind", "set_at", "origin", "after_reveal"):
         src = cells if column != "after_reveal" else (rev if not revised.empty else None)

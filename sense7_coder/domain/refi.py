@@ -9,25 +9,28 @@ How sense7-coder maps onto it:
 
 * A code is a ``Code`` with a GUID made from its key (UUID version 5, so every export of
   the same code carries the same GUID), its label as name, its colour and description.
-  Each level of an ordinal or nominal code is a child code named ``"<value> = <label>"``
-  (``"NA = not applicable"`` when not applicable is allowed); a coder codes the level, so
-  the parent is not codable. A binary (present/absent) code has no children and is codable
+  Each level of an ordinal or nominal code is a child code named
+  ``"<code name>: <value> = <label>"`` (``"Warmth: NA = not applicable"`` when not
+  applicable is allowed; every name in a file unique, as QualCoder and ATLAS.ti need); a
+  coder codes the level, so the parent is not codable. A binary (present/absent) code has no children and is codable
   itself. Groups become ``Sets``. What REFI has no field for (key, kind, unit, guidance,
   shortcut, users' rating key) rides in the description's last paragraph as
   ``[sense7-coder] {json}``, so a codebook makes the round trip whole.
 * Reading a ``.qdc`` written by another tool: a code whose children are all named like
-  ``"1 = very poor"`` (or ``"1 very poor"``, ``"1: very poor"``) is an ordinal code with
+  ``"1 = very poor"`` (or ``"1 very poor"``, ``"1: very poor"``, with or without the
+  parent's name before it) is an ordinal code with
   those levels; any other code is a present/absent code, its parent codes becoming its
   ``group`` (``"Emotions / Positive"``); a codable parent is a code too. Keys are made
   from the names. The XML is read without DTDs: a file declaring a DOCTYPE or entities is
   refused.
 * A project: each conversation is a text source (``"User: ..."``/``"Assistant: ..."`` per
   turn, a blank line between turns); every coded turn and sentence is a
-  ``PlainTextSelection`` at its character positions (counted in Unicode characters from 0,
-  end exclusive) holding one ``Coding`` per coder and code, pointing at the level's child
-  code; conversation-level codes are codings of the whole source; coders (and the
-  consensus) are users; memos are notes referred to from their selection or source;
-  participant and assistant are text variables of each source. A binary code's "absent"
+  ``PlainTextSelection`` per coder at its character positions (counted in Unicode
+  characters from 0, end exclusive; ``creatingUser`` the coder) holding one ``Coding`` per
+  code, pointing at the level's child code; conversation-level codes are codings of a
+  selection of the whole source; coders (and the consensus) are users; a memo is the
+  ``Description`` of its coder's selection; conversation fields and attributes are text
+  variables of each source (see :mod:`.refi_project`). A binary code's "absent"
   is left out (a REFI coding says that a code applies).
 """
 
@@ -45,6 +48,7 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from . import rows
 from .codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
 from .errors import CodebookError, InputError
 
@@ -59,6 +63,8 @@ _GUID_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://schema.qdasoftware.org/sense7
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 #: a level's child code: "3", "3 = warm", "3: warm", "3) warm", "3 warm" (not "2022-05-10")
 _LEVEL_NAME = re.compile(r"^\s*(-?\d+)\s*(?:(?:=|:|\)|\.|-|–)\s*|\s)?\s*([^\d\s=:).\-–].*?)?\s*$")
+#: what a name from another tool may hold that becomes one space (line breaks, tabs)
+_BREAKS = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
 _COLOR = re.compile(r"^#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 #: Code fields carried in the description's ``[sense7-coder]`` paragraph
 _EXTRA_FIELDS = ("key", "kind", "unit", "applies_to", "allow_na", "include", "exclude",
@@ -89,33 +95,57 @@ def level_name(value: object, label: str) -> str:
 
 # -- writing a codebook ----------------------------------------------------------------------
 
-def _description(code: Code) -> str:
+def _description(code: Code, shown: str) -> str:
     extra = {name: getattr(code, name) for name in _EXTRA_FIELDS}
     extra = {k: v for k, v in extra.items() if v not in ("", [], None) or k == "key"}
+    if shown != code.label:  # the name was made unique: the label as it is
+        extra["label"] = code.label
     if code.kind == "binary":  # no child codes: its two levels' labels ride here
         extra["levels"] = [{"value": lv.value, "label": lv.label, "description": lv.description}
                            for lv in code.levels]
     else:  # the values as they are, so that any label reads back from "<value> = <label>"
         extra["values"] = code.values
+        if any(lv.label in ("", str(lv.value)) for lv in code.levels):
+            # a child named "<value>" alone: its label is empty or the value itself
+            extra["labels"] = [lv.label for lv in code.levels]
     marker = MARKER + json.dumps(extra, ensure_ascii=False, sort_keys=True)
     return f"{code.description}\n\n{marker}" if code.description else marker
 
 
-def code_element(ns: str, code: Code) -> ET.Element:
+def shown_names(codes: Sequence[Code]) -> dict[str, str]:
+    """Each code's name in a REFI file (key -> name): its label, or ``"<label> (<key>)"``
+    where two codes share a label. QualCoder and ATLAS.ti keep one code per name (a second
+    code of the same name takes the first one's codings), so every name is unique."""
+    seen: dict[str, int] = {}
+    for c in codes:
+        seen[c.label.casefold()] = seen.get(c.label.casefold(), 0) + 1
+    return {c.key: c.label if seen[c.label.casefold()] == 1 else f"{c.label} ({c.key})"
+            for c in codes}
+
+
+def level_child_name(parent: str, value: object, label: str) -> str:
+    """A level's child code name, unique in the file: ``"Warmth: 3 = warm"``."""
+    return f"{parent}: {level_name(value, label)}"
+
+
+def code_element(ns: str, code: Code, shown: str | None = None) -> ET.Element:
+    """The code as a REFI ``Code`` (``shown``: its name in the file, unique there)."""
+    shown = shown or code.label
     levels = code.kind != "binary"
     el = ET.Element(f"{{{ns}}}Code", {
-        "guid": code_guid(code.key), "name": xml_text(code.label),
+        "guid": code_guid(code.key), "name": xml_text(shown),
         "isCodable": "false" if levels else "true",
     })
     if code.color:
         el.set("color", code.color.upper())
-    ET.SubElement(el, f"{{{ns}}}Description").text = xml_text(_description(code))
+    ET.SubElement(el, f"{{{ns}}}Description").text = xml_text(_description(code, shown))
     if not levels:
         return el
     children: list[tuple[int | str | None, str, str]] = [
-        (lv.value, level_name(lv.value, lv.label), lv.description) for lv in code.levels]
+        (lv.value, level_child_name(shown, lv.value, lv.label), lv.description)
+        for lv in code.levels]
     if code.allow_na:
-        children.append((None, NA_CHILD, ""))
+        children.append((None, f"{shown}: {NA_CHILD}", ""))
     for value, name, description in children:
         child = ET.SubElement(el, f"{{{ns}}}Code", {
             "guid": level_guid(code.key, value), "name": xml_text(name), "isCodable": "true"})
@@ -158,8 +188,9 @@ def codebook_qdc(codebook: Codebook, origin: str = "sense7-coder") -> bytes:
     root = ET.Element(f"{{{CODEBOOK_NS}}}CodeBook", {
         "origin": origin, f"{{{XSI}}}schemaLocation": f"{CODEBOOK_NS} {CODEBOOK_SCHEMA}"})
     codes = ET.SubElement(root, f"{{{CODEBOOK_NS}}}Codes")
+    shown = shown_names(codebook.codes)
     for code in codebook.codes:
-        codes.append(code_element(CODEBOOK_NS, code))
+        codes.append(code_element(CODEBOOK_NS, code, shown[code.key]))
     sets = code_sets(CODEBOOK_NS, codebook.codes)
     if sets is not None:
         root.append(sets)
@@ -258,13 +289,24 @@ def _split_marker(text: str) -> tuple[str, dict[str, Any] | None]:
     return head.strip(), extra if isinstance(extra, dict) else None
 
 
-def _known_levels(children: list[ET.Element], values: list[Any]
+def child_level_name(parent: str, child: str) -> str:
+    """A child code's name without its parent's name before it (``"Warmth: 3 = warm"``
+    under ``Warmth`` reads ``"3 = warm"``; QualCoder needs unique names, so tools and
+    people write levels this way)."""
+    for name in dict.fromkeys((parent, parent.strip(), " ".join(parent.split()))):
+        for sep in (": ", ":", " - ", " "):
+            if name and child.startswith(name + sep) and child[len(name) + len(sep):].strip():
+                return child[len(name) + len(sep):]  # as it is: a label may end in a space
+    return child
+
+
+def _known_levels(children: list[ET.Element], values: list[Any], parent: str = ""
                   ) -> tuple[list[dict[str, Any]], bool] | None:
     """Levels of a code sense7-coder wrote, whose values its marker lists: each child is
     ``"<value>"`` or ``"<value> = <label>"`` in order, whatever the label starts with (a
     digit, ``-``, ``=``) or holds; then perhaps the not-applicable child. None when the
     children are not that (renamed in another tool: read them as any other file's)."""
-    names = [child.get("name", "") for child in children]
+    names = [child_level_name(parent, child.get("name", "")) for child in children]
     allow_na = len(names) == len(values) + 1 and names[-1].strip() == NA_CHILD
     if len(names) - allow_na != len(values) or any(_children(c, "Code") for c in children):
         return None
@@ -287,60 +329,91 @@ def _known_levels(children: list[ET.Element], values: list[Any]
 _WRITTEN_LEVEL = re.compile(r"^(-?\d+) = (.+)$", re.S)
 
 
-def _levels(children: list[ET.Element], kind: str) -> tuple[list[dict[str, Any]], bool] | None:
+#: the names a child code for "not applicable" goes by
+NA_NAMES = frozenset({NA_CHILD.casefold(), "na", "n/a", "not applicable", "n.a.", "na = n/a"})
+
+
+def level_value(name: str, kind: str = "ordinal") -> tuple[Any, str] | None:
+    """(value, label) a level child's name (its parent's name taken off) says, or None:
+    ``"1 = low"``, ``"2 medium"``, ``"3: high"``, ``"4) very high"``; for a nominal code
+    ``"<value> = <label>"`` or a bare value. The same reading for the codebook and for each
+    coding, so a level read in one is found in the other."""
+    name = name.strip()
+    written = _WRITTEN_LEVEL.match(name) if kind != "nominal" else None
+    if written:
+        return int(written.group(1)), written.group(2)
+    if kind == "nominal":
+        value, _, label = name.partition(" = ")
+        return (value.strip(), (label or value).strip()) if value.strip() else None
+    m = _LEVEL_NAME.match(name)
+    return (int(m.group(1)), m.group(2) or m.group(1)) if m else None
+
+
+def _levels(children: list[ET.Element], kind: str, parent: str = ""
+            ) -> tuple[list[dict[str, Any]], bool] | None:
     """Levels from child codes named ``"<value> = <label>"``; None when they are not."""
     levels: list[dict[str, Any]] = []
     allow_na = False
     for child in children:
         if _children(child, "Code"):
             return None
-        name = child.get("name", "").strip()
-        if name in (NA_CHILD, "NA", "N/A", "not applicable"):
+        name = child_level_name(parent, child.get("name", "")).strip()
+        if name.casefold() in NA_NAMES:
             allow_na = True
             continue
-        written = _WRITTEN_LEVEL.match(name) if kind != "nominal" else None
-        if written:
-            levels.append({"value": int(written.group(1)), "label": written.group(2),
-                           "description": _desc(child)})
-            continue
-        if kind == "nominal":
-            value, _, label = name.partition(" = ")
-            levels.append({"value": value.strip(), "label": (label or value).strip(),
-                           "description": _desc(child)})
-            continue
-        m = _LEVEL_NAME.match(name)
-        if not m:
+        found = level_value(name, kind)
+        if found is None:
             return None
-        levels.append({"value": int(m.group(1)), "label": m.group(2) or m.group(1),
-                       "description": _desc(child)})
+        levels.append({"value": found[0], "label": found[1], "description": _desc(child)})
     if len({str(lv["value"]) for lv in levels}) != len(levels):
         return None  # the same number twice: not a scale
     return (levels, allow_na) if len(levels) >= 2 or (kind == "nominal" and levels) else None
 
 
+def _restored(base: dict[str, Any], extra: dict[str, Any], children: list[ET.Element],
+              where: str, written: str) -> dict[str, Any]:
+    """A code sense7-coder wrote, from its name (``written``: as in the file), colour,
+    description and marker."""
+    name = base["label"]
+    data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
+    if isinstance(extra.get("label"), str) and extra["label"].strip():
+        data["label"] = extra["label"]
+    kind = str(data.get("kind", "binary"))
+    if kind == "binary" and isinstance(extra.get("levels"), list):
+        data["levels"] = extra["levels"]
+    if kind != "binary":
+        values = extra.get("values")
+        found = ((_known_levels(children, values, written) if isinstance(values, list)
+                  else None) or _levels(children, kind, written))
+        if found is None:
+            raise CodebookError(f"{where}: code '{name}': its levels (child codes named "
+                                "'<value> = <label>') cannot be read")
+        data["levels"] = found[0]
+        labels = extra.get("labels")
+        if isinstance(labels, list) and len(labels) == len(found[0]) and all(
+                isinstance(x, str) for x in labels):
+            for level, label in zip(found[0], labels, strict=True):
+                level["label"] = label
+    return data
+
+
 def _walk(el: ET.Element, parents: list[str], lines: dict[int, int],
           out: list[_Found], where: str) -> None:
-    name = el.get("name", "").strip()
+    name = _BREAKS.sub(" ", el.get("name", "")).strip()  # a line break or tab: a space
+    odd = rows.odd_character(name)
+    if odd is not None:
+        raise CodebookError(f"{where}, line {lines.get(id(el), 0)}: the code name "
+                            f"{name[:40]!r} holds the character {odd} (a control, "
+                            "zero-width or direction character)")
     children = _children(el, "Code")
     description, extra = _split_marker(_desc(el))
     base = {"label": name, "description": description, "color": _color(el.get("color"))}
     line = lines.get(id(el), 0)
     if extra is not None:  # written by sense7-coder: restore it whole
-        data = {**base, **{k: v for k, v in extra.items() if k in _EXTRA_FIELDS}}
-        kind = str(data.get("kind", "binary"))
-        if kind == "binary" and isinstance(extra.get("levels"), list):
-            data["levels"] = extra["levels"]
-        if kind != "binary":
-            values = extra.get("values")
-            found = ((_known_levels(children, values) if isinstance(values, list) else None)
-                     or _levels(children, kind))
-            if found is None:
-                raise CodebookError(f"{where}, line {line}: code '{name}': its levels (child "
-                                    "codes named '<value> = <label>') cannot be read")
-            data["levels"] = found[0]
+        data = _restored(base, extra, children, f"{where}, line {line}", el.get("name", ""))
         out.append(_Found(data, line, parents, el.get("guid", "")))
         return
-    found = _levels(children, "ordinal") if children else None
+    found = _levels(children, "ordinal", el.get("name", "")) if children else None
     if found is not None:
         levels, allow_na = found
         out.append(_Found({**base, "kind": "ordinal", "levels": levels, "allow_na": allow_na},

@@ -17,12 +17,16 @@ sense7-coder itself: checked and bounded before anything is written.
   exclusive) lands on the turns it covers: clipped to each turn's text; a turn code whose
   selection covers its turn is a turn coding, a sentence code's selection of a sentence a
   sentence coding (given by the caller who segments turns), anything else a span. A coding
-  of a whole source is a conversation coding. Notes referred to from a selection or a
-  source become memos of their turn or conversation.
+  of a whole source is a conversation coding. A selection's ``Description`` and notes
+  referred to from a selection or a source become memos of their turn or conversation (a
+  note holding a selection, QualCoder's annotation, of that passage's turn); notes on no
+  source are listed. Cases and sets of documents become attributes; CR LF line ends,
+  duplicate GUIDs and odd names are handled in :mod:`.refi_parts`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from collections.abc import Iterator
@@ -31,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from . import refi
+from . import refi_parts as parts
 from .codebook import Code, Codebook
 from .errors import CodebookError, InputError
 from .importers.common import RoleResolver
+from .refi_project import EXTRA_VARIABLE
 
 MAX_MEMBERS = 20_000
 MAX_TOTAL_BYTES = 1024 * 2**20
@@ -58,6 +64,8 @@ class RefiSource:
     text: str
     turns: list[RefiTurn]
     variables: dict[str, Any] = field(default_factory=dict)
+    #: what sense7-coder wrote for itself (its ``sense7-coder`` variable), unchecked
+    extra: dict[str, Any] | None = None
 
 
 @dataclass
@@ -91,6 +99,8 @@ class RefiProject:
     notes: list[RefiNote]
     #: what was left out, in words
     skipped: list[str] = field(default_factory=list)
+    #: what may not have been read as meant (ambiguous line ends), in words
+    warnings: list[str] = field(default_factory=list)
 
 
 def _safe_name(name: str) -> bool:
@@ -213,7 +223,8 @@ def _codes(root: Any, data: bytes, where: str
             continue
         parent = elements.get(g)
         for child in refi._children(parent, "Code") if parent is not None else []:
-            value = _level_of(code, child.get("name", ""))
+            value = _level_of(code, child.get("name", ""),
+                              parent.get("name", "") if parent is not None else "")
             if value is not _NO_LEVEL:
                 targets[child.get("guid", "").strip("{}").upper()] = (code.key, value)
     return Codebook(book.name, out_codes, book.title, book.description), targets
@@ -222,17 +233,20 @@ def _codes(root: Any, data: bytes, where: str
 _NO_LEVEL = object()
 
 
-def _level_of(code: Code, name: str) -> Any:
-    name = name.strip()
-    if name in (refi.NA_CHILD, "NA", "N/A", "not applicable"):
+def _level_of(code: Code, name: str, parent: str = "") -> Any:
+    """The value a coding of the child code ``name`` under ``parent`` means: every
+    level-name form the codebook reads (``1 = low``, ``2 medium``, ``3: high``, ``N/A``,
+    with or without the parent's name before it)."""
+    name = refi.child_level_name(parent, name.strip()).strip()
+    if name.casefold() in refi.NA_NAMES:
         return None if code.allow_na else _NO_LEVEL
     for level in code.levels:
         if name in (refi.level_name(level.value, level.label), str(level.value)):
             return level.value
-    head = name.partition(" = ")[0].strip()
-    for level in code.levels:
-        if head == str(level.value):
-            return level.value
+    found = refi.level_value(name, code.kind)
+    values = {str(level.value): level.value for level in code.levels}
+    if found is not None and str(found[0]) in values:
+        return values[str(found[0])]
     return _NO_LEVEL
 
 
@@ -270,99 +284,214 @@ def read_qdpx(path: str | Path, resolver: RoleResolver | None = None,
     problem = schema_problem(data, schema)
     if problem is not None:
         raise InputError(where, f"project.qde breaks the REFI-QDA project schema: {problem}")
+    parts.check_guids(root, lines, where)
+    for el in root.iter():
+        if refi._local(el.tag) in ("Code", "User", "Variable", "Set", "Case") and el.get("name"):
+            parts.clean_name(el.get("name"), refi._local(el.tag), where, lines.get(id(el), 0))
     try:
         codebook, targets = _codes(root, data, f"{where}: project.qde")
     except CodebookError as e:
         raise InputError(where, str(e).removeprefix(f"{where}: ")) from None
-    users = {u.get("guid", "").strip("{}").upper(): (u.get("name") or u.get("id") or "").strip()
-             for us in refi._children(root, "Users") for u in refi._children(us, "User")}
-    variables = {v.get("guid", "").strip("{}").upper(): (v.get("name") or "").strip()
-                 for vs in refi._children(root, "Variables")
-                 for v in refi._children(vs, "Variable")}
-    notes = {n.get("guid", "").strip("{}").upper(): n
-             for ns in refi._children(root, "Notes") for n in refi._children(ns, "Note")}
-    project = RefiProject(root.get("name") or path.stem, root.get("origin") or "",
-                          codebook, [], [], [], [])
-    used_users: set[str] = set()
-    skipped: dict[str, int] = {}
+    reader = _Reader(root, lines, where, members, resolver, targets)
+    reader.project.codebook = codebook
+    reader.read_sources()
+    reader.finish()
+    return reader.project
 
-    def user_of(el: Any, fallback: str) -> str:
-        name = users.get((el.get("creatingUser") or "").strip("{}").upper(), "") or fallback
-        used_users.add(name)
+
+class _Reader:
+    """The state of reading one ``project.qde``."""
+
+    def __init__(self, root: Any, lines: dict[int, int], where: str,
+                 members: dict[str, bytes], resolver: RoleResolver | None,
+                 targets: dict[str, tuple[str, Any]]) -> None:
+        self.root, self.lines, self.where = root, lines, where
+        self.members, self.resolver, self.targets = members, resolver, targets
+        self.users = {parts.key(u.get("guid")): (u.get("name") or u.get("id") or "").strip()
+                      for us in refi._children(root, "Users") for u in refi._children(us, "User")}
+        self.variables = {parts.key(v.get("guid")): (v.get("name") or "").strip()
+                          for vs in refi._children(root, "Variables")
+                          for v in refi._children(vs, "Variable")}
+        self.notes = {parts.key(n.get("guid")): n for ns in refi._children(root, "Notes")
+                      for n in refi._children(ns, "Note")}
+        self.codes = {parts.key(c.get("guid")): c for c in root.iter()
+                      if refi._local(c.tag) == "Code"}
+        self.used_notes: set[str] = set()
+        self.used_users: set[str] = set()
+        self.skipped: dict[str, int] = {}
+        self.project = RefiProject(root.get("name") or Path(where).stem,
+                                   root.get("origin") or "", Codebook("imported", []),
+                                   [], [], [], [])
+
+    def skip(self, what: str, n: int = 1) -> None:
+        self.skipped[what] = self.skipped.get(what, 0) + n
+
+    def user_of(self, el: Any, fallback: str) -> str:
+        name = self.users.get(parts.key(el.get("creatingUser") or el.get("modifyingUser")),
+                              "") or fallback
+        self.used_users.add(name)
         return name
 
-    def note_text(ref: Any) -> tuple[str, str] | None:
-        note = notes.get((ref.get("targetGUID") or "").strip("{}").upper())
-        if note is None:
-            return None
-        content = refi._children(note, "PlainTextContent")
-        text = (content[0].text or "").strip() if content else ""
-        return (user_of(note, "imported"), text) if text else None
+    def note(self, ref: Any) -> Any:
+        g = parts.key(ref.get("targetGUID"))
+        found = self.notes.get(g)
+        if found is not None:
+            self.used_notes.add(g)
+        return found
 
-    sources = [el for srcs in refi._children(root, "Sources") for el in srcs]
-    if len(sources) > MAX_SOURCES:
-        raise InputError(where, f"{len(sources):,} sources; at most {MAX_SOURCES:,} are read")
-    for el in sources:
-        kind = refi._local(el.tag)
-        line = lines.get(id(el), 0)
-        text = _text_of(el, members, f"{where}, project.qde line {line}") \
-            if kind == "TextSource" else None
-        if text is None:
-            skipped[f"{kind} sources"] = skipped.get(f"{kind} sources", 0) + 1
-            continue
-        g = (el.get("guid") or "").strip("{}").upper()
-        src = RefiSource(g, (el.get("name") or g).strip(), text, split_turns(text, resolver))
-        for vv in refi._children(el, "VariableValue"):
-            refs = refi._children(vv, "VariableRef")
-            name = variables.get((refs[0].get("targetGUID") or "").strip("{}").upper(), "") \
-                if refs else ""
-            for value_el in vv:
-                if refi._local(value_el.tag).endswith("Value") and name:
-                    src.variables[name] = (value_el.text or "").strip()
-        project.sources.append(src)
-        creator = user_of(el, "imported") if el.get("creatingUser") else "imported"
+    def read_sources(self) -> None:
+        sources = [el for srcs in refi._children(self.root, "Sources") for el in srcs]
+        if len(sources) > MAX_SOURCES:
+            raise InputError(self.where, f"{len(sources):,} sources; at most "
+                             f"{MAX_SOURCES:,} are read")
+        for el in sources:
+            kind = refi._local(el.tag)
+            line = self.lines.get(id(el), 0)
+            raw = _text_of(el, self.members, f"{self.where}, project.qde line {line}") \
+                if kind == "TextSource" else None
+            if raw is None:
+                self.skip(f"{kind} sources")
+                continue
+            self.read_text_source(el, raw, line)
+
+    def _positions(self, sel: Any, line: int) -> tuple[int, int]:
+        sline = self.lines.get(id(sel), line)
+        try:
+            return int(sel.get("startPosition", "")), int(sel.get("endPosition", ""))
+        except ValueError:
+            raise InputError(self.where, "a selection's positions are not whole numbers",
+                             location=f"project.qde line {sline}",
+                             field="startPosition") from None
+
+    def read_text_source(self, el: Any, raw: str, line: int) -> None:
+        g = parts.key(el.get("guid"))
+        name = parts.clean_name(el.get("name") or g, "source", self.where, line) or g
+        selections = [(sel, *self._positions(sel, line))
+                      for sel in refi._children(el, "PlainTextSelection")]
+        text, to_text, warning = parts.line_ends(
+            raw, [(a, b) for _s, a, b in selections], self.project.origin, name)
+        if warning:
+            self.project.warnings.append(warning)
+        src = RefiSource(g, name, text, split_turns(text, self.resolver))
+        src.variables = parts.variable_values(el, self.variables)
+        extra = src.variables.pop(EXTRA_VARIABLE, None)
+        if extra is not None:
+            src.extra = _extra(extra, self.where, line)
+            src.turns = _turns_of(text, src.extra) or src.turns
+        self.project.sources.append(src)
+        creator = self.user_of(el, "imported") if el.get("creatingUser") else "imported"
         for coding in refi._children(el, "Coding"):
-            _add_coding(project, targets, coding, src, None, None, user_of(coding, creator),
-                        skipped)
+            self.coding(coding, src, None, None, self.user_of(coding, creator))
         for ref in refi._children(el, "NoteRef"):
-            found = note_text(ref)
-            if found:
-                project.notes.append(RefiNote(found[0], g, found[1]))
-        for sel in refi._children(el, "PlainTextSelection"):
-            sline = lines.get(id(sel), line)
-            try:
-                start, end = int(sel.get("startPosition", "")), int(sel.get("endPosition", ""))
-            except ValueError:
-                raise InputError(where, "a selection's positions are not whole numbers",
-                                 location=f"project.qde line {sline}",
-                                 field="startPosition") from None
+            self.source_note(ref, src, to_text)
+        for sel, a, b in selections:
+            start, end = to_text(a), to_text(b)
             if not 0 <= start < end <= len(text):
-                raise InputError(where, f"the selection {start}-{end} lies outside its source "
+                raise InputError(self.where, f"the selection {a}-{b} lies outside its source "
                                  f"{src.name!r} ({len(text):,} characters)",
-                                 location=f"project.qde line {sline}", field="endPosition")
-            sel_user = user_of(sel, creator) if sel.get("creatingUser") else creator
-            for coding in refi._children(sel, "Coding"):
-                _add_coding(project, targets, coding, src, start, end,
-                            user_of(coding, sel_user), skipped)
-            for ref in refi._children(sel, "NoteRef"):
-                found = note_text(ref)
-                if found:
-                    project.notes.append(RefiNote(found[0], g, found[1], start, end))
-    project.users = sorted(used_users | {u for u in users.values() if u})
-    project.skipped = [f"{n} {what}" for what, n in sorted(skipped.items())]
-    return project
+                                 location=f"project.qde line {self.lines.get(id(sel), line)}",
+                                 field="endPosition")
+            self.selection(sel, src, start, end, creator)
+
+    def selection(self, sel: Any, src: RefiSource, start: int, end: int,
+                  creator: str) -> None:
+        user = self.user_of(sel, creator) if (sel.get("creatingUser")
+                                              or sel.get("modifyingUser")) else creator
+        for coding in refi._children(sel, "Coding"):
+            self.coding(coding, src, start, end, self.user_of(coding, user))
+        memo = refi._desc(sel)  # QualCoder's coding memo, MAXQDA's comment
+        if memo:
+            self.project.notes.append(RefiNote(user, src.guid, memo, start, end))
+        for ref in refi._children(sel, "NoteRef"):
+            note = self.note(ref)
+            text = parts.note_text(note) if note is not None else ""
+            if text:
+                self.project.notes.append(RefiNote(self.user_of(note, user), src.guid, text,
+                                                   start, end))
+
+    def source_note(self, ref: Any, src: RefiSource, to_text: Any) -> None:
+        note = self.note(ref)
+        text = parts.note_text(note) if note is not None else ""
+        if not text:
+            return
+        passage = parts.note_passage(note)  # an annotation: on its passage
+        start = end = None
+        if passage is not None and 0 <= to_text(passage[0]) < to_text(passage[1]) \
+                <= len(src.text):
+            start, end = to_text(passage[0]), to_text(passage[1])
+        self.project.notes.append(RefiNote(self.user_of(note, "imported"), src.guid, text,
+                                           start, end))
+
+    def coding(self, coding: Any, src: RefiSource, start: int | None, end: int | None,
+               user: str) -> None:
+        refs = refi._children(coding, "CodeRef")
+        g = parts.key(refs[0].get("targetGUID")) if refs else ""
+        target = self.targets.get(g)
+        if target is None:
+            self.skip(self.unread(g))
+            return
+        self.project.codings.append(RefiCoding(user, src.guid, target[0], target[1],
+                                               start, end))
+
+    def unread(self, g: str) -> str:
+        """Why a coding of the code ``g`` is not read, in words."""
+        el = self.codes.get(g)
+        if el is None:
+            return "codings of codes the code book does not hold"
+        name = el.get("name", "")
+        if refi._children(el, "Code"):
+            return f"codings of '{name}' itself, whose levels are its child codes"
+        return f"codings of '{name}', which is not read as a level of its parent code"
+
+    def finish(self) -> None:
+        project = self.project
+        guids = {s.guid for s in project.sources}
+        taken = {k for s in project.sources for k in s.variables}
+        for attrs in (parts.case_attributes(self.root, guids, self.variables),
+                      parts.set_attributes(self.root, guids, taken)):
+            for src in project.sources:
+                for k, v in attrs.get(src.guid, {}).items():
+                    src.variables.setdefault(k, v)
+        journals = [n for g, n in self.notes.items() if g not in self.used_notes]
+        if journals:
+            self.skip("notes on no source (journals, project memos)", len(journals))
+        project.users = sorted(self.used_users | {u for u in self.users.values() if u})
+        project.skipped = [f"{n} {what}" for what, n in sorted(self.skipped.items())]
 
 
-def _add_coding(project: RefiProject, targets: dict[str, tuple[str, Any]], coding: Any,
-                src: RefiSource, start: int | None, end: int | None, user: str,
-                skipped: dict[str, int]) -> None:
-    refs = refi._children(coding, "CodeRef")
-    target = targets.get((refs[0].get("targetGUID") or "").strip("{}").upper()) if refs else None
-    if target is None:
-        skipped["codings of codes that are not codable"] = skipped.get(
-            "codings of codes that are not codable", 0) + 1
-        return
-    project.codings.append(RefiCoding(user, src.guid, target[0], target[1], start, end))
+def _turns_of(text: str, extra: dict[str, Any]) -> list[RefiTurn] | None:
+    """The turns of a source sense7-coder wrote, cut where its ``sense7-coder`` variable
+    says (``"Role: "``, the text of its length, a blank line), whatever the texts hold (a
+    line starting ``User:`` inside a turn); None when the text is not so made."""
+    items = extra.get("turns")
+    if not isinstance(items, list):
+        return None
+    out, at = [], 0
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        role, length = item.get("role"), item.get("length")
+        if not isinstance(role, str) or not isinstance(length, int) or length < 0:
+            return None
+        prefix = f"{role.capitalize() or 'Turn'}: "
+        if not text.startswith(prefix, at) or at + len(prefix) + length > len(text):
+            return None
+        start = at + len(prefix)
+        out.append(RefiTurn(role, None, text[start:start + length], start))
+        at = start + length + 2
+    return out if at == len(text) else None
+
+
+def _extra(text: str, where: str, line: int) -> dict[str, Any]:
+    """The ``sense7-coder`` variable of a source: a JSON object (checked when used)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise InputError(where, f"the variable '{EXTRA_VARIABLE}' is not a JSON object",
+                         location=f"project.qde line {line}", field=EXTRA_VARIABLE)
+    return value
 
 
 def turn_pieces(source: RefiSource, start: int, end: int) -> Iterator[tuple[int, int, int]]:

@@ -15,8 +15,17 @@ from .. import __version__
 from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
 from ..domain.refi import codebook_qdc, load_qdc
-from ..domain.refi_project import Mark, ProjectDocument, Source, SourceTurn, write_qdpx
+from ..domain.refi_project import (
+    Mark,
+    ProjectDocument,
+    Source,
+    SourceTurn,
+    conversation_extra,
+    conversation_variables,
+    write_qdpx,
+)
 from ..domain.words import count
+from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import frames
 from ..store.db import refuse_open_project_file
@@ -78,7 +87,7 @@ def export_qdpx(
         doc, sources = _qdpx_document(project, consensus, progress, cancel)
     with atomic_binary_path(out) as tmp, open(tmp, "wb") as fh:
         write_qdpx(fh, doc)
-    return QdpxSummary(Path(out), sources, doc.selections, doc.codings, len(doc.notes),
+    return QdpxSummary(Path(out), sources, doc.selections, doc.codings, doc.memos,
                        len(doc.users))
 
 
@@ -117,16 +126,20 @@ def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn,
             marks[span.conversation_id].append(
                 Mark(span.coder, span.position, 0, memo=span.memo, span=(span.start, span.end)))
     doc = ProjectDocument(project.path.stem, project.codebook, users, origin=ORIGIN,
-                          variables=("participant_id", "model"))
+                          variables=("participant_id", "model", "topic"))
     sources = frames.conversation_sources(db)
-    for i, (cid, participant, model) in enumerate(sources, 1):
+    for i, (cid, _participant, _model) in enumerate(sources, 1):
         if cancel and cancel():
             raise Cancelled()
+        conv = store_conv.load_conversation(db, cid)
+        if conv is None:
+            continue
         offsets = store_conv.sentences_of(db, cid)
-        turns = [SourceTurn(pos, role, text, offsets.get(pos, []))
-                 for pos, role, text in frames.turn_texts(db, cid)]
-        doc.add_source(Source(cid, turns, {"participant_id": participant or "",
-                                           "model": model or ""}), marks.get(cid, []))
+        turns = [SourceTurn(t.position, t.role, t.text, offsets.get(t.position, []))
+                 for t in conv.turns]
+        doc.add_source(Source(cid, turns, conversation_variables(conv)),
+                       marks.get(cid, []),
+                       conversation_extra(conv, store_codings.done_positions(db, cid)))
         if progress:
             progress(i, len(sources))
     return doc, len(sources)

@@ -24,7 +24,7 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
-from . import authority, codebook_ops
+from . import authority, codebook_ops, refi_extra
 from .changes import EVERYTHING, NOTHING, Changes
 from .dry_run import trial
 from .imports import write_imported
@@ -53,6 +53,8 @@ class QdpxImportSummary:
     #: codings and spans the project held already with the same value
     present: int = 0
     skipped: list[str] = field(default_factory=list)
+    #: what may not have been read as meant (a source's ambiguous line ends)
+    warnings: list[str] = field(default_factory=list)
     dry_run: bool = False
 
     @property
@@ -72,6 +74,7 @@ class QdpxImportSummary:
             out.append(f"  {self.unchanged} conversations already in the project (kept)")
         if self.skipped:
             out.append("  left out: " + "; ".join(self.skipped))
+        out += [f"  warning: {w}" for w in self.warnings]
         return out
 
 
@@ -100,14 +103,17 @@ def _conversation_ids(project: Project, doc: RefiProject, where: str) -> dict[st
     return out
 
 
-def _conversation(cid: str, src: RefiSource) -> Conversation:
+def _conversation(cid: str, src: RefiSource, where: str) -> Conversation:
     fields = {k: (v or None) for k, v in src.variables.items() if k in _FIELDS}
     attributes = {k: v for k, v in src.variables.items() if k not in _FIELDS and v != ""}
     turns = [Turn(position=i, role=t.role, text=t.text, speaker=t.speaker)
              for i, t in enumerate(src.turns, 1)]
-    return Conversation(cid, turns, participant_id=fields.get("participant_id"),
+    conv = Conversation(cid, turns, participant_id=fields.get("participant_id"),
                         model=fields.get("model"), topic=fields.get("topic"),
                         source="refi-qda", attributes=attributes)
+    if src.extra is not None:
+        refi_extra.restore(conv, src.extra, where)
+    return conv
 
 
 def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
@@ -121,7 +127,8 @@ def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
     where = str(path)
     doc = read if read is not None else read_qdpx(path, RoleResolver(dict(roles or {})),
                                                   schema_file())
-    summary = QdpxImportSummary(where, dry_run=dry_run, skipped=list(doc.skipped))
+    summary = QdpxImportSummary(where, dry_run=dry_run, skipped=list(doc.skipped),
+                                warnings=list(doc.warnings))
     ids = _conversation_ids(project, doc, where)
     existing = store_conv.existing_conversation_ids(project.db, ids.values())
     new_sources = []
@@ -135,7 +142,7 @@ def import_qdpx(project: Project, path: str | Path, *, dry_run: bool = False,
             summary.unchanged += 1
         else:
             new_sources.append(src)
-    conversations = [_conversation(ids[s.guid], s) for s in new_sources]
+    conversations = [_conversation(ids[s.guid], s, where) for s in new_sources]
     for conv in conversations:
         for t in conv.turns:
             rows.turn(conv.conversation_id, t.position, t.role, t.speaker, t.text, None, None,
@@ -205,7 +212,8 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
         coder = users.get(c.user, "imported")
         if code is None:
             continue
-        if c.start is None or c.end is None:
+        if c.start is None or c.end is None or (
+                code.unit == "conversation" and refi_extra.whole(src, c.start, c.end)):
             if code.unit == "conversation":
                 codings[(coder, cid, 0, 0, code.key)] = c.value
             else:
@@ -215,7 +223,11 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
             continue
         for position, a, b in turn_pieces(src, c.start, c.end):
             text = src.turns[position - 1].text
-            if code.unit == "span":
+            if code.unit == "span" and c.value is None:
+                what = (f"not-applicable codings of '{code.key}' on passages (a span holds "
+                        "one of its levels)")
+                left[what] = left.get(what, 0) + 1
+            elif code.unit == "span":
                 try:
                     key, value = checked_span(project, SpanKey(coder, cid, position, a, b,
                                                                code.key), c.value)
@@ -260,7 +272,8 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
         cid = ids[n.source]
         coder = users.get(n.user, "imported")
         position = 0
-        if n.start is not None and n.end is not None:
+        if n.start is not None and n.end is not None \
+                and not refi_extra.whole(sources[n.source], n.start, n.end):
             pieces = list(turn_pieces(sources[n.source], n.start, n.end))
             position = pieces[0][0] if pieces else 0
             if len(pieces) == 1 and (coder, cid, *pieces[0]) in by_place:
@@ -299,6 +312,7 @@ def _write_codings(project: Project, doc: RefiProject, ids: dict[str, str],
         store_codings.put_memo(db, coder, Unit(cid, position, 0), text)
     summary.memos = len(memos)
     summary.skipped += [f"{n} {what}" for what, n in sorted(left.items())]
+    refi_extra.write_done(db, doc, ids, users, where)
 
 
 def new_project_from_qdpx(target: str | Path, path: str | Path,

@@ -46,6 +46,7 @@ def long_with_spans(project: Project, table: pd.DataFrame, keys: list[str],
         "turn": spans["position"], "sentence": None, "role": spans["role"],
         "code": spans["code"], "value": spans["value"], "level_label": labels,
         "user_rating": None,
+        "user_rating_na": None,
     }, columns=list(LONG_COLUMNS))
     extra = {"source": spans["source"], "blind": spans["blind"], "after_reveal": 0,
              "set_at": spans["updated_at"], "origin": spans["origin"]}
