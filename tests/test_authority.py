@@ -341,3 +341,35 @@ def test_the_study_and_the_consensus_are_a_leads(lead_and_package: tuple[Path, P
             p.clear_consensus(Unit("c1", 2), "overall")
         assert p.db.execute("SELECT value, adjudicator FROM consensus").fetchall() == [
             (3, "lee")]
+
+
+def test_a_fix_made_in_her_package_after_a_merge_lands_as_coded_blind(tmp_path: Path) -> None:
+    """Inside her blind package nothing is revealed (it holds no other coder's value and no
+    user's rating), so the window lets her fix a turn she marked done there. The merge
+    agrees: the target's lock holds only where she marked the turn done in the target
+    itself (and could have seen its values there), not where her done mark came from her
+    package. Her fix lands, marked as coded blind in the package."""
+    from sense7_coder.project.package import make_package
+
+    path = study(tmp_path)
+    package = tmp_path / "ana-pkg.sense7"
+    with Project.open(path, backup=False) as lead:
+        lead.set_coder("lee")
+        make_package(lead, "ana", package)
+    with Project.open(package, backup=False) as pkg:
+        pkg.set_value(Unit("c2", 4), "overall", 2)
+        pkg.set_done("c2", 4)
+    assert main(["merge", str(path), str(package), "--as", "lee"]) == 0
+    with Project.open(package, backup=False) as pkg:
+        pkg.set_value(Unit("c2", 4), "overall", 5)  # her quick fix, in the package
+    assert main(["merge", str(path), str(package), "--as", "lee",
+                 "--on-conflict", "keep-source"]) == 0
+    assert rows_of(path, "SELECT value, blind, origin FROM codings WHERE coder = 'ana' AND "
+                         "conversation_id = 'c2' AND position = 4") == [(5, 1, package.name)]
+    # where she marked the turn done in the lead's project itself, the lock still holds
+    with Project.open(package, backup=False) as pkg:
+        pkg.set_value(Unit("c1", 2), "overall", 1)
+    assert main(["merge", str(path), str(package), "--as", "lee",
+                 "--on-conflict", "keep-source"]) == 0
+    assert rows_of(path, "SELECT value FROM codings WHERE coder = 'ana' AND "
+                         "conversation_id = 'c1' AND position = 2") == [(3,)]

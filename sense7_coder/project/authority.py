@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain.errors import InputError, ProjectError
 from ..domain.spans import SpanCoding
 from ..store import codings as store_codings
+from ..store import sight as store_sight
 from ..store import spans as store_spans
 from .hints import AS_LEAD
 
@@ -80,16 +81,34 @@ def require_decider(project: Project, what: str = "set the consensus") -> None:
 class Locks:
     """The reveal lock of many values, asked one at a time (each turn's answer kept)."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, *, seen_here: bool = False) -> None:
+        """``seen_here``: for a coder's package, where nothing was revealed to her (see
+        :mod:`.sight`): a turn counts as revealed only where she marked it done in this
+        file itself and could have seen its values here, not where her done mark came
+        from her package through a merge."""
         self.project = project
         self.blind = project.blind_coding
         self.lock = project.lock_after_reveal
+        self.seen_here = seen_here
         self._revealed: dict[tuple[str, str, int], bool] = {}
+        self._done_here: dict[tuple[str, str], set[int]] = {}
 
     def revealed(self, coder: str, conversation_id: str, position: int) -> bool:
         key = (coder, conversation_id, position)
         if key not in self._revealed:
-            self._revealed[key] = self.blind and self.project.revealed_to(*key)
+            revealed = self.blind and self.project.revealed_to(*key)
+            if revealed and self.seen_here:
+                where = (coder, conversation_id)
+                if where not in self._done_here:
+                    self._done_here[where] = store_sight.done_here_positions(
+                        self.project.db, conversation_id, coder)
+                here = self._done_here[where]
+                if position == 0:  # the conversation: open once every codable turn is
+                    codable = self.project.sight(coder).codable_positions(conversation_id)
+                    revealed = bool(codable) and codable <= here
+                else:
+                    revealed = position in here
+            self._revealed[key] = revealed
         return self._revealed[key]
 
     def of(self, coder: str, conversation_id: str, position: int) -> str:

@@ -78,7 +78,9 @@ def hold_locks(project: Project, summary: SourceSummary) -> None:
     changes of revealed turns beside the blind values."""
     if not project.blind_coding:
         return
-    locks = Locks(project)
+    # a package's values were set where nothing was revealed: only what its coder saw in
+    # the target itself locks them
+    locks = Locks(project, seen_here=summary.package_coder is not None)
     locked: list[tuple[Any, Any, Any]] = []
     beside: list[tuple[Any, Any, Any]] = []
     for coder, cid, pos in store_guard.staged_turns(project.db):

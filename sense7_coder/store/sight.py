@@ -18,6 +18,22 @@ def ever_done_positions(db: Database, conversation_id: str, coder: str) -> set[i
         [conversation_id, coder, conversation_id, coder])}
 
 
+def done_here_positions(db: Database, conversation_id: str, coder: str) -> set[int]:
+    """The turns ``coder`` marked done in this file itself, now or before: a done mark the
+    history records as made here (not brought by a merge, whose rows name their file in
+    ``source`` or ``origin``), or one the history does not follow at all (a file from
+    before the history)."""
+    return {int(r[0]) for r in db.execute(
+        "SELECT position FROM history WHERE conversation_id = ? AND coder = ? "
+        "AND kind = 'done' AND after = 1 AND origin IS NULL "
+        "AND COALESCE(source, '') NOT LIKE 'merge %' "
+        "UNION SELECT s.position FROM turn_status s WHERE s.conversation_id = ? "
+        "AND s.coder = ? AND s.done = 1 AND NOT EXISTS (SELECT 1 FROM history h WHERE "
+        "h.conversation_id = s.conversation_id AND h.coder = s.coder "
+        "AND h.position = s.position AND h.kind = 'done')",
+        [conversation_id, coder, conversation_id, coder])}
+
+
 def hidden_material_positions(db: Database, conversation_id: str, coder: str) -> set[int]:
     """The turns of a conversation for which the file holds something blinding hides from
     ``coder`` and that reveals (the users' ratings or comment, another coder's value or
