@@ -73,8 +73,11 @@ def require_decider(project: Project, what: str = "set the consensus") -> None:
                            f"project can {what}")
     project.require_unblinded(what)
     decider = getattr(project, "adjudicator", None)
-    if decider is not None and decider != project.coder:
-        # deciding as another adjudicator is a lead's (a coder naming the lead was enough)
+    if (decider is not None and decider != project.coder
+            and (project.blind_coding or project.lead_passphrase_set)):
+        # deciding as another adjudicator (Adjudicate as...) is a lead's where being a
+        # lead means something (a passphrase, blind coding): a coder naming the lead was
+        # enough; elsewhere anyone may name herself adjudicator, and so decide as one
         project.require_lead(f"{what} as '{decider}'")
 
 
