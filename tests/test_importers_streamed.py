@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from sense7_coder.domain.errors import InputError
-from sense7_coder.domain.importers import ImportOptions, read_files
-from sense7_coder.domain.importers import jsonchat, jsonstream
+from sense7_coder.domain.importers import ImportOptions, jsonchat, jsonstream, read_files
 from sense7_coder.project import Project
 from sense7_coder.project import imports as project_imports
 from sense7_coder.project.imports import import_files
@@ -142,10 +141,7 @@ def test_a_refused_file_is_refused_with_the_whole_readers_message_and_nothing_la
     if suffix == ".jsonl" and kind in ("missing comma", "nothing"):
         pytest.skip("a JSON Lines file has no commas between records; [] is a conversation")
     items = many(10)
-    if suffix == ".json":
-        text = json.dumps(items)
-    else:
-        text = "\n".join(json.dumps(c) for c in items)
+    text = json.dumps(items) if suffix == ".json" else "\n".join(json.dumps(c) for c in items)
     path = tmp_path / f"chats{suffix}"
     path.write_text(BAD[kind](text), encoding="utf-8", errors="surrogatepass")
     with pytest.raises(InputError) as whole_error:
@@ -197,3 +193,96 @@ def test_a_cancel_part_way_leaves_nothing(tmp_path: Path, project: Project,
     with pytest.raises(Cancelled):
         import_files(project, [path], cancel=cancel)
     assert stored(project) == []
+
+
+# -- long CSV: a chunk of rows at a time ---------------------------------------------------
+
+CSV_HEADER = "conversation_id,turn,role,text,model,overall,mood\n"
+
+
+def csv_rows(n: int) -> list[str]:
+    rows = []
+    for i in range(1, n + 1):
+        turns = 1 + i % 4
+        for k in reversed(range(1, turns + 1)):  # positions out of file order
+            text = f'"line one of {i}\nline two, with a comma"' if k == 2 else f"msg {k} of {i}"
+            rows.append(f"c{i},{k},{'user' if k % 2 else 'assistant'},{text},m{i % 3},"
+                        f"{'' if k % 2 else 1 + i % 5},{'' if i % 3 else 'calm'}\n")
+        if i % 5 == 0:
+            rows.append(",,,,,,\n")  # a blank row, dropped
+    return rows
+
+
+@pytest.fixture
+def small_csv_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sense7_coder.domain.importers import csvstream
+
+    monkeypatch.setattr(csvstream, "ROWS", 4)
+    monkeypatch.setattr(project_imports, "CHUNK", 3)
+
+
+def stored_full(project: Project) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in project.db.execute(
+        "SELECT t.conversation_id, t.position, t.role, t.text, t.attributes, c.model, "
+        "(SELECT group_concat(rating || '=' || value) FROM user_ratings u WHERE "
+        "u.conversation_id = t.conversation_id AND u.position = t.position) "
+        "FROM turns t JOIN conversations c USING (conversation_id) "
+        "ORDER BY t.conversation_id, t.position").fetchall()]
+
+
+def test_a_long_csv_is_imported_a_chunk_at_a_time(
+        tmp_path: Path, small_csv_chunks: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sense7_coder.domain.importers import csv_long
+
+    path = tmp_path / "chats.csv"
+    path.write_text(CSV_HEADER + "".join(csv_rows(23)), encoding="utf-8")
+    # the reference: the file read whole, written as before
+    with Project.create(tmp_path / "reference.sense7") as reference:
+        from sense7_coder.store import conversations as store_conv
+
+        batch = read_files([path], ImportOptions())[0]
+        with reference.pdb.atomic() as db:
+            store_conv.insert_conversations(db, batch.conversations, batch.participants)
+        expected = stored_full(reference)
+    monkeypatch.setattr(csv_long, "read_csv_table",
+                        lambda *a, **k: pytest.fail("the file was read whole"))
+    with Project.create(tmp_path / "streamed.sense7") as streamed:
+        summary = import_files(streamed, [path])
+        assert stored_full(streamed) == expected
+    assert summary.conversations == 23 and summary.turns == len(expected)
+
+
+def test_a_csv_whose_conversations_lie_apart_is_read_whole_and_imported(
+        tmp_path: Path, project: Project, small_csv_chunks: None) -> None:
+    path = tmp_path / "apart.csv"
+    rows = csv_rows(6)
+    path.write_text(CSV_HEADER + "".join(rows[1:] + rows[:1]), encoding="utf-8")
+    expected = whole(path)
+    import_files(project, [path])
+    assert stored(project) == expected
+
+
+CSV_BAD = {
+    "an empty id late": lambda rows: rows[:-3] + [",1,user,hello,m1,,\n"] + rows[-3:],
+    "an unknown role late": lambda rows: rows[:-2] + ["c99,1,robot,hi,m1,,\n"],
+    "a position twice": lambda rows: rows + ["c98,1,user,a,m1,,\n", "c98,1,user,b,m1,,\n"],
+    "a model that changes": lambda rows: rows + ["c97,1,user,a,m1,,\n", "c97,2,user,b,m2,,\n"],
+    "a row too long": lambda rows: rows[:-4] + ["c96,1,user,a,m1,,,extra,cells\n"] + rows[-4:],
+    "a quote never closed": lambda rows: rows[:-2] + ['c95,1,user,"never closed,m1,,\n'],
+    "a NUL byte": lambda rows: rows + ["c94,1,user,a\x00b,m1,,\n"],
+    "a rating off the scale": lambda rows: rows + ["c93,1,user,a,m1,9,\n"],
+    "a header alone": lambda rows: [],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CSV_BAD))
+def test_a_refused_csv_is_refused_with_the_whole_readers_message_and_nothing_lands(
+        tmp_path: Path, project: Project, small_csv_chunks: None, kind: str) -> None:
+    path = tmp_path / "chats.csv"
+    path.write_text(CSV_HEADER + "".join(CSV_BAD[kind](csv_rows(12))), encoding="utf-8")
+    with pytest.raises(InputError) as whole_error:
+        read_files([path], ImportOptions())
+    with pytest.raises(InputError) as streamed_error:
+        import_files(project, [path])
+    assert str(streamed_error.value) == str(whole_error.value)
+    assert project.db.execute("SELECT count(*) FROM conversations").fetchone()[0] == 0

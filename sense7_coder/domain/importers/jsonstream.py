@@ -48,7 +48,7 @@ class ExtraData(NotStreamed):
     """Something follows the top-level array (a JSON Lines file with a ``.json`` name?)."""
 
 
-def _open(path: Path) -> IO[bytes]:
+def open_regular(path: Path) -> IO[bytes]:
     """The file opened for reading, without blocking, checked to be a regular file."""
     regular_file(path)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
@@ -127,7 +127,7 @@ class _Buffer:
 
 def first_character(path: Path) -> str:
     """The first character of the file that is not whitespace (after a BOM)."""
-    with _open(path) as fh:
+    with open_regular(path) as fh:
         return _Buffer(fh).skip_space()
 
 
@@ -137,7 +137,7 @@ def array_elements(path: Path) -> Iterator[tuple[Any, float]]:
     decide (and :class:`ExtraData` when more follows the array)."""
     decoder = json.JSONDecoder()
     size = max(os.path.getsize(path), 1)
-    with _open(path) as fh:
+    with open_regular(path) as fh:
         buf = _Buffer(fh)
         if buf.skip_space() != "[":
             raise NotStreamed("not an array")
@@ -182,7 +182,7 @@ def lines(path: Path) -> Iterator[tuple[int, str, float]]:
     whole-file reader checks them, with their number and the share of the file read."""
     size = max(os.path.getsize(path), 1)
     done = 0
-    with _open(path) as fh:
+    with open_regular(path) as fh:
         for i, raw in enumerate(fh, 1):
             done += len(raw)
             if i == 1:

@@ -186,8 +186,9 @@ class StreamedFile:
     skipped_rows: int = 0
 
 
-#: formats read one conversation at a time (in UTF-8): JSON arrays and JSON Lines
-STREAMED = ("json", "jsonl")
+#: formats read a share at a time (in UTF-8): JSON arrays and JSON Lines one conversation
+#: at a time, long CSV tables a chunk of rows at a time
+STREAMED = ("json", "jsonl", "csv")
 
 
 def stream_files(
@@ -209,7 +210,9 @@ def stream_files(
     for i, group in enumerate(groups):
         ticker.start_file(i)
         if group.format in STREAMED and group.data is None and streamable(options.encoding):
-            file = StreamedFile(group.name, _streamed(group, options, ticker, seen, i), [], [])
+            warnings: list[str] = []
+            file = StreamedFile(group.name, _streamed(group, options, ticker, seen, i, warnings),
+                                [], warnings)
         else:
             batch = _whole(group, options, ticker)
             file = StreamedFile(batch.source, iter(batch.conversations), batch.participants,
@@ -227,19 +230,27 @@ def _whole(group: Group, options: ImportOptions, ticker: Ticker | None) -> Impor
 
 
 def _streamed(group: Group, options: ImportOptions, ticker: Ticker, seen: dict[str, int],
-              index: int) -> Iterator[Conversation]:
+              index: int, warnings: list[str]) -> Iterator[Conversation]:
     """The group's conversations streamed; where the stream stops short, the file is read
     whole, which raises the error it always raised (or, should it read, gives the rest).
     (An id met twice in the file: the whole reader names both places.)"""
     done = 0
+    path = group.paths[0]
     try:
-        for conv in jsonstream.conversations(group.paths[0], group.format, options, ticker):
+        if group.format == "csv":
+            from .csvstream import conversations as csv_conversations
+
+            stream = csv_conversations(path, options, ticker, warnings)
+        else:
+            stream = jsonstream.conversations(path, group.format, options, ticker)
+        for conv in stream:
             if seen.get(conv.conversation_id) == index:
                 raise jsonstream.NotStreamed("an id twice")
             yield conv
             done += 1
     except (jsonstream.NotStreamed, InputError, OSError, UnicodeError):
         batch = _whole(group, options, None)
+        warnings[:] = batch.warnings
         yield from batch.conversations[done:]
 
 
