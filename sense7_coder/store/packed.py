@@ -59,7 +59,7 @@ FETCH_ROWS = 100_000
 # no index holds, are read over rowid ranges of their table.
 
 #: rows per packed chunk (bounds the text SQLite and Python hold at once)
-PACK_ROWS = 100_000
+PACK_ROWS = 500_000
 _PLANE = 0x10000  # code points from 0x10000 up: valid in UTF-8, no surrogates
 _MISSING = 0xFFFF  # not applicable, or a name not in the list
 _MISFIT = 0x10000  # does not fit: read the ordinary way
