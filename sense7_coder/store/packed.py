@@ -280,31 +280,16 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
         sizes = sizes[groups]
         order = (np.repeat(starts[groups] - (np.cumsum(sizes) - sizes), sizes)
                  + np.arange(len(packed)))
-        packed, group_rowid, group_ids = (_sorted_in_place(packed, order),
-                                          group_rowid[groups], group_ids[groups])
+        packed, group_rowid, group_ids = (_rows(packed, order), group_rowid[groups],
+                                          group_ids[groups])
         texts = [np.concatenate(texts)[order]] if texts else texts
     return Grouped(group_rowid, group_ids, sizes, packed, texts)
 
 
 def _rows(packed: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``packed[rows]`` (an index or a mask), column by column in memory as
-    :func:`_grouped` keeps them, built one column at a time (``packed[rows]`` made a copy
-    row by row and then another column by column: twice the rows' size at once)."""
-    index = np.flatnonzero(rows) if rows.dtype == bool else rows
-    out = np.empty((len(index), packed.shape[1]), dtype=packed.dtype, order="F")
-    for j in range(packed.shape[1]):
-        np.take(packed[:, j], index, out=out[:, j])
-    return out
-
-
-def _sorted_in_place(packed: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """``packed`` with its rows put in ``order`` in place, a column at a time (one
-    column's copy at once, not the whole table's); returns ``packed``."""
-    if not packed.flags.f_contiguous:
-        return _rows(packed, order)
-    for j in range(packed.shape[1]):
-        packed[:, j] = packed[order, j]
-    return packed
+    :func:`_grouped` keeps them."""
+    return np.asfortranarray(packed[rows])
 
 
 class Grouped(NamedTuple):
@@ -321,20 +306,15 @@ class Grouped(NamedTuple):
 
     def in_order(self, *fields: int) -> Grouped:
         """These rows sorted by conversation, then by the packed ``fields`` (each 0..65535),
-        stably: sorted only where the index did not already give them so. The rows are
-        sorted in place (a column at a time, to keep the peak low): use the Grouped
-        returned, not this one."""
+        stably: sorted only where the index did not already give them so."""
         packed = self.packed
         key = np.repeat(np.arange(len(self.rowid), dtype=np.int64), self.sizes)
         for f in fields:
-            key <<= 16
-            key |= packed[:, f]
-        if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
+            key = (key << 16) | packed[:, f]
+        if len(key) < 2 or (np.diff(key) >= 0).all():
             return self
         order = np.argsort(key, kind="stable")
-        del key
-        return self._replace(packed=_sorted_in_place(packed, order),
-                             texts=self._texts_at(order))
+        return self._replace(packed=_rows(packed, order), texts=self._texts_at(order))
 
     def where(self, keep: np.ndarray) -> Grouped:
         """The rows where ``keep`` is True, and the conversations left with any."""
