@@ -209,7 +209,9 @@ def stream_files(
     seen: dict[str, int] = {}  # conversation id -> the group it came from
     for i, group in enumerate(groups):
         ticker.start_file(i)
-        if group.format in STREAMED and group.data is None and streamable(options.encoding):
+        streamed = (group.format in STREAMED and group.data is None
+                    and streamable(options.encoding))
+        if streamed:
             warnings: list[str] = []
             file = StreamedFile(group.name, _streamed(group, options, ticker, seen, i, warnings),
                                 [], warnings)
@@ -217,7 +219,14 @@ def stream_files(
             batch = _whole(group, options, ticker)
             file = StreamedFile(batch.source, iter(batch.conversations), batch.participants,
                                 batch.warnings, batch.skipped_rows)
-        file.conversations = _unique(file.conversations, groups, i, seen)
+
+        def first_its_own(group: Group = group, streamed: bool = streamed) -> None:
+            """Before an id is refused, the file's own problems, as reading it whole
+            first found them (a streamed file is read whole then: it is refused anyway)."""
+            if streamed:
+                _whole(group, options, None)
+
+        file.conversations = _unique(file.conversations, groups, i, seen, first_its_own)
         yield file
         ticker.finish_file()
 
@@ -255,9 +264,10 @@ def _streamed(group: Group, options: ImportOptions, ticker: Ticker, seen: dict[s
 
 
 def _unique(conversations: Iterator[Conversation], groups: list[Group], index: int,
-            seen: dict[str, int]) -> Iterator[Conversation]:
+            seen: dict[str, int], first_its_own: Callable[[], None]) -> Iterator[Conversation]:
     """Each conversation checked as :func:`read_files` checks it: a valid id (and
-    participant id), used once across all the files."""
+    participant id), used once across all the files (``first_its_own`` raises the file's
+    own error, which reading it whole reported first)."""
     name = groups[index].name
     for conv in conversations:
         try:  # the same check as every other path that writes a conversation
@@ -265,10 +275,12 @@ def _unique(conversations: Iterator[Conversation], groups: list[Group], index: i
             if conv.participant_id is not None:
                 rows.participant_id(conv.participant_id)
         except rows.RowError as e:
+            first_its_own()
             raise InputError(name, f"conversation '{shown(conv.conversation_id)}': "
                              f"{e.message}", field=e.field) from None
         other = seen.setdefault(conv.conversation_id, index)
         if other != index:
+            first_its_own()
             raise InputError(name, f"conversation id '{conv.conversation_id}' is also in "
                              f"{groups[other].name}; ids must be unique",
                              field="conversation_id")
