@@ -4,10 +4,12 @@ Builds a project of N conversations x 4 turns (assistant turns of ~300 character
 coders marking two or three spans of one binary span code per assistant turn with jittered
 boundaries, written straight through the store; then times
 ``project.span_agreement.span_agreement`` with no draws (the point estimates: alpha_u and
-the presence alpha) and with 1,000 draws over conversations. Baseline, in the same run:
-``krippendorff.alpha`` on the presence matrix (coders x turns) alone.
+the presence alpha) and with 1,000 draws over conversations. Baseline, in the same run and
+alternated with the point estimates round by round (``alternate.py``; both warm: the first
+calls are warm-up rounds, not counted): ``krippendorff.alpha`` on the presence matrix
+(coders x turns) alone.
 
-    python benchmarks/bench_span_agreement.py [--conversations 1000] [--draws 1000]
+    python benchmarks/bench_span_agreement.py [--conversations 1000] [--draws 1000] [--rounds 15]
 
 Target: the point estimates <= 20x the baseline; with 1,000 draws < 30 s at 1,000
 conversations.
@@ -25,6 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from alternate import alternate, load_note, print_pair  # noqa: E402
 
 
 def build(path: Path, conversations: int, seed: int = 0) -> None:
@@ -76,6 +80,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=1000)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     import krippendorff
     import numpy as np
@@ -90,21 +95,26 @@ def main() -> int:
             turns = args.conversations * 2
             matrix = np.ones((2, turns))
             matrix[1, ::7] = 0
-            t = time.perf_counter()
-            krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
-            base = time.perf_counter() - t
-            span_agreement(project, draws=0)  # imports and the codebook, once
-            t = time.perf_counter()
+            print(load_note())
+
+            def point_estimates() -> None:
+                span_agreement(project, draws=0)
+
+            def presence() -> None:
+                krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+
+            times = alternate({"point": point_estimates, "presence": presence},
+                              rounds=args.rounds, warmup=2)
             (point,) = span_agreement(project, draws=0)
-            point_s = time.perf_counter() - t
             t = time.perf_counter()
             (full,) = span_agreement(project, draws=args.draws, seed=0)
             full_s = time.perf_counter() - t
-    print(f"{args.conversations:,} conversations, {point.spans:,} spans, "
-          f"alpha_u {point.alpha_u:.3f} {full.alpha_u_ci}")
-    print(f"baseline (presence alpha alone): {base * 1000:.1f} ms")
-    print(f"point estimates: {point_s:.2f} s ({point_s / base:.0f}x the baseline)")
-    print(f"with {args.draws:,} draws: {full_s:.2f} s")
+            print(f"{args.conversations:,} conversations, {point.spans:,} spans, "
+                  f"alpha_u {point.alpha_u:.3f} {full.alpha_u_ci}")
+            print_pair("point estimates / warm presence alpha", times["point"],
+                       times["presence"], target="<= 20x")
+            print(f"with {args.draws:,} draws: {full_s:.2f} s (target < 30 s)")
+            print(load_note())
     return 0
 
 

@@ -39,4 +39,11 @@ def read_version(checkout: Path | None = None) -> str:
         return UNKNOWN_VERSION
 
 
-__version__ = read_version()
+def __getattr__(name: str) -> str:
+    """``__version__`` is read on first use: reading pyproject.toml loads ``tomllib``, which
+    a light command (``--help``, ``info``) never needs."""
+    if name == "__version__":
+        version = read_version()
+        globals()["__version__"] = version
+        return version
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

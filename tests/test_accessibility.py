@@ -115,3 +115,25 @@ def test_the_transcript_is_reached_with_tab_and_f2_and_framed(gui, qtbot,
     gui.press(w, Qt.Key.Key_F2)  # a text cursor at the start of the current turn's message
     assert view.hasFocus()
     assert view.textCursor().position() == view.body_start(ws.position)
+
+
+def test_the_focus_frame_leaves_with_the_focus_and_the_window_paints_plainly(
+        gui, qtbot, demo_project: Path) -> None:
+    """The frame goes when the focus leaves, and a widget's own style sheet comes back; the
+    window itself carries no style sheet (every widget under one paints through Qt's slow
+    style-sheet style)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    w = gui.open(demo_project)
+    table = w.workspace.list_panel.table
+    recent_style = "QTableView::item { padding: 1px; }"
+    table.setStyleSheet(recent_style)  # a widget's own style sheet is kept
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus, timeout=2000)
+    highlight = table.palette().color(QPalette.ColorRole.Highlight)
+    assert QColor(table.grab().toImage().pixel(0, table.height() // 2)) == highlight
+    w.workspace.coding.setFocus()
+    qtbot.waitUntil(lambda: not table.hasFocus(), timeout=2000)
+    assert QColor(table.grab().toImage().pixel(0, table.height() // 2)) != highlight
+    assert table.styleSheet() == recent_style
+    assert w.styleSheet() == ""

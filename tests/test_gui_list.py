@@ -181,3 +181,29 @@ def test_long_model_names_and_ids_elide_in_the_middle_with_the_whole_text_on_hov
     assert panel.model.data(panel.model.index(row, 2), tip) == model
     assert f"Participant {participant}" in panel.model.data(panel.model.index(row, 1), tip)
     assert "Conversation 101" in panel.model.data(panel.model.index(row, 0), tip)
+
+
+def test_setting_a_code_leaves_the_list_alone_and_a_done_mark_updates_its_row(
+        gui, qtbot, demo_project: Path) -> None:
+    """A row shows the conversation and its progress: a value set re-reads nothing of the
+    list (it re-read and repainted the row at every key press), a done mark shows at once."""
+    from PySide6.QtWidgets import QApplication
+
+    window = gui.open(demo_project)
+    ws = window.workspace
+    model = ws.list_panel.model
+    row = model.row_of(ws.conversation_id)
+    done_before = model.data(model.index(row, 3), ProgressRole)[0]
+    if ws.position not in ws.codable:
+        ws.move_turn(1)
+    fetched = model.pages_fetched
+    code = next(c.key for c in ws.project.codebook.active if c.unit == "turn")
+    assert ws.choose(code, 1)
+    QApplication.processEvents()
+    assert model.pages_fetched == fetched
+    undone = ws.position not in ws.state.done
+    assert ws.set_done(undone)
+    QApplication.processEvents()
+    assert model.pages_fetched == fetched + 1
+    expected = done_before + (1 if undone else -1)
+    assert model.data(model.index(row, 3), ProgressRole)[0] == expected

@@ -7,13 +7,11 @@ input or 1 for anything else; no traceback reaches the user.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from .. import __version__
 from ..domain.errors import Sense7Error
-from ..project import StorageError
 from . import foundation
 from .acting import add_as_option
 from .wording import error_text
@@ -46,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Code human-AI conversations with the SENSE-7 empathy taxonomy, "
         "beside the users' own ratings; measure and reconcile agreement.",
     )
-    parser.add_argument("--version", action="version", version=f"sense7-coder {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _MODULES:
         module.register(sub)
@@ -54,25 +53,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _NoteLines(logging.Handler):
-    """Prints what opening a project found beside it (one line each) to stderr."""
+class _Version(argparse.Action):
+    """``--version``: the version is read only when asked for (it reads pyproject.toml)."""
 
-    def emit(self, record: logging.LogRecord) -> None:
-        print(f"sense7-coder: note: {record.getMessage()}", file=sys.stderr)
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from .. import __version__
+
+        print(f"sense7-coder {__version__}")
+        parser.exit()
 
 
 def _print_notes() -> None:
+    """What opening a project finds beside it is printed to stderr, one line each (after
+    the arguments are read: ``--help`` needs no logging)."""
+    import logging
+
+    class NoteLines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            print(f"sense7-coder: note: {record.getMessage()}", file=sys.stderr)
+
     log = logging.getLogger("sense7_coder.notes")
-    if not any(isinstance(h, _NoteLines) for h in log.handlers):
-        log.addHandler(_NoteLines())
+    if not any(type(h).__name__ == "NoteLines" for h in log.handlers):
+        log.addHandler(NoteLines())
         log.propagate = False
         log.setLevel(logging.INFO)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _print_notes()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _print_notes()
     try:
         if args.command is None:  # no command: the welcome screen
             return foundation.launch_gui(None)
@@ -90,7 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         print(f"sense7-coder: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
-    except StorageError as e:  # a project file that fails while being read
+    except Exception as e:
+        from ..project import StorageError  # imported only where a command failed
+
+        if not isinstance(e, StorageError):
+            raise
+        # a project file that fails while being read
         print(f"sense7-coder: error: the project file could not be read ({e})", file=sys.stderr)
         return 1
 

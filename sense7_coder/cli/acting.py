@@ -8,14 +8,15 @@ what blinding hides is refused; ``--as LEAD`` acts as a lead, asking the lead pa
 from __future__ import annotations
 
 import argparse
-import getpass
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..domain.errors import ProjectError
-from ..project import Project
-from ..project.identity import PassphraseNeeded
+
+if TYPE_CHECKING:  # the project layer is imported when a command opens one, not for --help
+    from ..project import Project
 
 PASSPHRASE_VARIABLE = "SENSE7_CODER_PASSPHRASE"
 #: commands that open no project as someone (or open it in the window, which asks)
@@ -40,11 +41,15 @@ def passphrase() -> str:
     if not sys.stdin.isatty():
         raise ProjectError("this project's lead identity needs the lead passphrase: type it at "
                            f"a terminal or set {PASSPHRASE_VARIABLE}")
+    import getpass
+
     return getpass.getpass("lead passphrase: ")
 
 
 def take(project: Project, name: str, role: str | None = None) -> None:
     """Act as ``name`` (with ``role``: give it that role first, as a lead may)."""
+    from ..project.identity import PassphraseNeeded
+
     try:
         project.set_coder(name, role)
     except PassphraseNeeded:
@@ -54,6 +59,8 @@ def take(project: Project, name: str, role: str | None = None) -> None:
 def open_as(args: argparse.Namespace, path: Path | None = None, *,
             backup: bool = False) -> Project:
     """Open the command's project, acting as ``--as`` names (an existing coder)."""
+    from ..project import Project
+
     project = Project.open(path if path is not None else args.project, backup=backup)
     name = (getattr(args, "acting", None) or "").strip()
     if not name:

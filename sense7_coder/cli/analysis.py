@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain.errors import ProjectError
 from ..domain.export_kinds import EXPORT_KINDS, TABLES, kinds_help
 from ..domain.measures import summary as measures_summary
-from ..project import Project
-from ..project.merge import ON_CONFLICT
+from ..domain.merging import ON_CONFLICT
 from .acting import open_as, take
 from .lists import ListAction
 from .wording import error_text
@@ -29,6 +28,7 @@ from .wording import error_text
 # what it needs inside its function.
 if TYPE_CHECKING:
     from ..domain.agreement import AgreementReport
+    from ..project import Project
     from ..project.agreement import AgreementOptions
 
 EXIT_CONFLICTS = 3

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
@@ -15,9 +16,11 @@ from ..domain.importers.common import check_encoding
 from ..domain.importers.formats import CLAIMED, IMPORT_FORMATS
 from ..domain.names import names_text
 from ..domain.words import count
-from ..project import Project, codebook_ops
 from ..resources import resolve_codebook
 from .acting import open_as
+
+if TYPE_CHECKING:  # the project layer is imported by the commands that open one, not by --help
+    from ..project import Project
 
 # Only light modules at the top: `--help`, `info` and `codebook list` build the whole
 # parser. A command that needs pandas, spaCy, Qt... imports it inside its function.
@@ -135,6 +138,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         from .qdpx import init_from_qdpx
 
         return init_from_qdpx(args)
+    from ..project import Project
+
     codebook = resolve_codebook(args.codebook)
     with Project.create(args.project, codebook) as project:
         n = len(project.codebook.codes)
@@ -162,6 +167,8 @@ def cmd_codebook_list(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_add(args: argparse.Namespace) -> int:
+    from ..project import codebook_ops
+
     levels = parse_levels_spec(args.levels, args.kind) if args.levels else default_levels(args.kind)
     if not levels:
         raise CodebookError("nominal codes need --levels a,b,c")
@@ -183,6 +190,8 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_import(args: argparse.Namespace) -> int:
+    from ..project import codebook_ops
+
     book = codebook_ops.read_codebook_file(args.file)
     notes: list[str] = []
     with _open(args) as project:
@@ -194,6 +203,8 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_export(args: argparse.Namespace) -> int:
+    from ..project import codebook_ops
+
     with _open(args) as project:
         if args.file.suffix.lower() == ".qdc":
             from ..project.exchange import export_qdc

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import shlex
-
 from ..domain.errors import Hint, Sense7Error
 
 
 def option_text(hint: Hint) -> str:
     """The option a hint points at, as typed on the command line (``a|b|c``: a choice of
     values, shown as the help shows choices)."""
+    import shlex
+
     flag = f"--{hint.option}"
     if not hint.value:
         return flag

@@ -17,8 +17,9 @@ from ..domain import rows as rows_check
 from ..domain.attributes import judgment_names
 from ..domain.codings_csv import read_codings_file
 from ..domain.errors import Cancelled, Hint, InputError, ProjectError
-from ..domain.importers import ImportOptions, read_files
-from ..domain.models import Coding, Conversation, ImportBatch, Sentence, Unit
+from ..domain.importers import ImportOptions
+from ..domain.importers.reading import StreamedFile, stream_files
+from ..domain.models import Coding, Conversation, Sentence, Unit
 from ..domain.sentences import segment_turns
 from ..domain.spans import Span, SpanCoding
 from ..domain.words import count
@@ -94,49 +95,50 @@ def _same_messages(project: Project, conv: Conversation) -> bool:
     )
 
 
-def _plan(project: Project, batches: Sequence[ImportBatch]) -> tuple[list[ImportBatch], ImportSummary]:
-    """Drop conversations already present; refuse id clashes. Nothing is written."""
-    summary = ImportSummary()
-    seen: dict[str, str] = {}
-    planned: list[ImportBatch] = []
-    all_ids = [c.conversation_id for b in batches for c in b.conversations]
-    existing = store_conv.existing_conversation_ids(project.db, all_ids)
-    for batch in batches:
-        fs = FileSummary(batch.source, skipped_rows=batch.skipped_rows, warnings=list(batch.warnings))
-        keep: list[Conversation] = []
-        for conv in batch.conversations:
-            cid = conv.conversation_id
-            if cid in seen:
-                raise InputError(
-                    batch.source,
-                    f"conversation id '{cid}' also appears in {seen[cid]}; ids must be unique",
-                    field="conversation_id",
-                )
-            seen[cid] = batch.source
-            if cid in existing:
-                if _same_messages(project, conv):
-                    fs.already_present += 1
-                    continue
-                raise InputError(
-                    batch.source,
-                    f"conversation '{cid}' is already in the project with different messages; "
-                    "give it another id to import it",
-                    field="conversation_id",
-                    hint=Hint("map", "conversation_id=COLUMN",
-                              "or take the ids from another column"),
-                )
-            keep.append(conv)
-            fs.conversations += 1
-            fs.turns += len(conv.turns)
-            fs.user_ratings += sum(
-                1 for t in conv.turns for v in t.ratings.values() if v is not None
+#: conversations checked and written together (a bounded share of a streamed file)
+CHUNK = 2000
+
+
+def _chunks(items: Iterator[T], size: int = CHUNK) -> Iterator[list[T]]:
+    chunk: list[T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _plan(project: Project, source: str, conversations: list[Conversation],
+          fs: FileSummary) -> list[Conversation]:
+    """Of a chunk of one file's conversations, those to write: one already in the project
+    with the same messages is counted and skipped, one with the same id but different
+    messages is refused. (Ids are unique across the files read: :func:`stream_files`.)"""
+    existing = store_conv.existing_conversation_ids(
+        project.db, [c.conversation_id for c in conversations])
+    keep: list[Conversation] = []
+    for conv in conversations:
+        cid = conv.conversation_id
+        if cid in existing:
+            if _same_messages(project, conv):
+                fs.already_present += 1
+                continue
+            raise InputError(
+                source,
+                f"conversation '{cid}' is already in the project with different messages; "
+                "give it another id to import it",
+                field="conversation_id",
+                hint=Hint("map", "conversation_id=COLUMN",
+                          "or take the ids from another column"),
             )
-        planned.append(
-            ImportBatch(batch.source, keep, batch.participants, batch.warnings, batch.skipped_rows,
-                        batch.judgments)
+        keep.append(conv)
+        fs.conversations += 1
+        fs.turns += len(conv.turns)
+        fs.user_ratings += sum(
+            1 for t in conv.turns for v in t.ratings.values() if v is not None
         )
-        summary.files.append(fs)
-    return planned, summary
+    return keep
 
 
 def import_files(
@@ -148,56 +150,57 @@ def import_files(
     progress: ProgressFn = None,
     cancel: CancelFn = None,
 ) -> ImportSummary:
-    """Read every file, check it, then write all of it in one transaction (unless dry run)."""
+    """Read every file, check it and write it, all in one transaction (nothing is written
+    on a dry run). Files are read a share at a time and written as they are read (JSON
+    arrays and JSON Lines one conversation at a time), so memory does not grow with
+    their size; a problem anywhere raises its one error and nothing of the call lands."""
     options = options or ImportOptions()
     for p in paths:
         refuse_open_project_file(p, "to import")
-
-    def read_progress(done: int, total: int) -> None:
-        if progress:
-            progress(done, max(total, 1) * 2)
-
-    batches = read_files([Path(p) for p in paths], options, progress=read_progress, cancel=cancel)
-    planned, summary = _plan(project, batches)
-    summary.dry_run = dry_run
+    files = stream_files([Path(p) for p in paths], options, progress=progress, cancel=cancel)
     if dry_run:
+        summary = ImportSummary(dry_run=True)
+        for file in files:
+            fs = FileSummary(file.source)
+            for chunk in _chunks(file.conversations):
+                _plan(project, file.source, chunk, fs)
+            summary.files.append(_finished(fs, file))
         return summary
 
     def check() -> None:
         if cancel and cancel():
             raise Cancelled()
 
-    total = sum(len(b.conversations) for b in planned) or 1
-    written = 0
+    summary = ImportSummary()
     sentence_roles = sorted(
         {c.applies_to for c in project.codebook.active if c.unit == "sentence"}
     )
+    roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
     with project.pdb.acting("import"), project.pdb.atomic() as db:
-        for batch in planned:
-            def write_progress(done: int, _total: int, base: int = written) -> None:
-                if progress:
-                    progress(total + base + done, total * 2)
-
-            store_conv.insert_conversations(
-                db, batch.conversations, batch.participants, progress=write_progress, check=check
-            )
-            written += len(batch.conversations)
-            mark_judgments(project, batch)
-            if sentence_roles:
-                roles = {"user", "assistant", "system"} if "any" in sentence_roles else set(sentence_roles)
-                store_conv.insert_sentences(
-                    db,
-                    _checked(segment_turns(
+        for file in files:
+            fs = FileSummary(file.source)
+            participants = file.participants
+            for chunk in _chunks(file.conversations):
+                keep = _plan(project, file.source, chunk, fs)
+                store_conv.insert_conversations(db, keep, participants, check=check)
+                mark_judgments(project, file.judgments, keep)
+                participants = []
+                if sentence_roles:
+                    store_conv.insert_sentences(db, _checked(segment_turns(
                         (c.conversation_id, t.position, t.text)
-                        for c in batch.conversations
-                        for t in c.turns
-                        if t.role in roles
-                    ), check),
-                )
+                        for c in keep for t in c.turns if t.role in roles), check))
+            summary.files.append(_finished(fs, file))
         check()
     if progress:
-        progress(total * 2, total * 2)
+        progress(1, 1)
     return summary
+
+
+def _finished(fs: FileSummary, file: StreamedFile) -> FileSummary:
+    """The file's summary with what is known once it was read to its end."""
+    fs.skipped_rows = file.skipped_rows
+    fs.warnings = list(file.warnings)
+    return fs
 
 
 def _checked(items: Iterable[T], check: Callable[[], None], every: int = 5000) -> Iterator[T]:
@@ -410,11 +413,12 @@ def write_imported(db: Any, values: list[tuple[Any, ...]], beside: list[tuple[An
         store_codings.put_revision(db, coder, Unit(cid, pos, sentence), code, value)
 
 
-def mark_judgments(project: Project, batch: ImportBatch) -> None:
-    """Add the attributes ``batch`` holds as the users' own judgments (as its importer
-    knows them, or as their names say) to the project's list of them; the caller holds
-    the transaction."""
-    names = set(batch.judgments) | judgment_names(batch.conversations)
+def mark_judgments(project: Project, known: Iterable[str],
+                   conversations: Sequence[Conversation]) -> None:
+    """Add the attributes a file holds as the users' own judgments (``known``: as its
+    importer knows them; or as the names of the attributes of ``conversations`` say) to
+    the project's list of them; the caller holds the transaction."""
+    names = set(known) | judgment_names(conversations)
     if names - set(judgments.judgments(project)):
         store_codes.set_meta(project.db, "judgment_attributes",
                              judgments.marked_text({*judgments.judgments(project), *names}))

@@ -42,6 +42,7 @@ from typing import Any
 
 from ..domain import rows
 from ..domain.errors import Cancelled, Hint, ProjectError
+from ..domain.merging import ON_CONFLICT
 from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
 from ..domain.spans import SpanKey
@@ -61,7 +62,6 @@ from .spans import checked_span
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
 
-ON_CONFLICT = ("refuse", "keep-target", "keep-source", "newest")
 #: steps of progress per source file
 _STEPS = 6
 

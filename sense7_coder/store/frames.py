@@ -339,14 +339,17 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         coder = np.asarray(coder_names, dtype=object)[packed[:, 2]]
         code = np.asarray(code_keys, dtype=object)[packed[:, 3]]
         value = _unpacked_values(packed[:, 4])
+    position, sentence = packed[:, 0].copy(), packed[:, 1].copy()
+    del packed, read  # the packed rows go before the frame copies its columns
     frame = pd.DataFrame({
         "coder": coder,
         "conversation_id": conversation,
-        "position": packed[:, 0],
-        "sentence": packed[:, 1],
+        "position": position,
+        "sentence": sentence,
         "code": code,
         "value": value,
     }, columns=list(VALUE_COLUMNS))
+    del position, sentence
     if times:
         frame["saved_at"] = (np.concatenate(stamps) if stamps
                              else np.array([], dtype="datetime64[ns]"))

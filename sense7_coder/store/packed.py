@@ -268,8 +268,7 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
         return None
     if not flush():
         return None
-    packed = (np.concatenate(parts) if parts
-              else np.zeros((0, width), dtype=np.int64, order="F"))
+    packed = _stacked(parts, width)
     group_rowid = np.asarray(rowids, dtype=np.int64)
     group_ids = np.empty(len(ids), dtype=object)
     group_ids[:] = ids
@@ -284,6 +283,21 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
                                           group_ids[groups])
         texts = [np.concatenate(texts)[order]] if texts else texts
     return Grouped(group_rowid, group_ids, sizes, packed, texts)
+
+
+def _stacked(parts: list[np.ndarray], width: int) -> np.ndarray:
+    """The chunks one after the other, in memory column by column, each chunk let go as
+    soon as it is copied (``np.concatenate`` held every chunk and the whole result at once:
+    twice the rows' size, the peak of reading millions of codings); ``parts`` is emptied."""
+    packed = np.empty((sum(len(p) for p in parts), width), dtype=np.int64, order="F")
+    at = 0
+    parts.reverse()
+    while parts:
+        part = parts.pop()
+        packed[at : at + len(part)] = part
+        at += len(part)
+        del part
+    return packed
 
 
 def _rows(packed: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -33,11 +33,13 @@ _TOKEN = re.compile(r"""'(?:[^']|'')*'|"((?:[^"]|"")*)"|\[([^\]]*)\]|`((?:[^`]|`
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise(sql: str | None) -> str | None:
     """SQL with whitespace collapsed and quoting of plain identifiers dropped.
 
     Different versions of sqlite-utils quote names differently ([x], "x"); string literals
-    are kept exactly.
+    are kept exactly. Cached: opening a project reads its schema (and the expected one)
+    more than once, and the result depends on the text alone.
     """
     if sql is None:
         return None

@@ -4,8 +4,9 @@
   from what a sighted person reads for it: its label (a ``QLabel`` buddy or form label), its
   placeholder or its tooltip. :func:`unnamed_controls` lists those still without one (the
   test of the main screens fails on any).
-* :data:`FOCUS_STYLE` draws a highlight-coloured frame on the focused list, table or text
-  box (Fusion already marks focused buttons, boxes and fields).
+* :class:`FocusFrame` draws a highlight-coloured frame (:data:`FOCUS_STYLE`) on the
+  focused list, table or text box of a window (Fusion already marks focused buttons, boxes
+  and fields).
 * ``SENSE7_CODER_CONTRAST=1`` starts with :func:`contrast_palette`: white on black, yellow
   selection (as the common high-contrast desktop themes); a platform high-contrast palette
   is followed as it is.
@@ -16,12 +17,14 @@ from __future__ import annotations
 import html
 import re
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSlider,
     QAbstractSpinBox,
+    QApplication,
     QComboBox,
     QFormLayout,
     QHeaderView,
@@ -41,6 +44,47 @@ FOCUS_STYLE = (
     "QAbstractItemView:focus, QTextEdit:focus, QPlainTextEdit:focus "
     "{ border: 2px solid palette(highlight); }"
 )
+
+#: what :class:`FocusFrame` frames
+FRAMED = (QAbstractItemView, QTextEdit, QPlainTextEdit)
+#: the style sheet a framed widget had of its own, kept while it wears the frame
+_OWN_STYLE = "sense7_own_style"
+
+
+class FocusFrame(QObject):
+    """Frames the focused list, table or text box of ``window`` with :data:`FOCUS_STYLE`:
+    a style sheet on that one widget, while it has the focus.
+
+    The style sheet was the window's own: then every widget of the window painted through
+    Qt's style-sheet style, and a repaint of the whole window took seven times as long
+    (the conversation list alone, 29 model calls a row), whatever had the focus."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        self._framed: QWidget | None = None
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._moved)
+
+    def _moved(self, _old: QWidget | None, new: QWidget | None) -> None:
+        if self._framed is not None and self._framed is not new:
+            self._unframe(self._framed)
+        if isinstance(new, FRAMED) and not isinstance(new, QHeaderView) \
+                and new.window() is self._window and self._framed is not new:
+            own = new.styleSheet()
+            new.setProperty(_OWN_STYLE, own)
+            new.setStyleSheet(f"{own}\n{FOCUS_STYLE}" if own else FOCUS_STYLE)
+            self._framed = new
+
+    def _unframe(self, widget: QWidget) -> None:
+        self._framed = None
+        try:
+            own = widget.property(_OWN_STYLE)
+            widget.setStyleSheet(own if isinstance(own, str) else "")
+        except RuntimeError:  # deleted meanwhile: nothing to take off
+            pass
+
 
 #: with the high-contrast palette, fields and boxes get a white frame (Fusion draws theirs a
 #: shade darker than the window: black on black)

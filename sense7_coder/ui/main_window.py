@@ -29,7 +29,7 @@ from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
 from ..project.sharing import keep_connected
 from . import file_dialogs, qda_windows
-from .accessibility import FOCUS_STYLE, name_controls, name_workspace
+from .accessibility import FocusFrame, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
 from .menus import build_menus, keys_back_after_menus
@@ -66,7 +66,7 @@ class MainWindow(QMainWindow):
         self.presence = Presence()
         #: the message saying what opening found beside the project (see _show_notes)
         self.notes_box: QMessageBox | None = None
-        self.setStyleSheet(FOCUS_STYLE)  # the focused list, table or text box is framed
+        self.focus_frame = FocusFrame(self)  # the focused list, table or text box is framed
         self.stack = QStackedWidget(self)
         self.welcome = WelcomePage(self)
         self.stack.addWidget(self.welcome)

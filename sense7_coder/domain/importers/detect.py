@@ -11,6 +11,7 @@ from .common import FORMATS, ImportOptions, read_text
 from .esconv import looks_like_esconv
 from .formats import CLAIMED, endings_text
 from .jsonchat import load_json
+from .jsonstream import NotStreamed, array_elements, first_character, streamable
 from .sense7 import is_messages_header, is_tasks_header
 from .tables import norm, read_header
 
@@ -57,11 +58,32 @@ def detect_json(path: Path, encoding: str | None = None) -> tuple[str, Any]:
     return ("esconv" if looks_like_esconv(data) else "json"), data
 
 
-def detect_with_data(path: Path, options: ImportOptions) -> tuple[str, Any]:
+def detect_json_streamed(path: Path, encoding: str | None = None) -> tuple[str, Any]:
+    """:func:`detect_json` without holding the file: a top-level array is read through one
+    element at a time (its first tells ESConv); what follows it, or anything the stream
+    leaves to the whole-file reader, is decided by :func:`detect_json` as before."""
+    if not streamable(encoding):
+        return detect_json(path, encoding)
+    try:
+        if first_character(path) != "[":
+            return detect_json(path, encoding)
+        first: list[Any] = []
+        for element, _share in array_elements(path):
+            if not first:
+                first.append(element)
+    except (NotStreamed, InputError, OSError, UnicodeError):
+        return detect_json(path, encoding)  # JSON Lines, or the error as always worded
+    return ("esconv" if looks_like_esconv(first) else "json"), None
+
+
+def detect_with_data(path: Path, options: ImportOptions, *,
+                     streamed: bool = False) -> tuple[str, Any]:
     suffix = path.suffix.casefold()
     if suffix in SUFFIXES:
         return SUFFIXES[suffix], None
     if suffix == ".json":
+        if streamed:
+            return detect_json_streamed(path, options.encoding)
         return detect_json(path, options.encoding)
     if suffix in (".csv", ".tsv"):
         return detect_csv(path, options), None

@@ -123,10 +123,10 @@ def _masked(raw: bytes) -> bytes:
     return _STRING.sub(lambda m: b'"' + b" " * (len(m.group()) - 2) + b'"', raw)
 
 
-def _too_deep(raw: bytes) -> int:
-    """The offset where nesting first exceeds MAX_JSON_DEPTH, or -1 (brackets in strings
+def _too_deep(raw: bytes, limit: int = MAX_JSON_DEPTH) -> int:
+    """The offset where nesting first exceeds ``limit``, or -1 (brackets in strings
     count too: the caller confirms on the masked text)."""
-    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+    if raw.count(b"[") + raw.count(b"{") <= limit:
         return -1
     import numpy as np
 
@@ -139,32 +139,48 @@ def _too_deep(raw: bytes) -> int:
     for start in range(0, len(arr), chunk):
         level = np.cumsum(step[arr[start : start + chunk]], dtype=np.int32)
         level += depth
-        if int(level.max()) > MAX_JSON_DEPTH:
-            return start + int(np.argmax(level > MAX_JSON_DEPTH))
+        if int(level.max()) > limit:
+            return start + int(np.argmax(level > limit))
         depth = int(level[-1])
     return -1
 
 
+def too_deep_at(raw: bytes, limit: int = MAX_JSON_DEPTH) -> int:
+    """The offset where the nesting of arrays and objects (outside strings) first exceeds
+    ``limit``, or -1."""
+    if _too_deep(raw, limit) < 0:
+        return -1
+    return _too_deep(_masked(raw), limit)
+
+
+def lone_surrogate(raw: bytes) -> int:
+    """The offset of the first escape of half a UTF-16 surrogate pair without its other
+    half (``\\ud800``), or -1."""
+    paired: set[int] = set()
+    for m in _SURROGATE.finditer(raw):
+        start = m.end() - 6
+        high = raw[start + 3 : start + 4] in b"89abAB"
+        if high and _LOW.match(raw, m.end()):
+            paired.add(m.end())
+        elif high or start not in paired:
+            return start
+    return -1
+
+
 def _check_json_bytes(path: Path, raw: bytes) -> None:
-    if _too_deep(raw) >= 0:
-        offset = _too_deep(_masked(raw))
-        if offset >= 0:
-            raise InputError(str(path), f"JSON nested more than {MAX_JSON_DEPTH} levels deep "
-                             f"(arrays and objects); at most {MAX_JSON_DEPTH} are read",
-                             location=_where(raw, offset))
+    offset = too_deep_at(raw)
+    if offset >= 0:
+        raise InputError(str(path), f"JSON nested more than {MAX_JSON_DEPTH} levels deep "
+                         f"(arrays and objects); at most {MAX_JSON_DEPTH} are read",
+                         location=_where(raw, offset))
     if b"\\u" in raw:
-        paired: set[int] = set()
-        for m in _SURROGATE.finditer(raw):
-            start = m.end() - 6
-            high = raw[start + 3 : start + 4] in b"89abAB"
-            if high and _LOW.match(raw, m.end()):
-                paired.add(m.end())
-            elif high or start not in paired:
-                escape = raw[start : m.end()].decode("ascii")
-                raise InputError(str(path), f"the escape {escape} is half of a UTF-16 "
-                                 "surrogate pair with no other half; no text can hold it "
-                                 "(was the file cut or converted wrongly?)",
-                                 location=_where(raw, start))
+        start = lone_surrogate(raw)
+        if start >= 0:
+            escape = raw[start : start + 6].decode("ascii")
+            raise InputError(str(path), f"the escape {escape} is half of a UTF-16 "
+                             "surrogate pair with no other half; no text can hold it "
+                             "(was the file cut or converted wrongly?)",
+                             location=_where(raw, start))
 
 
 def too_long_number(path: Path, text: str, error: ValueError, line: int = 1) -> InputError:

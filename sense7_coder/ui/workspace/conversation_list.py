@@ -147,15 +147,17 @@ class ConversationListPanel(QWidget):
         self._update_count()
 
     def show_changes(self, changes: Changes) -> None:
-        """Listen to the window's changes: the rows of the conversations named (their
-        progress), the assignment when progress may have moved, and the whole list after
-        an import, a merge or a change of codebook, coders or settings."""
+        """Listen to the window's changes: the rows of the conversations whose done marks
+        changed (a row shows the conversation and its progress, nothing of its values,
+        memos or decisions: setting a code re-read and repainted its row for nothing), the
+        assignment when progress may have moved, and the whole list after an import, a
+        merge or a change of codebook, coders or settings."""
         if changes.wide or changes.conversations:
             self.fill_choices()
             self.update_assignment()
             self.apply_filter()
             return
-        for cid in changes.conversation_ids:
+        for cid in sorted({turn[0] for turn in changes.done}):
             self.model.refresh_conversation(cid)
         if changes.progress:
             self.update_assignment()

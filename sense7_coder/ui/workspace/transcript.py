@@ -167,7 +167,7 @@ class TranscriptView(QTextBrowser):
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         # Tab / Shift+Tab reach it (F2 too, with a text cursor in the current turn); the
-        # focused transcript is framed like every focused text box (FOCUS_STYLE)
+        # focused transcript is framed like every focused text box (FocusFrame)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # a scroll bar that came and went with each conversation's length would change the
         # text's width: a second layout of the whole conversation at every change
