@@ -161,6 +161,12 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.store.locks", "sense7_coder.store.migrating", "sense7_coder.store.predictions",
     "sense7_coder.store.schema", "sense7_coder.store.shapes", "sense7_coder.store.trust",
     "sense7_coder.store.values",
+    # who sees and who may write what, decided when the project opens (sight, authority),
+    # and the guards of one file shared by many programs (journal, lock guard)
+    "sense7_coder.domain.attributes", "sense7_coder.domain.spans",
+    "sense7_coder.project.authority", "sense7_coder.project.judgments",
+    "sense7_coder.project.sight", "sense7_coder.store.journal", "sense7_coder.store.lock_guard",
+    "sense7_coder.store.open_here", "sense7_coder.store.sight", "sense7_coder.store.spans",
 })
 #: other modules they may load, as roots: each with whatever it imports in this Python
 #: (so the list holds on every supported version); nothing else, third-party or stdlib
