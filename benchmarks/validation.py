@@ -407,6 +407,18 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
     return "\n".join(lines)
 
 
+def _small_n_section(path: Path) -> str:
+    """The small-n coverage table benchmarks/alpha_small_n.py wrote into ``path`` (kept as
+    it is: this script does not run that study)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from alpha_small_n import END, START
+
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if START not in old:
+        return ""
+    return "\n" + START + old.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--designs", type=int, default=300)
@@ -439,8 +451,9 @@ def main(argv: list[str] | None = None) -> None:
     studies[name] = args.studies
     seconds = time.perf_counter() - start
     print(f"alpha coverage: {seconds:.1f} s", flush=True)
-    args.output.write_text(render(rows, args.designs, coverage, studies, args.draws),
-                           encoding="utf-8")
+    text = render(rows, args.designs, coverage, studies, args.draws)
+    text += _small_n_section(args.output)
+    args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}")
 
 

@@ -88,8 +88,8 @@ class AgreementOptions:
 
     Empty filters mean "all". ``level`` overrides the level of measurement of every
     ordinal code (nominal and binary codes always stay nominal; ratio is refused on a
-    scale with a level at or below zero). ``ci`` is the interval method ('percentile' or
-    'bca'); ``min_units`` the number of units below which a figure reads "too few units"
+    scale with a level at or below zero). ``ci`` is the interval method ('auto': BCa below
+    ``BCA_BELOW_UNITS`` units and percentile from there on, 'percentile' or 'bca'); ``min_units`` the number of units below which a figure reads "too few units"
     (None: the project's setting, default 10). ``measures`` is 'all' (every figure
     and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
     each code's applicability alpha and each rater's against the users and the
@@ -109,7 +109,7 @@ class AgreementOptions:
     seed: int | None = 0
     include_users: bool = False
     include_consensus: bool = True
-    ci: str = "percentile"
+    ci: str = "auto"
     min_units: int | None = None
     #: stored predictors whose turn-level scores join as raters ("model:<name>") of the
     #: codes that correspond to the users' overall rating

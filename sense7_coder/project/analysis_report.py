@@ -198,6 +198,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
     key figures and tables; empty with a note when there are not two coders to compare."""
     from ..domain import plots
     from ..domain.agreement import USERS_RATER
+    from ..domain.agreement.bootstrap import method_text
     from ..domain.agreement.records import APPLICABILITY
     from .agreement import AgreementOptions, project_agreement
 
@@ -226,7 +227,8 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
                                       "the same units"])
     parts: list[str] = []
     made: list[Path] = []
-    interval = (f"95% percentile bootstrap interval over units ({draws:,} draws, seed 0)"
+    interval = (f"95% bootstrap interval over units ({draws:,} draws, seed 0; "
+                f"{method_text(options.ci)}; each interval names its method)"
                 if draws else "no interval (no bootstrap draws)")
 
     def figure(name: str, items: Sequence[Any], title: str, caption: str) -> None:
@@ -239,7 +241,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
 
     def ci(r: Any) -> str:
         return ("–" if r.ci_low is None or r.ci_high is None
-                else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]")
+                else f"[{r.ci_low:.3f}, {r.ci_high:.3f}] {method_text(r.ci_method)}")
 
     def row(cells: Sequence[Any]) -> str:
         return "<tr>" + "".join(_cell(c) if not isinstance(c, str) else f"<td>{_e(c)}</td>"

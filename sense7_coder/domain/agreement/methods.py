@@ -202,6 +202,22 @@ def _undefined_draws_text(rows: Sequence[AgreementRecord],
     return f"draws in which a coefficient was undefined were left out ({listed})"
 
 
+def _method_words(booted: Sequence[AgreementRecord]) -> str:
+    """The bootstrap method(s) the intervals were made with, as each record says."""
+    bca = "bias-corrected and accelerated (BCa; Efron, 1987)"
+    used = {r.ci_method for r in booted}
+    if used == {"bca"}:
+        return bca
+    if used == {"percentile"}:
+        return "percentile"
+    from .bootstrap import BCA_BELOW_UNITS
+
+    return (f"{bca} for figures over fewer than {BCA_BELOW_UNITS} units, where the "
+            "percentile interval covered the true value too seldom in simulated studies "
+            "(the tool's validation document), and percentile from "
+            f"{BCA_BELOW_UNITS} units on")
+
+
 def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
                         alpha: str, esc: Callable[[str], str], pct: str) -> list[str]:
     """How each coefficient's interval was made, and what q is."""
@@ -210,8 +226,7 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
     out = []
     booted = [r for r in rows if r.draws]
     if booted:
-        method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
-                  else "percentile")
+        method = _method_words(booted)
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
         names = sorted({NAMES.get(r.measure, r.measure) for r in booted})
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -229,6 +244,14 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
             "because McGraw and Wong's Satterthwaite-based interval for them covered only "
             f"about 90{pct} of simulated studies with three coders at 100 units (the tool's "
             "validation document).")
+        if any(r.warning and r.value is not None for r in rows if r.form in ("ICC1", "ICC1k")):
+            out.append(
+                "ICC1 and ICC1k are reported with a caution: every coder rated every unit (a "
+                "crossed design), while their one-way model assumes each unit rated by other, "
+                "randomly drawn coders, so a difference in the coders' levels counts as error "
+                f"and their intervals can hold the true value far less often than 95{pct} "
+                "of the time; ICC2 (coders a random sample) and ICC3 (these coders) fit the "
+                "design.")
     if any(r.measure == ALPHA and r.q_below_667 is not None for r in rows):
         out.append(
             f"q is the share of the unit-bootstrap draws in which {alpha} fell below .667 "

@@ -21,7 +21,7 @@ FRAME_COLUMNS = (
     "code", "measure", "level", "weights", "coders", "value", "band",
     "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
     "undefined_draws", "q_below_667", "q_below_800", "min_units", "note", "values",
-    "by_construction",
+    "by_construction", "warning",
 )
 #: What a report computes: every figure, or Krippendorff's alpha alone (the coders'
 #: alpha and each rater's alpha against each reference)
