@@ -29,6 +29,8 @@ PINNED = {
     "m010_suggestions": "0b61e8d0394fd1b40f9ecbd13f5002d0cea5f9781b5bab08b51122df55790758",
     "m011_spans": "418457190cc49111564b8bec9d918b3c7df4a4922525699a8d394194f0fff74b",
     "m012_attributes": "22a0c2e62bb3f7bc051570384e4df62a5dc20bc846656ef5f33eb0908469b8d0",
+    # m013-m015 come from branches merged beside this one (the lead pins them)
+    "m016_codebook_versions": "a7b602274c7e63421f9efb885f4e8f071bb45ecc9d15d541a4b257892fc81ab6",
 }
 
 

@@ -112,6 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kappa-weights", choices=("positions", "values"), default="positions",
                    help="weighted kappa's weights on the levels' positions (equal steps; the "
                    "default) or on their values (numeric levels), as AC2, alpha and ICC")
+    p.add_argument("--codebook-version", type=int, metavar="N",
+                   help="only the codings whose value was set under codebook version N "
+                   "(see 'codebook versions')")
     p.add_argument("--measures", choices=("all", "alpha"), default="all",
                    help="alpha: Krippendorff's alpha alone (the coders', applicability and "
                    "against users/consensus), much faster on big projects; no diagnostics")
@@ -245,6 +248,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         measures=getattr(args, "measures", "all"),
         values=getattr(args, "values", "blind"),
         kappa_weights=getattr(args, "kappa_weights", "positions"),
+        codebook_version=getattr(args, "codebook_version", None),
     )
 
 
@@ -287,6 +291,23 @@ KAPPA_FOOTER = {
     "values": "on the level values (positions where the levels are not numbers), as AC2, "
               "alpha and ICC",
 }
+
+
+def _scope_and_warnings(report: AgreementReport) -> list[str]:
+    """The codebook version the codings were restricted to, and each caution printed with
+    its figures (ICC1 on a crossed design)."""
+    import textwrap
+
+    lines = []
+    if report.codebook_version is not None:
+        lines += [f"codings set under codebook version {report.codebook_version} only"]
+    warned: dict[str, list[str]] = {}
+    for r in report.records:
+        if r.warning and r.value is not None:
+            warned.setdefault(r.warning, []).append(f"{r.code} {r.form or r.measure}")
+    for text, figures in warned.items():
+        lines += ["", *textwrap.wrap(f"warning ({', '.join(figures)}): {text}", 96)]
+    return lines
 
 
 def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -> list[str]:
@@ -342,12 +363,7 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
         lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
     if report.values:
         lines += [values_text(report)]
-    warned: dict[str, list[str]] = {}
-    for r in report.records:
-        if r.warning and r.value is not None:
-            warned.setdefault(r.warning, []).append(f"{r.code} {r.form or r.measure}")
-    for text, figures in warned.items():
-        lines += ["", *textwrap.wrap(f"warning ({', '.join(figures)}): {text}", 96)]
+    lines += _scope_and_warnings(report)
     if any(r.ci_method in ("F", "GCI") for r in report.records):
         lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC3/ICC3k coders "
                   "fixed, ICC1/ICC1k one-way); marked GCI: generalized confidence intervals "

@@ -157,3 +157,23 @@ def m012_attributes(db: Database) -> None:
         f"INSERT INTO history({cols}) VALUES ({now}, NULL, 'change', 'attribute', "
         f"new.conversation_id, NULL, NULL, NULL, old.attributes, new.attributes, {ctx}); END;")
     _script(db, "\n".join(script))
+
+
+@migrations()
+def m016_codebook_versions(db: Database) -> None:
+    """Codebook versions: every change to what a code means (its label, description,
+    levels and their anchors, include/exclude notes, examples) is a new numbered version,
+    with when and by whom, holding the whole codebook as JSON and a line on what changed
+    (``store/codebook_versions.py``); each coding records the version it was set under
+    (NULL: set before versions were recorded)."""
+    _script(db,
+        """
+        CREATE TABLE codebook_versions (
+            number INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            by TEXT,
+            codebook TEXT NOT NULL,
+            changed TEXT NOT NULL DEFAULT ''
+        );
+        ALTER TABLE codings ADD COLUMN codebook_version INTEGER;
+        """)

@@ -107,6 +107,8 @@ _TABLES: dict[str, dict[str, Shape]] = {
         "answered": "count", "no_answer": "count",
     },
     "code_prompts": {"code": KEY, "prompt": "text", "updated_at": "text?"},
+    "codebook_versions": {"number": "count", "at": "text", "by": "text?", "codebook": "text",
+                          "changed": "text"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed
@@ -114,7 +116,7 @@ _TABLES: dict[str, dict[str, Shape]] = {
 _BIG_TABLES: dict[str, dict[str, Shape]] = {
     "codings": {
         "coder": KEY, "conversation_id": KEY, "position": "count", "sentence": "count",
-        "code": KEY, "updated_at": "text?",
+        "code": KEY, "updated_at": "text?", "codebook_version": "count?",
     },
     "user_ratings": {"conversation_id": KEY, "position": "count", "rating": "text"},
     "history": {"position": "count?", "sentence": "count?"},

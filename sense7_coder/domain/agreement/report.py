@@ -57,6 +57,8 @@ class AgreementReport:
     #: changed after the reveal (left out of 'blind', in 'final')
     values: str = ""
     after_reveal: int = 0
+    #: the codebook version the codings were restricted to (None: every coding)
+    codebook_version: int | None = None
     #: reference -> the codes it holds no rating of (no figure compares with it there:
     #: ESConv's users rated only 'overall', not the seven dimensions)
     absent: dict[str, list[str]] = field(default_factory=dict)
