@@ -31,6 +31,7 @@ PINNED = {
     "m012_attributes": "22a0c2e62bb3f7bc051570384e4df62a5dc20bc846656ef5f33eb0908469b8d0",
     # m013-m015 come from branches merged beside this one (the lead pins them)
     "m016_codebook_versions": "a7b602274c7e63421f9efb885f4e8f071bb45ecc9d15d541a4b257892fc81ab6",
+    "m017_rounds": "bd555156c2905712de9c7b05ee076b954dce35bca97d31f1b1d9e3879409236b",
 }
 
 

@@ -177,3 +177,43 @@ def m016_codebook_versions(db: Database) -> None:
         );
         ALTER TABLE codings ADD COLUMN codebook_version INTEGER;
         """)
+
+
+@migrations()
+def m017_rounds(db: Database) -> None:
+    """Calibration rounds (``store/rounds.py``): each a seeded sample of conversations
+    assigned to every listed coder, under the codebook version it records, with the
+    threshold set before it (alpha's interval's lower end must reach it); ``round_results``
+    keeps each code's alpha with its interval as the round was closed."""
+    _script(db,
+        """
+        CREATE TABLE rounds (
+            number INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            started_by TEXT,
+            closed_at TEXT,
+            codebook_version INTEGER,
+            threshold REAL NOT NULL,
+            seed INTEGER NOT NULL,
+            sample INTEGER NOT NULL,
+            stratify TEXT,
+            coders TEXT NOT NULL
+        );
+        CREATE TABLE round_conversations (
+            round INTEGER NOT NULL REFERENCES rounds(number),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            PRIMARY KEY (round, conversation_id)
+        );
+        CREATE TABLE round_results (
+            round INTEGER NOT NULL REFERENCES rounds(number),
+            code TEXT NOT NULL,
+            alpha REAL,
+            ci_low REAL,
+            ci_high REAL,
+            ci_method TEXT NOT NULL DEFAULT '',
+            units INTEGER NOT NULL DEFAULT 0,
+            met INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (round, code)
+        );
+        """)

@@ -109,6 +109,13 @@ _TABLES: dict[str, dict[str, Shape]] = {
     "code_prompts": {"code": KEY, "prompt": "text", "updated_at": "text?"},
     "codebook_versions": {"number": "count", "at": "text", "by": "text?", "codebook": "text",
                           "changed": "text"},
+    "rounds": {"number": "count", "started_at": "text", "started_by": "text?",
+               "closed_at": "text?", "codebook_version": "count?", "threshold": "number?",
+               "seed": "whole", "sample": "count", "stratify": "text?", "coders": "text"},
+    "round_conversations": {"round": "count", "conversation_id": KEY},
+    "round_results": {"round": "count", "code": KEY, "alpha": "number?", "ci_low": "number?",
+                      "ci_high": "number?", "ci_method": "text", "units": "count",
+                      "met": "flag"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed
