@@ -32,6 +32,7 @@ PINNED = {
     # m013-m015 come from branches merged beside this one (the lead pins them)
     "m016_codebook_versions": "a7b602274c7e63421f9efb885f4e8f071bb45ecc9d15d541a4b257892fc81ab6",
     "m017_rounds": "bd555156c2905712de9c7b05ee076b954dce35bca97d31f1b1d9e3879409236b",
+    "m018_value_rationales": "43e1a611ba70405881a648511e6f54ff4a908458aa5ea365366ba826a8908a12",
 }
 
 

@@ -573,6 +573,8 @@ def cmd_consensus(args: argparse.Namespace) -> int:
             majority = "" if not d.has_majority else (
                 f"  majority: {'NA' if d.majority is None else d.majority}")
             print(f"  {d.code:<12} {where:<24} {values}{majority}")
+            for coder, why in d.rationales.items():
+                print(f"  {'':<12} {'':<24} {coder}'s rationale: {why}")
     if alphas:
         print("\ncoders vs consensus (alpha):")
         print("\n".join("  " + line for line in _table(

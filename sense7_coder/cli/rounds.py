@@ -112,6 +112,8 @@ def _status_lines(status: Any, listed: int) -> list[str]:
             values = ", ".join(f"{c}={'NA' if v is None else v}" for c, v in d.values.items())
             where = f"{d.unit.conversation_id} turn {d.unit.position}"
             lines.append(f"  {d.code:<14} {where:<22} {values}")
+            for coder, text in d.rationales.items():
+                lines.append(f"  {'':<14} {'':<22} {coder}'s rationale: {text[:80]}")
             for coder, text in d.memos.items():
                 lines.append(f"  {'':<14} {'':<22} {coder}'s memo: {text[:80]}")
     return lines

@@ -28,6 +28,7 @@ from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
 from ..store import frames
+from ..store import rationales as store_rationales
 from ..store.conversations import ConversationFilter
 from .agreement import AgreementOptions, check_request, flag_majority_consensus
 from .hints import MAKE_ADJUDICATOR
@@ -59,6 +60,8 @@ class Disagreement:
     values: dict[str, Value]
     #: coder -> memo on this unit (or, for a sentence, on its turn), where there is one
     memos: dict[str, str] = field(default_factory=dict)
+    #: coder -> the rationale the coder gave for this value, where there is one
+    rationales: dict[str, str] = field(default_factory=dict)
     #: how far apart: scale steps between lowest and highest (ordinal), else distinct values
     spread: float = 0.0
     #: number of distinct values given (not applicable counts as one)
@@ -80,7 +83,8 @@ class Disagreement:
         return {
             "conversation_id": self.unit.conversation_id, "position": self.unit.position,
             "sentence": self.unit.sentence, "code": self.code, "values": dict(self.values),
-            "memos": dict(self.memos), "spread": self.spread, "distinct": self.distinct,
+            "memos": dict(self.memos), "rationales": dict(self.rationales),
+            "spread": self.spread, "distinct": self.distinct,
             "majority": self.majority if self.has_majority else None,
             "has_majority": self.has_majority, "consensus": self.consensus,
         }
@@ -238,6 +242,7 @@ def disagreements(
         memos = _memo_lookup(frames.memos_frame(project.db, coders=coders,
                                                 conversations=filt))
         order = frames.conversation_order(project.db)
+        why = store_rationales.of_conversations(project.db, filt.conversation_ids or None)
     decisions = _consensus_lookup(data)
     code_rank = {c.key: i for i, c in enumerate(project.codebook.codes)}
     queue: list[Disagreement] = []
@@ -256,8 +261,11 @@ def disagreements(
                 )
                 if text:
                     notes[coder] = text
+            reasons = {c: t for c in given if (t := why.get(
+                (c, unit.conversation_id, unit.position, unit.sentence, code.key)))}
             queue.append(Disagreement(
-                unit=unit, code=code.key, values=given, memos=notes, spread=spread,
+                unit=unit, code=code.key, values=given, memos=notes, rationales=reasons,
+                spread=spread,
                 distinct=distinct, majority=strict_majority(list(given.values())),
                 consensus=decision,
             ))

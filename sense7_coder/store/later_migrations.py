@@ -217,3 +217,23 @@ def m017_rounds(db: Database) -> None:
             PRIMARY KEY (round, code)
         );
         """)
+
+
+@migrations()
+def m018_value_rationales(db: Database) -> None:
+    """A coder's short rationale for one of their values (``store/rationales.py``): why
+    this level, shown beside the disagreeing values where they are discussed."""
+    _script(db,
+        """
+        CREATE TABLE value_rationales (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key),
+            text TEXT NOT NULL,
+            updated_at TEXT,
+            PRIMARY KEY (coder, conversation_id, position, sentence, code)
+        );
+        """)

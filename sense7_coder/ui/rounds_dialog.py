@@ -149,6 +149,7 @@ class RoundsDialog(QDialog):
             values = ", ".join(f"{c}={'NA' if v is None else v}" for c, v in d.values.items())
             lines.append(f"{d.code:<14} {d.unit.conversation_id} turn {d.unit.position:<4} "
                          f"{values}")
+            lines += [f"{'':<14}   {c}'s rationale: {t[:90]}" for c, t in d.rationales.items()]
             lines += [f"{'':<14}   {c}'s memo: {t[:90]}" for c, t in d.memos.items()]
         self.discuss.setPlainText("\n".join(lines) or "No disagreement.")
         self.close_button.setEnabled(r["closed_at"] is None)
