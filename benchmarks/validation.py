@@ -408,15 +408,20 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
 
 
 def _small_n_section(path: Path) -> str:
-    """The small-n coverage table benchmarks/alpha_small_n.py wrote into ``path`` (kept as
-    it is: this script does not run that study)."""
+    """The small-n coverage and planning tables benchmarks/alpha_small_n.py and
+    planning_table.py wrote into ``path`` (kept as they are: this script does not run those
+    studies)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from alpha_small_n import END, START
+    import alpha_small_n
+    import planning_table
 
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START not in old:
-        return ""
-    return "\n" + START + old.split(START, 1)[1].split(END, 1)[0] + END + "\n"
+    kept = ""
+    for module in (alpha_small_n, planning_table):  # each kept as its own script wrote it
+        start, end = module.START, module.END
+        if start in old:
+            kept += "\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+    return kept
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -60,6 +60,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--bootstrap", type=int, default=1000, metavar="N")
     r.add_argument("--format", choices=("table", "json"), default="table")
     r.set_defaults(func=cmd_round_drift)
+    p = sub.add_parser(
+        "plan", help="units a round or reliability subsample needs for alpha's interval to "
+        "clear a threshold",
+        description="The smallest number of units with which alpha's 95%% interval (BCa "
+        "below 100 units, percentile from 100, as every output makes it) has its lower end "
+        "at or above THRESHOLD in at least PROBABILITY of seeded simulated studies, when the "
+        "coders' true nominal alpha is EXPECTED (each coder gives a unit's true level with "
+        "probability sqrt(EXPECTED), else a level at random). Also prints Krippendorff's "
+        "(2019) published minimum for two coders, which answers a different question (see "
+        "VALIDATION.md).",
+    )
+    p.add_argument("--threshold", type=float, required=True, metavar="T")
+    p.add_argument("--expected", type=float, required=True, metavar="ALPHA",
+                   help="the alpha the coders are expected to reach")
+    p.add_argument("--coders", type=int, default=2, metavar="M")
+    p.add_argument("--levels", type=int, default=2, metavar="K")
+    p.add_argument("--probability", type=float, default=0.8, metavar="P",
+                   help="how sure the interval should clear the threshold (default .8)")
+    p.add_argument("--studies", type=int, default=200, metavar="N")
+    p.add_argument("--draws", type=int, default=500, metavar="N")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=cmd_plan)
     for nested in rsub.choices.values():  # --as on each action (the project is named there)
         nested.add_argument("--as", dest="acting", metavar="NAME",
                             help="act as this coder of the project (a lead starts and closes "
@@ -181,4 +204,33 @@ def cmd_round_drift(args: argparse.Namespace) -> int:
                              str(d.main.units), d.reading()] for d in rows],
                            ["code", "round alpha", "main alpha", "95% CI", "units",
                             "reading"])))
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..domain.agreement.planning import krippendorff_minimum, units_needed
+    from ..domain.errors import ProjectError
+
+    try:
+        plan = units_needed(args.threshold, args.expected, coders=args.coders,
+                            levels=args.levels, probability=args.probability,
+                            studies=args.studies, draws=args.draws, seed=args.seed)
+    except ValueError as e:
+        raise ProjectError(str(e)) from None
+    published = krippendorff_minimum(args.threshold, 0.05, 1 / args.levels)
+    if args.format == "json":
+        print(json.dumps({**plan.to_dict(), "krippendorff_minimum_values_2_coders": published},
+                         indent=2))
+        return 0
+    found = (f"{plan.units} units" if plan.units is not None
+             else "more than 2,000 units (not found)")
+    print(f"{found}: alpha's 95% interval (BCa below 100 units, percentile from 100) reaches "
+          f"{args.threshold:.3f} in at least {args.probability:.0%} of {args.studies} "
+          f"simulated studies of {args.coders} coders, {args.levels} levels, true alpha "
+          f"{args.expected:.3f} (seed {args.seed}, {args.draws} draws)")
+    print("  tried: " + ", ".join(f"{n} units {share:.0%}" for n, share
+                                  in sorted(plan.tried.items())))
+    print(f"Krippendorff (2019, after Bloch & Kraemer 1989) for two coders, alpha_min "
+          f"{args.threshold:.3f}, p = .05, least frequent value's share 1/{args.levels}: "
+          f"{published} values (another criterion: see VALIDATION.md)")
     return 0

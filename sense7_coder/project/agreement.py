@@ -432,6 +432,13 @@ def values_text(report: AgreementReport) -> str:
             "(none was changed after a reveal).")
 
 
+def _calibration(project: Project) -> tuple[object, object, object] | None:
+    """The calibration rounds the methods paragraph tells (None: no closed round)."""
+    from .calibration import calibration_story
+
+    return calibration_story(project)
+
+
 def _scope(report: AgreementReport, options: AgreementOptions) -> list[str]:
     """What the figures were restricted to, as the methods paragraph names it."""
     scope = []
@@ -463,5 +470,6 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed, options.ci,
                          options.min_units or min_units_setting(project), "; ".join(scope),
                          values=values_text(report) if report.values else "",
-                         by_construction=construction, models=models_sentence(project, report))
+                         by_construction=construction, models=models_sentence(project, report),
+                         calibration=_calibration(project))
     return methods_text(report, ctx, fmt)

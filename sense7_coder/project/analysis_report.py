@@ -222,11 +222,14 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
         first.setdefault(r.code, r)
     among = list(first.values())
     users = [r for r in report.records if USERS_RATER in r.coders and r.level != APPLICABILITY]
+    from .calibration import calibration_html
+
+    story, story_figures = calibration_html(project, out_dir, figures, image_html)
     if not among and not users:
-        return AgreementPart("", [], ["agreement not computed: fewer than two raters coded "
-                                      "the same units"])
+        return AgreementPart(story, story_figures, ["agreement not computed: fewer than two "
+                                                    "raters coded the same units"])
     parts: list[str] = []
-    made: list[Path] = []
+    made: list[Path] = list(story_figures)
     interval = (f"95% bootstrap interval over units ({draws:,} draws, seed 0; "
                 f"{method_text(options.ci)}; each interval names its method)"
                 if draws else "no interval (no bootstrap draws)")
@@ -283,6 +286,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
         parts.append("<table><thead><tr><th>code</th><th>coder</th><th>α with the users</th>"
                      "<th>95% interval</th><th>units</th><th>reading</th></tr></thead><tbody>"
                      + "".join(rows) + "</tbody></table>")
+    parts.append(story)
     return AgreementPart("\n".join(parts), made, [])
 
 
@@ -326,6 +330,8 @@ def write_report(project: Project, data: ReportInput, filt: ConversationFilter |
             contents.append(("agreement", "Agreement among the coders"))
         if 'id="users"' in agreement.html:
             contents.append(("users", "The coders against the users"))
+        if 'id="calibration"' in agreement.html:
+            contents.append(("calibration", "Calibration rounds"))
     sections = [n for n in SECTIONS if n in frames]
     contents += [(n, SECTIONS[n][0]) for n in sections]
     if contents:

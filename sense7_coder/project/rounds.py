@@ -294,3 +294,4 @@ def drift(project: Project, draws: int = ROUND_DRAWS) -> tuple[dict[str, Any], i
     verdicts = _verdicts(project, last["coders"], shared, last["threshold"], last["seed"],
                          draws, "the reliability subsample")
     return last, len(shared), [Drift(v.code, before.get(v.code), v) for v in verdicts]
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..measures import CITATIONS, MEASURE_TABLE, name_of, short_of
 from ..versions import library_versions
@@ -59,6 +60,9 @@ class MethodsContext:
     libraries: dict[str, str] | None = None
     #: the sentence on models' suggestions compared as raters ('' = none entered)
     models: str = ""
+    #: the calibration rounds: (rounds, their figures, round -> codes changed since the
+    #: round before), told after the agreement (None: no round)
+    calibration: tuple[Any, Any, Any] | None = None
 
 
 def _fmt(value: float | None) -> str:
@@ -188,6 +192,11 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         parts.append(esc(ctx.models))
     parts += _interval_sentences(rows, ctx, alpha, esc, pct)
     parts.append(_band_sentence(ctx, alpha, latex, esc))
+    if ctx.calibration is not None:
+        from .calibration import calibration_sentences
+
+        parts += calibration_sentences(*ctx.calibration, esc=esc,
+                                       minus="$-$" if latex else "-")
     return " ".join(parts)
 
 
@@ -281,6 +290,13 @@ def _latex_cell(text: str, number: bool) -> str:
     return escaped.replace("-", "$-$") if number else escaped
 
 
+def _references(ctx: MethodsContext) -> list[tuple[str, str]]:
+    """The works cited: the calibration's two only when rounds are told."""
+    extra = ([("kripp2019", CITATIONS["kripp2019"]), ("neuendorf", CITATIONS["neuendorf"])]
+             if ctx.calibration is not None else [])
+    return sorted([*REFERENCES, *extra])
+
+
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
     """The methods paragraph, the results table and the references."""
     if fmt not in FORMATS:
@@ -301,7 +317,7 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
                  "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(esc(cell) or " " for cell in row) + " |" for row in table]
         lines += ["", "### References", ""]
-        lines += [f"- {text}" for _, text in REFERENCES]
+        lines += [f"- {text}" for _, text in _references(ctx)]
         return "\n".join(lines) + "\n"
     lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
              "\\begin{table}[ht]", "\\centering", "\\small",
@@ -314,6 +330,6 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
               f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "
               f"{_latex_escape(ctx.version)}).}}", "\\end{table}", "",
               "\\begin{thebibliography}{9}"]
-    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in REFERENCES]
+    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in _references(ctx)]
     lines += ["\\end{thebibliography}"]
     return "\n".join(lines) + "\n"
