@@ -139,6 +139,20 @@ def sample(pool: Sequence[str], n: int, seed: int, strata: dict[str, str] | None
     return out
 
 
+def _check_next(db: Any, same_codebook: bool) -> None:
+    """Refuse a new round while one is open, or on the codebook the last one used."""
+    earlier = store.rounds(db)
+    if earlier and earlier[-1]["closed_at"] is None:
+        raise ProjectError(f"round {earlier[-1]['number']} is still open: close it first "
+                           "(round close)")
+    version_now = store_versions.latest_number(db)
+    if earlier and not same_codebook and earlier[-1]["codebook_version"] == version_now:
+        raise ProjectError(
+            f"the codebook has not changed since round {earlier[-1]['number']} (version "
+            f"{version_now}): revise the codes that missed the threshold first, or pass "
+            "--same-codebook to run the next round on it as it is")
+
+
 def start_round(project: Project, *, sample_size: int, seed: int, coders: Sequence[str],
                 threshold: float, stratify: str | None = None,
                 same_codebook: bool = False) -> tuple[int, Changes]:
@@ -154,29 +168,22 @@ def start_round(project: Project, *, sample_size: int, seed: int, coders: Sequen
                            f"got {threshold}")
     if sample_size < 2:
         raise ProjectError(f"a round needs two conversations or more, got {sample_size}")
-    earlier = rounds(project)
-    if earlier and earlier[-1]["closed_at"] is None:
-        raise ProjectError(f"round {earlier[-1]['number']} is still open: close it first "
-                           "(round close)")
-    version_now = store_versions.latest_number(project.db)
-    if earlier and not same_codebook and earlier[-1]["codebook_version"] == version_now:
-        raise ProjectError(
-            f"the codebook has not changed since round {earlier[-1]['number']} (version "
-            f"{version_now}): revise the codes that missed the threshold first, or pass "
-            "--same-codebook to run the next round on it as it is")
-    taken = {a["conversation_id"] for a in store_assignments.all_assignments(project.db)}
-    pool = [cid for _, cid in store_assignments.conversation_order(project.db)
-            if cid not in taken]
-    if len(pool) < sample_size:
-        raise ProjectError(f"only {len(pool)} conversations are assigned to no one; a round "
-                           f"of {sample_size} needs that many")
-    chosen = sample(pool, sample_size, seed, _strata(project, stratify) if stratify else None)
-    existing = store_assignments.all_assignments(project.db)
-    rows = []
-    for coder in names:
-        first = 1 + max((a["ord"] for a in existing if a["coder"] == coder), default=0)
-        rows += [(coder, cid, 1, first + i) for i, cid in enumerate(chosen)]
+    # every check and the draw inside the write transaction: two leads starting rounds at
+    # once get one each, never the same conversations
     with project.pdb.acting("round"), project.pdb.atomic() as db:
+        _check_next(db, same_codebook)
+        taken = {a["conversation_id"] for a in store_assignments.all_assignments(db)}
+        pool = [cid for _, cid in store_assignments.conversation_order(db) if cid not in taken]
+        if len(pool) < sample_size:
+            raise ProjectError(f"only {len(pool)} conversations are assigned to no one; a "
+                               f"round of {sample_size} needs that many")
+        chosen = sample(pool, sample_size, seed,
+                        _strata(project, stratify) if stratify else None)
+        existing = store_assignments.all_assignments(db)
+        rows = []
+        for coder in names:
+            first = 1 + max((a["ord"] for a in existing if a["coder"] == coder), default=0)
+            rows += [(coder, cid, 1, first + i) for i, cid in enumerate(chosen)]
         version = store_versions.ensure_first(db, project.coder)
         for coder in names:
             store_codings.ensure_coder(db, coder)
@@ -238,6 +245,9 @@ def close_round(project: Project, number: int | None = None,
     results = [(v.code, v.alpha, v.ci_low, v.ci_high, v.ci_method, v.units, int(v.met))
                for v in status.verdicts]
     with project.pdb.acting("round"), project.pdb.atomic() as db:
+        again = next(x for x in store.rounds(db) if x["number"] == status.round["number"])
+        if again["closed_at"] is not None:  # closed by another window meanwhile
+            raise ProjectError(f"round {again['number']} was closed at {again['closed_at']}")
         store.close(db, status.round["number"], results)
     status.round = _round(project, status.round["number"])
     return status
