@@ -158,7 +158,7 @@ def coder_value_columns() -> list[Column[CoderValue]]:
         Column("Value", lambda r: r.text,
                background=lambda r: band_colour("good", 0.14) if r.agrees else None),
         Column("Rationale", lambda r: r.rationale or "—", tooltip=lambda r: r.rationale or None,
-               header_tip="why the coder gave this value (written in the code row, R)"),
+               header_tip="why the coder gave this value (written in the code row with Ctrl+R)"),
         Column("Memo", lambda r: r.memo.replace("\n", " ") or "—", tooltip=lambda r: r.memo or None),
     ]
 
