@@ -129,3 +129,16 @@ def test_a_version_edited_by_hand_is_refused_with_its_row(tmp_path: Path) -> Non
     with pytest.raises(ProjectError, match="codebook_versions"):
         Project.open(path, backup=False)
 
+
+
+def test_a_project_that_starts_without_codes_has_an_empty_first_version(tmp_path: Path) -> None:
+    from sense7_coder.domain.codebook import Code
+    from sense7_coder.project.codebook_ops import add_code
+
+    with Project.create(tmp_path / "empty.sense7") as project:
+        add_code(project, Code("warmth", "Warmth", kind="binary",
+                               levels=[Level(0, "absent"), Level(1, "present")]))
+        assert [v.changed for v in cv.versions(project)] == [
+            "the codebook as it stood when versions began", "changed: warmth"]
+        assert cv.codebook_at(project, 1).codes == []
+        assert cv.diff(project, 1, 2) == ["+ warmth: added ('Warmth', binary, levels 0, 1)"]

@@ -89,7 +89,11 @@ def version(db: Database, number: int | None) -> Version | None:
     except (TypeError, ValueError, RecursionError):
         raise ProjectError(f"{where}: its codebook is not readable JSON; the project file "
                            "was changed outside sense7-coder") from None
-    book = codebook_from_dict(data, where=where)
+    if isinstance(data, dict) and data.get("codes") == []:  # a project with no code yet
+        book = Codebook(str(data.get("name") or "project"), [], str(data.get("title") or ""),
+                        str(data.get("description") or ""))
+    else:
+        book = codebook_from_dict(data, where=where)
     return Version(int(row[0]), str(row[1]), row[2], book, str(row[4]))
 
 
