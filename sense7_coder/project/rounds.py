@@ -95,9 +95,8 @@ def rounds(project: Project) -> list[dict[str, Any]]:
 def _round(project: Project, number: int | None) -> dict[str, Any]:
     found = rounds(project)
     if not found:
-        raise ProjectError("no calibration round yet",
-                           hint=Hint("round start", "PROJECT --sample N --coders A,B "
-                                     "--threshold .800", "start one"))
+        raise ProjectError("no calibration round yet: a lead starts one with a sample, its "
+                           "coders and the threshold")
     if number is None:
         return found[-1]
     for r in found:
@@ -114,7 +113,8 @@ def _strata(project: Project, attribute: str) -> dict[str, str]:
         value = columns[attribute] if attribute in columns else attrs.get(attribute)
         out[cid] = "" if value is None else str(value)
     if not any(out.values()):
-        raise ProjectError(f"--stratify {attribute}: no conversation has that attribute")
+        raise ProjectError(f"stratifying by '{attribute}': no conversation has that "
+                           "attribute")
     return out
 
 
@@ -143,14 +143,13 @@ def _check_next(db: Any, same_codebook: bool) -> None:
     """Refuse a new round while one is open, or on the codebook the last one used."""
     earlier = store.rounds(db)
     if earlier and earlier[-1]["closed_at"] is None:
-        raise ProjectError(f"round {earlier[-1]['number']} is still open: close it first "
-                           "(round close)")
+        raise ProjectError(f"round {earlier[-1]['number']} is still open: close it first")
     version_now = store_versions.latest_number(db)
     if earlier and not same_codebook and earlier[-1]["codebook_version"] == version_now:
         raise ProjectError(
             f"the codebook has not changed since round {earlier[-1]['number']} (version "
-            f"{version_now}): revise the codes that missed the threshold first, or pass "
-            "--same-codebook to run the next round on it as it is")
+            f"{version_now}): revise the codes that missed the threshold first",
+            hint=Hint("same-codebook", "", "or run the next round on it as it is"))
 
 
 def start_round(project: Project, *, sample_size: int, seed: int, coders: Sequence[str],
@@ -290,15 +289,16 @@ def drift(project: Project, draws: int = ROUND_DRAWS) -> tuple[dict[str, Any], i
     project.require_unblinded("see the coders' agreement")
     closed = [r for r in rounds(project) if r["closed_at"] is not None]
     if not closed:
-        raise ProjectError("no closed calibration round to compare with (round close)")
+        raise ProjectError("no closed calibration round to compare with: close a round "
+                           "first")
     last = closed[-1]
     in_rounds = store.in_any_round(project.db)
     shared = sorted({a["conversation_id"] for a in store_assignments.all_assignments(project.db)
                      if a["overlap"] and a["conversation_id"] not in in_rounds})
     if not shared:
-        raise ProjectError("the main coding has no reliability subsample: assign with an "
-                           "overlap (assign --overlap 0.2) so every coder codes some "
-                           "conversations")
+        raise ProjectError("the main coding has no reliability subsample: assign "
+                           "conversations with an overlap, so that every coder codes some "
+                           "of them", hint=Hint("overlap", "0.2", "assign with an overlap"))
     before = {r["code"]: r["alpha"] for r in store.results(project.db)
               if r["round"] == last["number"]}
     verdicts = _verdicts(project, last["coders"], shared, last["threshold"], last["seed"],
