@@ -407,6 +407,23 @@ def render(rows: dict[str, Row], n_designs: int, coverage: dict[str, dict[int, f
     return "\n".join(lines)
 
 
+def _small_n_section(path: Path) -> str:
+    """The small-n coverage and planning tables benchmarks/alpha_small_n.py and
+    planning_table.py wrote into ``path`` (kept as they are: this script does not run those
+    studies)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import alpha_small_n
+    import planning_table
+
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = ""
+    for module in (alpha_small_n, planning_table):  # each kept as its own script wrote it
+        start, end = module.START, module.END
+        if start in old:
+            kept += "\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+    return kept
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--designs", type=int, default=300)
@@ -439,8 +456,9 @@ def main(argv: list[str] | None = None) -> None:
     studies[name] = args.studies
     seconds = time.perf_counter() - start
     print(f"alpha coverage: {seconds:.1f} s", flush=True)
-    args.output.write_text(render(rows, args.designs, coverage, studies, args.draws),
-                           encoding="utf-8")
+    text = render(rows, args.designs, coverage, studies, args.draws)
+    text += _small_n_section(args.output)
+    args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}")
 
 

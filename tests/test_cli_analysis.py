@@ -85,7 +85,8 @@ def test_export_kinds_and_raw(study: Path, tmp_path: Path,
                               capsys: pytest.CaptureFixture[str]) -> None:
     for kind in ("long", "wide", "consensus", "agreement", "codebook"):
         out = tmp_path / f"{kind}.csv"
-        status, text, err = run(capsys, "export", study, out, "--kind", kind, "--bootstrap", "0")
+        draws = ["--bootstrap", "0"] if kind == "agreement" else []
+        status, text, err = run(capsys, "export", study, out, "--kind", kind, *draws)
         assert status == 0, err
         assert text.startswith(f"wrote {out}") and out.exists()
     status, _, err = run(capsys, "export", study, tmp_path / "no" / "x.csv", "--kind", "long")
@@ -191,3 +192,30 @@ def test_analyze_into_a_file_says_a_folder_is_needed(
     assert err == (f"sense7-coder: error: {out}: {taken} is a file; the analyses are "
                    "written into a folder: give a folder's name\n")
     assert taken.read_text(encoding="utf-8") == "kept\n"
+
+
+def test_export_refuses_options_its_kind_ignores(study: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """final always writes the latest values: --values blind was accepted and the file came
+    out byte-identical to --values final; now every ignored option is refused in one line,
+    and nothing is written."""
+    out = tmp_path / "final.csv"
+    status, _, err = run(capsys, "export", study, out, "--kind", "final", "--values", "blind")
+    assert status == 2 and not out.exists()
+    assert "export --kind final ignores --values (only --kind agreement reads it)" in err
+    assert len(err.strip().splitlines()) == 1
+    status, _, err = run(capsys, "export", study, out, "--kind", "long", "--bootstrap", "10",
+                         "--ci", "bca", "--scope", "span")
+    assert status == 2 and "ignores --bootstrap, --ci, --scope" in err
+    assert "--kind agreement, cooccurrence read them" in err
+    status, _, err = run(capsys, "export", study, out, "--kind", "codebook", "--provenance")
+    assert status == 2 and "only --kind consensus, final, long, wide read it" in err
+    # the options the kind reads still work, and their defaults stand where not given
+    status, _, err = run(capsys, "export", study, out, "--kind", "final", "--provenance")
+    assert status == 0, err
+    agreement = tmp_path / "agreement.csv"
+    status, _, err = run(capsys, "export", study, agreement, "--kind", "agreement",
+                         "--bootstrap", "50", "--values", "final")
+    assert status == 0, err
+    text = agreement.read_text(encoding="utf-8")
+    assert "BCa bootstrap over units, 50 draws, seed 0" in text

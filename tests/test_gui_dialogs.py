@@ -261,6 +261,33 @@ def test_label_change_is_saved_at_once(qtbot: Any, coded: Project,
     assert (code.levels[2].label, code.color) == ("so-so", "#123456")
 
 
+def test_edits_in_the_editor_make_versions_the_versions_window_compares_and_exports(
+        qtbot: Any, coded: Project, model_checks: ModelChecks, tmp_path: Path) -> None:
+    from sense7_coder.ui.dialogs.codebook_versions import CodebookVersionsDialog
+
+    editor = open_editor(qtbot, coded, model_checks)
+    editor.select_code("affective")
+    editor.form.label_edit.setText("Affective understanding (feelings)")
+    editor.form.label_edit.editingFinished.emit()
+    editor.form.set_color("#123456")  # no change of meaning: no version
+    versions = CodebookVersionsDialog(coded, editor)
+    qtbot.addWidget(versions)
+    assert versions.table.rowCount() == 2
+    assert versions.table.item(1, 2).text() == "alice"
+    assert versions.table.item(1, 4).text() == "changed: affective"
+    assert versions.table.item(0, 3).text() == "1"  # alice's coding, under version 1
+    text = versions.diff.toPlainText()
+    assert text.startswith("Version 1 → 2: 1 difference (")
+    assert "~ affective: label" in text and "'Affective understanding (feelings)'" in text
+    out = tmp_path / "v1.json"
+    assert versions.export_version(1, out)
+    old = json.loads(out.read_text(encoding="utf-8"))
+    assert next(c for c in old["codes"] if c["key"] == "affective")["label"] != \
+        "Affective understanding (feelings)"
+    versions.new.setCurrentIndex(0)
+    assert "no difference in what the codes mean" in versions.diff.toPlainText()
+
+
 def test_removing_a_used_level_is_refused_and_the_form_reverts(
         qtbot: Any, coded: Project, model_checks: ModelChecks) -> None:
     editor = open_editor(qtbot, coded, model_checks)

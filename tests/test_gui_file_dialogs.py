@@ -168,7 +168,8 @@ def file_menu(w: Any, picks: Picks) -> None:
 
 
 def codebook_and_team(w: Any, picks: Picks) -> None:
-    """The codebook exported, then one to import (cancelled); a package for ana."""
+    """The codebook exported, then one to import (cancelled), a version exported; a package
+    for ana."""
     from sense7_coder.ui.dialogs.codebook_editor import CodebookEditorDialog
     from sense7_coder.ui.team_dialog import TeamDialog
 
@@ -176,6 +177,11 @@ def codebook_and_team(w: Any, picks: Picks) -> None:
     picks.run(["codebook-out.json"], book._ask_export)
     assert (picks.folder / "codebook-out.json").exists()
     picks.run(None, book._ask_import)
+    from sense7_coder.ui.dialogs.codebook_versions import CodebookVersionsDialog
+
+    versions = picks.keep(CodebookVersionsDialog(w.project, book))
+    picks.run(["codebook-v1.qdc"], versions._ask_export)  # a version, as REFI-QDA
+    assert (picks.folder / "codebook-v1.qdc").exists()
     book.reject()
     team = picks.keep(TeamDialog(w.project, w))
     team.package_coder.setCurrentText("ana")

@@ -32,6 +32,9 @@ PINNED = {
     "m013_coder_windows": "69bb388b63497fba678605f6cf21738181c109cbe70c0596d5ccbea5bdb3f652",
     "m014_history_append_only": "d2fced26ef84d8699348dcd63383362ca07d84b902b20f2a752562e240c62856",
     "m015_study_settings": "39215b26b7cd3bbcc14d92351afb0773bbbb92ccd62e4e4ef33072f9ba6c953d",
+    "m016_codebook_versions": "85f52bbf7d43f4db52a47670db2b5ec6284805b2d80afe858dc4dfdbd27e4579",
+    "m017_rounds": "99b60e72ebd05b437428ad9cc9e22b7b26abc5db3c55166b869c6479199bc76c",
+    "m018_value_rationales": "7b0fde9cfb09eee1c1c315f19c93409df94f42c7b4c90f2dff36889f6a43e373",
 }
 
 

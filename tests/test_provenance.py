@@ -3,6 +3,7 @@ value says how it was made, agreement says which values it used."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,6 +152,35 @@ def test_agreement_command_says_which_values(unlocked: Project,
     assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap", "0",
                  "--values", "final", "--format", "csv"]) == 0
     assert ",final," in capsys.readouterr().out
+
+
+def test_accept_majority_counts_blind_values_unless_the_lead_chooses_final(
+        unlocked: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    """alice gave 5 and bob 1 on c1 turn 2 blind; after the reveal alice changed hers to 1.
+    The blind values have no majority there, the final ones do: the lead chooses which
+    count, and the command says which it counted."""
+    unlocked.set_coder("alice")
+    unlocked.set_value(Unit("c1", 2), "overall", 1)
+    path = unlocked.path
+    unlocked.close()
+    args = ["consensus", str(path), "--as", "lead", "--codes", "overall", "--accept-majority",
+            "--coder", "lead"]
+    assert main([*args, "--format", "json"]) == 0
+    blind = json.loads(capsys.readouterr().out)
+    assert blind["values"] == "blind" and blind["open_total"] == 1
+    with Project.open(path, backup=False) as project:
+        decided = project.db.execute("SELECT COUNT(*) FROM consensus WHERE conversation_id = "
+                                     "'c1' AND position = 2").fetchone()[0]
+    assert decided == 0  # 5 against 1: no majority among the blind values
+    assert main([*args, "--values", "final"]) == 0
+    out = capsys.readouterr().out
+    assert "counted: the coders' final values" in out
+    with Project.open(path, backup=False) as project:
+        value = project.db.execute("SELECT value FROM consensus WHERE conversation_id = 'c1' "
+                                   "AND position = 2").fetchone()[0]
+    assert value == 1
+    assert main(["consensus", str(path), "--as", "lead", "--codes", "overall"]) == 0
+    assert "counted: the coders' blind values" in capsys.readouterr().out
 
 
 # -- the consensus made of the coders' own majority ---------------------------------------------

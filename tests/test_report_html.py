@@ -41,7 +41,9 @@ def test_report_reads_top_to_bottom_with_key_figures_first(report: Path) -> None
     assert at == sorted(at)
     # each table and figure says what it shows and how it was computed, with its CSV
     assert "Krippendorff's α per code among the coders" in text
-    assert "95% percentile bootstrap interval over units (1,000 draws, seed 0)" in text
+    assert ("95% bootstrap interval over units (1,000 draws, seed 0; BCa below 100 units, "
+            "percentile from 100; each interval names its method)") in text
+    assert "] BCa</td>" in text  # the demo's codes rest on fewer than 100 units
     assert "with a 95% t-interval; n counts conversations" in text
     for name in ("distribution.csv", "means_by_assistant.csv", "course.csv"):
         assert f'<a href="{name}">' in text

@@ -36,6 +36,9 @@ _MODULES.append(team)
 from . import suggest  # noqa: E402  (a model's suggestions)
 
 _MODULES.append(suggest)
+from . import rounds  # noqa: E402  (calibration rounds)
+
+_MODULES.append(rounds)
 
 
 def build_parser() -> argparse.ArgumentParser:

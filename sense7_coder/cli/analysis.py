@@ -61,9 +61,11 @@ def _add_agreement_options(p: argparse.ArgumentParser) -> None:
                    help="bootstrap draws for the 95%% intervals of alpha, kappa and rho "
                    "(0 = none; default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
-    p.add_argument("--ci", choices=("percentile", "bca"), default="percentile",
-                   help="interval method: percentile (default) or bca (bias-corrected and "
-                   "accelerated)")
+    p.add_argument("--ci", choices=("auto", "percentile", "bca"), default="auto",
+                   help="interval method: auto (default: bca below 100 units, where the "
+                   "percentile interval covers too seldom, percentile from 100; see "
+                   "VALIDATION.md), percentile or bca (bias-corrected and accelerated); "
+                   "every interval printed names its method")
     p.add_argument("--min-units", type=int, default=None, metavar="N",
                    help="figures from fewer units read 'too few units' instead of a band "
                    "(default: the project's setting, 10)")
@@ -110,6 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kappa-weights", choices=("positions", "values"), default="positions",
                    help="weighted kappa's weights on the levels' positions (equal steps; the "
                    "default) or on their values (numeric levels), as AC2, alpha and ICC")
+    p.add_argument("--codebook-version", type=int, metavar="N",
+                   help="only the codings whose value was set under codebook version N "
+                   "(see 'codebook versions')")
     p.add_argument("--measures", choices=("all", "alpha"), default="all",
                    help="alpha: Krippendorff's alpha alone (the coders', applicability and "
                    "against users/consensus), much faster on big projects; no diagnostics")
@@ -153,7 +158,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="codes-by-attribute: the conversation attribute (default: model)")
     _add_filters(p)
     _add_agreement_options(p)
-    p.set_defaults(func=cmd_export)
+    # None = not given: an option the kind ignores is refused (see _refuse_ignored)
+    p.set_defaults(func=cmd_export, **dict.fromkeys(
+        [*AGREEMENT_ONLY, *(dest for dest, _ in KIND_OPTIONS)]))
 
     p = sub.add_parser(
         "merge", help="merge coders' project files into one project",
@@ -181,7 +188,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Shows, per code, the units two or more coders rated, those where they "
         "differ and how many of those are decided, then the disagreements furthest apart "
         "first and each coder's agreement with the consensus. --accept-majority records the "
-        "strict-majority value of the coders as the consensus of every unit rated by two "
+        "strict-majority value of the coders (their blind values, as set before a turn was "
+        "revealed to them, unless --values final) as the consensus of every unit rated by two "
         "coders or more that has one (undecided units only, unless --overwrite), as "
         "adjudicator --coder NAME. Coders' own codings never change.",
     )
@@ -195,12 +203,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --accept-majority: replace decisions already taken")
     p.add_argument("--list", type=int, default=10, metavar="N",
                    help="show the N disagreements furthest apart (default 10; 0 = none)")
+    p.add_argument("--values", choices=("blind", "final"), default="blind",
+                   help="which of the coders' values count, in the majority, the queue and "
+                   "the progress: blind (default), as set before the turn was revealed to "
+                   "them; final, with the values changed after the reveal")
     p.add_argument("--format", choices=("table", "json"), default="table", type=str.lower)
     _add_filters(p)
     p.set_defaults(func=cmd_consensus)
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+#: what the consensus command's figures counted, per --values
+CONSENSUS_VALUES = {
+    "blind": "counted: the coders' blind values (as set before each turn was revealed to "
+             "them); --values final counts the values changed after the reveal",
+    "final": "counted: the coders' final values (with the changes made after each turn was "
+             "revealed to them); --values blind counts the values set before",
+}
 
 def _attributes(items: Sequence[str]) -> dict[str, str]:
     out = {}
@@ -221,13 +241,14 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
         level=getattr(args, "level", None), bootstrap=getattr(args, "bootstrap", 0),
         seed=getattr(args, "seed", 0), include_users=getattr(args, "include_users", False),
         include_consensus=not getattr(args, "no_consensus", False),
-        ci=getattr(args, "ci", "percentile"), min_units=getattr(args, "min_units", None),
+        ci=getattr(args, "ci", "auto"), min_units=getattr(args, "min_units", None),
         predictors=getattr(args, "predictor", []),
         model_raters=getattr(args, "model_rater", []),
         include_models=not getattr(args, "no_models", False),
         measures=getattr(args, "measures", "all"),
         values=getattr(args, "values", "blind"),
         kappa_weights=getattr(args, "kappa_weights", "positions"),
+        codebook_version=getattr(args, "codebook_version", None),
     )
 
 
@@ -272,12 +293,31 @@ KAPPA_FOOTER = {
 }
 
 
+def _scope_and_warnings(report: AgreementReport) -> list[str]:
+    """The codebook version the codings were restricted to, and each caution printed with
+    its figures (ICC1 on a crossed design)."""
+    import textwrap
+
+    lines = []
+    if report.codebook_version is not None:
+        lines += [f"codings set under codebook version {report.codebook_version} only"]
+    warned: dict[str, list[str]] = {}
+    for r in report.records:
+        if r.warning and r.value is not None:
+            warned.setdefault(r.warning, []).append(f"{r.code} {r.form or r.measure}")
+    for text, figures in warned.items():
+        lines += ["", *textwrap.wrap(f"warning ({', '.join(figures)}): {text}", 96)]
+    return lines
+
+
 def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -> list[str]:
     """The report as an aligned table (undefined figures explained below it)."""
     import textwrap
 
     from ..domain.agreement.records import BAND_RULE, raters_text
     from ..project.agreement import BY_CONSTRUCTION_NOTE, values_text
+
+    METHOD_SHORT = {"bca": "BCa", "percentile": "pct."}
 
     rows = []
     footnotes = []
@@ -293,10 +333,8 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
         else:
             scale = ""
         ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
-        if ci and r.ci_method == "bca":
-            ci += " BCa"
-        elif ci and r.ci_method in ("F", "GCI"):
-            ci += f" {r.ci_method}"
+        if ci and r.ci_method:
+            ci += f" {METHOD_SHORT.get(r.ci_method, r.ci_method)}"
         if ci and r.undefined_draws:
             ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)
@@ -325,6 +363,7 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
         lines += [f"'by construction': {BY_CONSTRUCTION_NOTE}"]
     if report.values:
         lines += [values_text(report)]
+    lines += _scope_and_warnings(report)
     if any(r.ci_method in ("F", "GCI") for r in report.records):
         lines += ["ICC intervals marked F: McGraw & Wong's F-based intervals (ICC3/ICC3k coders "
                   "fixed, ICC1/ICC1k one-way); marked GCI: generalized confidence intervals "
@@ -397,9 +436,44 @@ def _span_agreement(project: Any, args: argparse.Namespace, options: Any) -> lis
                           gamma=getattr(args, "gamma", False))
 
 
+#: the export options only the agreement kind reads (dest: its default)
+AGREEMENT_ONLY: dict[str, object] = {
+    "level": None, "bootstrap": 1000, "seed": 0, "ci": "auto", "min_units": None,
+    "include_users": False, "no_consensus": False, "predictor": [], "no_models": False,
+    "model_rater": [], "values": "blind"}
+#: the options of one or a few export kinds: (dest, (kinds, default))
+KIND_OPTIONS = (
+    ("with_text", (("long",), False)), ("value", (("segments",), None)),
+    ("provenance", (("long", "wide", "consensus", "final"), False)),
+    ("scope", (("cooccurrence",), "turn")), ("by", (("codes-by-attribute",), "model")),
+)
+
+
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Refuse, in one line, every option given that the export kind would ignore (e.g.
+    ``--kind final --values blind``: final always writes the latest values); then put the
+    defaults of the options not given in place."""
+    kinds: dict[str, tuple[str, ...]] = {dest: ("agreement",) for dest in AGREEMENT_ONLY}
+    kinds |= {dest: k for dest, (k, _) in KIND_OPTIONS}
+    ignored = [f"--{dest.replace('_', '-')}" for dest, k in kinds.items()
+               if getattr(args, dest, None) is not None and args.kind not in k]
+    if ignored:
+        takers = sorted({kind for dest, some in kinds.items()
+                         if f"--{dest.replace('_', '-')}" in ignored for kind in some})
+        raise ProjectError(f"export --kind {args.kind} ignores {', '.join(ignored)} (only "
+                           f"--kind {', '.join(takers)} read{'s' if len(takers) == 1 else ''} "
+                           f"{'it' if len(ignored) == 1 else 'them'}); leave "
+                           f"{'it' if len(ignored) == 1 else 'them'} out")
+    defaults = AGREEMENT_ONLY | {dest: default for dest, (_, default) in KIND_OPTIONS}
+    for dest, default in defaults.items():
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, default)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from ..project.export import export_project
 
+    _refuse_ignored(args)
     with _open(args, args.project) as project:
         summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
                                  to=args.to, progress=_progress("export"),
@@ -450,23 +524,25 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                 )
             take(project, args.coder, args.role)
             before = sum(p.decided for p in reconcile_progress(
-                project, codes=args.codes, coders=args.coders, conversations=filt))
+                project, codes=args.codes, coders=args.coders, conversations=filt,
+                values=args.values))
             cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
                                     conversations=filt, overwrite=args.overwrite,
-                                    progress=_progress("consensus"))
+                                    progress=_progress("consensus"), values=args.values)
             accepted = len(cmd.cells)
         elif args.coder and args.role:
             take(project, args.coder, args.role)
         progress = reconcile_progress(project, codes=args.codes, coders=args.coders,
-                                      conversations=filt)
+                                      conversations=filt, values=args.values)
         queue = disagreements(project, codes=args.codes, coders=args.coders,
-                              conversations=filt, undecided_only=True)
+                              conversations=filt, undecided_only=True, values=args.values)
         vs = coders_vs_consensus(project, codes=args.codes, coders=args.coders,
-                                 conversations=filt, bootstrap=0)
+                                 conversations=filt, bootstrap=0, values=args.values)
     alphas = [r for r in vs.records if r.measure == ALPHA]
     if args.format == "json":
         print(json.dumps({
             "accepted": accepted,
+            "values": args.values,
             "progress": [p.to_dict() for p in progress],
             "open": [d.to_dict() for d in queue[: max(args.list, 0)]],
             "open_total": len(queue),
@@ -497,6 +573,8 @@ def cmd_consensus(args: argparse.Namespace) -> int:
             majority = "" if not d.has_majority else (
                 f"  majority: {'NA' if d.majority is None else d.majority}")
             print(f"  {d.code:<12} {where:<24} {values}{majority}")
+            for coder, why in d.rationales.items():
+                print(f"  {'':<12} {'':<24} {coder}'s rationale: {why}")
     if alphas:
         print("\ncoders vs consensus (alpha):")
         print("\n".join("  " + line for line in _table(
@@ -508,4 +586,5 @@ def cmd_consensus(args: argparse.Namespace) -> int:
             from ..project.agreement import BY_CONSTRUCTION_NOTE
 
             print(f"  by construction: {BY_CONSTRUCTION_NOTE}")
+    print(f"\n{CONSENSUS_VALUES[args.values]}")
     return 0

@@ -63,7 +63,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = csub.add_parser("export", help="write the project's codebook as a JSON file (or "
                         "REFI-QDA .qdc by the extension)")
     c.add_argument("file", type=Path)
+    c.add_argument("--version", type=int, metavar="N",
+                   help="the codebook as version N recorded it (see 'codebook versions')")
     c.set_defaults(func=cmd_codebook_export)
+    c = csub.add_parser("versions", help="list the codebook's versions: number, date, by "
+                        "whom, what changed, codings set under each")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_codebook_versions)
+    c = csub.add_parser("diff", help="what changed in what the codes mean between two "
+                        "versions (+ added, - removed, ~ changed: old -> new)")
+    c.add_argument("old", type=int, metavar="A")
+    c.add_argument("new", type=int, metavar="B")
+    c.set_defaults(func=cmd_codebook_diff)
 
     p = sub.add_parser("import", help="import conversation files (or REFI-QDA .qdpx "
                        "projects with their codings)")
@@ -202,7 +213,47 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_codebook_versions(args: argparse.Namespace) -> int:
+    from ..project import codebook_versions as cv
+
+    with _open(args) as project:
+        found = cv.versions(project)
+        before = cv.unversioned_codings(project)
+    if args.json:
+        print(json.dumps({"versions": [v.to_dict() for v in found],
+                          "codings_before_versions": before}, indent=2, ensure_ascii=False))
+        return 0
+    if not found:
+        print("no codebook version yet: the first is recorded at the first codebook change "
+              "or coding")
+    for v in found:
+        print(f"{v.number:>3}  {v.at[:16].replace('T', ' ')}  {v.by or '-':<12} "
+              f"{count(v.codings, 'coding'):>12}  {v.changed}")
+    if before:
+        print(f"{count(before, 'coding')} set before versions were recorded")
+    return 0
+
+
+def cmd_codebook_diff(args: argparse.Namespace) -> int:
+    from ..project import codebook_versions as cv
+
+    with _open(args) as project:
+        lines = cv.diff(project, args.old, args.new)
+    print(f"codebook version {args.old} -> {args.new}: "
+          f"{count(len(lines), 'difference') if lines else 'no difference in meaning'}")
+    for line in lines:
+        print(f"  {line}")
+    return 0
+
+
 def cmd_codebook_export(args: argparse.Namespace) -> int:
+    if args.version is not None:
+        from ..project.codebook_versions import export_at
+
+        with _open(args) as project:
+            export_at(project, args.version, args.file)
+        print(f"wrote {args.file} (codebook version {args.version})")
+        return 0
     from ..project import codebook_ops
 
     with _open(args) as project:

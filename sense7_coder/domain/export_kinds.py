@@ -94,6 +94,10 @@ EXPORT_KIND_TABLE: tuple[ExportKind, ...] = (
                "code: a memo on a span with its offsets (code points, end exclusive) and "
                "code, empty for a memo on a turn, sentence or conversation.",
                (CODERS, *CONVERSATIONS), True),
+    ExportKind("rationales", "Rationales: why each coder gave a value",
+               "One row per rationale: coder, conversation_id, turn, sentence, code, the "
+               "value it explains, rationale, updated_at.",
+               (), True),
     ExportKind("ratings", "Ratings: the users' own ratings",
                "The users' own ratings, whether or not anyone coded: conversation_id, "
                "participant_id, model, turn, rating, value (“NA” = the user marked it not "

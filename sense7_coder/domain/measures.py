@@ -50,6 +50,9 @@ CITATIONS: dict[str, str] = {
              "77-89.",
     "kripp": "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. "
              "University of Pennsylvania, Annenberg School for Communication.",
+    "kripp2019": "Krippendorff, K. (2019). Content analysis: An introduction to its "
+                 "methodology (4th ed.). SAGE.",
+    "neuendorf": "Neuendorf, K. A. (2017). The content analysis guidebook (2nd ed.). SAGE.",
     "mcgraw": "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
               "correlation coefficients. Psychological Methods, 1(1), 30-46.",
     "shrout": "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "

@@ -62,6 +62,7 @@ from .agreement_models import (
     models_sentence,
 )
 from .changes import Changes
+from .codebook_versions import keep_version
 from .project import Project
 from .ratings import (
     RESERVED,
@@ -88,8 +89,9 @@ class AgreementOptions:
 
     Empty filters mean "all". ``level`` overrides the level of measurement of every
     ordinal code (nominal and binary codes always stay nominal; ratio is refused on a
-    scale with a level at or below zero). ``ci`` is the interval method ('percentile' or
-    'bca'); ``min_units`` the number of units below which a figure reads "too few units"
+    scale with a level at or below zero). ``ci`` is the interval method ('auto': BCa below
+    ``BCA_BELOW_UNITS`` units and percentile from there on, 'percentile' or 'bca');
+    ``min_units`` the number of units below which a figure reads "too few units"
     (None: the project's setting, default 10). ``measures`` is 'all' (every figure
     and the diagnostics tables) or 'alpha' (Krippendorff's alpha alone: the coders',
     each code's applicability alpha and each rater's against the users and the
@@ -109,7 +111,7 @@ class AgreementOptions:
     seed: int | None = 0
     include_users: bool = False
     include_consensus: bool = True
-    ci: str = "percentile"
+    ci: str = "auto"
     min_units: int | None = None
     #: stored predictors whose turn-level scores join as raters ("model:<name>") of the
     #: codes that correspond to the users' overall rating
@@ -124,6 +126,8 @@ class AgreementOptions:
     #: made after the reveal is left out); 'final': with those changes
     values: str = "blind"
     kappa_weights: str = "positions"
+    #: only the codings whose value was set under this codebook version (None: all)
+    codebook_version: int | None = None
 
     def conversation_filter(self) -> ConversationFilter:
         return ConversationFilter(
@@ -314,6 +318,7 @@ def project_agreement(
         times=options.measures == "all", compact=True, values=options.values,
         model_raters=chosen_models(options),
     )
+    data.codings = keep_version(data.codings, project, options.codebook_version)
     specs: dict[str, CodeFrameSpec] = {}
     stored: dict[str, int] = {}  # how many of a spec's first rows are stored codings
     notes: dict[str, str] = {}
@@ -408,6 +413,7 @@ def say_values(project: Project, report: AgreementReport, options: AgreementOpti
                      else "stored")
     for record in report.records:
         record.values = report.values
+    report.codebook_version = options.codebook_version
 
 
 def values_text(report: AgreementReport) -> str:
@@ -426,12 +432,15 @@ def values_text(report: AgreementReport) -> str:
             "(none was changed after a reveal).")
 
 
-def methods_paragraph(project: Project, report: AgreementReport, options: AgreementOptions,
-                      fmt: str = "markdown") -> str:
-    """The methods paragraph, table and references of ``report`` (Markdown or LaTeX)."""
-    from .. import APP_NAME, __version__
-    from ..domain.agreement.methods import MethodsContext, methods_text
+def _calibration(project: Project) -> tuple[object, object, object] | None:
+    """The calibration rounds the methods paragraph tells (None: no closed round)."""
+    from .calibration import calibration_story
 
+    return calibration_story(project)
+
+
+def _scope(report: AgreementReport, options: AgreementOptions) -> list[str]:
+    """What the figures were restricted to, as the methods paragraph names it."""
     scope = []
     rated = {c for r in report.records for c in r.coders} - set(RESERVED)
     if options.coders and set(options.coders) != rated:  # else the paragraph names them
@@ -441,6 +450,18 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     if options.participants:
         scope.append("participants " + ", ".join(options.participants))
     scope += [f"{k} = {v}" for k, v in options.attributes.items()]
+    if options.codebook_version is not None:
+        scope.append(f"codings made under codebook version {options.codebook_version}")
+    return scope
+
+
+def methods_paragraph(project: Project, report: AgreementReport, options: AgreementOptions,
+                      fmt: str = "markdown") -> str:
+    """The methods paragraph, table and references of ``report`` (Markdown or LaTeX)."""
+    from .. import APP_NAME, __version__
+    from ..domain.agreement.methods import MethodsContext, methods_text
+
+    scope = _scope(report, options)
     flagged = sorted({r.code for r in report.records if r.by_construction})
     construction = ("" if not flagged else
                     f"The consensus of {', '.join(flagged)} is the coders' own majority, "
@@ -449,5 +470,6 @@ def methods_paragraph(project: Project, report: AgreementReport, options: Agreem
     ctx = MethodsContext(APP_NAME, __version__, options.bootstrap, options.seed, options.ci,
                          options.min_units or min_units_setting(project), "; ".join(scope),
                          values=values_text(report) if report.values else "",
-                         by_construction=construction, models=models_sentence(project, report))
+                         by_construction=construction, models=models_sentence(project, report),
+                         calibration=_calibration(project))
     return methods_text(report, ctx, fmt)

@@ -198,6 +198,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
     key figures and tables; empty with a note when there are not two coders to compare."""
     from ..domain import plots
     from ..domain.agreement import USERS_RATER
+    from ..domain.agreement.bootstrap import method_text
     from ..domain.agreement.records import APPLICABILITY
     from .agreement import AgreementOptions, project_agreement
 
@@ -221,12 +222,16 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
         first.setdefault(r.code, r)
     among = list(first.values())
     users = [r for r in report.records if USERS_RATER in r.coders and r.level != APPLICABILITY]
+    from .calibration import calibration_html
+
+    story, story_figures = calibration_html(project, out_dir, figures, image_html)
     if not among and not users:
-        return AgreementPart("", [], ["agreement not computed: fewer than two raters coded "
-                                      "the same units"])
+        return AgreementPart(story, story_figures, ["agreement not computed: fewer than two "
+                                                    "raters coded the same units"])
     parts: list[str] = []
-    made: list[Path] = []
-    interval = (f"95% percentile bootstrap interval over units ({draws:,} draws, seed 0)"
+    made: list[Path] = list(story_figures)
+    interval = (f"95% bootstrap interval over units ({draws:,} draws, seed 0; "
+                f"{method_text(options.ci)}; each interval names its method)"
                 if draws else "no interval (no bootstrap draws)")
 
     def figure(name: str, items: Sequence[Any], title: str, caption: str) -> None:
@@ -239,7 +244,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
 
     def ci(r: Any) -> str:
         return ("–" if r.ci_low is None or r.ci_high is None
-                else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]")
+                else f"[{r.ci_low:.3f}, {r.ci_high:.3f}] {method_text(r.ci_method)}")
 
     def row(cells: Sequence[Any]) -> str:
         return "<tr>" + "".join(_cell(c) if not isinstance(c, str) else f"<td>{_e(c)}</td>"
@@ -281,6 +286,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
         parts.append("<table><thead><tr><th>code</th><th>coder</th><th>α with the users</th>"
                      "<th>95% interval</th><th>units</th><th>reading</th></tr></thead><tbody>"
                      + "".join(rows) + "</tbody></table>")
+    parts.append(story)
     return AgreementPart("\n".join(parts), made, [])
 
 
@@ -324,6 +330,8 @@ def write_report(project: Project, data: ReportInput, filt: ConversationFilter |
             contents.append(("agreement", "Agreement among the coders"))
         if 'id="users"' in agreement.html:
             contents.append(("users", "The coders against the users"))
+        if 'id="calibration"' in agreement.html:
+            contents.append(("calibration", "Calibration rounds"))
     sections = [n for n in SECTIONS if n in frames]
     contents += [(n, SECTIONS[n][0]) for n in sections]
     if contents:

@@ -8,11 +8,13 @@ a :class:`ProjectError` that says why and what to do instead (retire the code).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from string import ascii_uppercase
+from typing import Any
 
 from ..domain.codebook import (
     MAX_CODES,
@@ -24,6 +26,7 @@ from ..domain.codebook import (
 )
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.files import atomic_text_file
+from ..store import codebook_versions as versions
 from ..store import codes as store_codes
 from ..store.db import refuse_open_project_file
 from .authority import require_study
@@ -32,6 +35,18 @@ from .project import Project
 
 #: what every codebook operation changes (each returns it)
 CODEBOOK = Changes(codebook=True)
+
+
+@contextlib.contextmanager
+def _change(project: Project) -> Iterator[Any]:
+    """One codebook change: a write transaction recorded in the history as the codebook's,
+    with the codebook before it kept as version 1 when the project has no version yet, and
+    a new version recorded after it when what a code means changed
+    (:mod:`..store.codebook_versions`)."""
+    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+        versions.ensure_first(db, project.coder)
+        yield db
+        versions.record(db, project.coder)
 
 
 def _stored(project: Project, key: str) -> Code | None:
@@ -92,7 +107,7 @@ def add_code(project: Project, code: Code) -> Changes:
         code = dataclasses.replace(
             code, shortcut=free_shortcut(project.codebook.codes, code.key, code.label))
     _validate_all(project, [code])
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
     return CODEBOOK
@@ -104,7 +119,7 @@ def update_code(project: Project, code: Code) -> Changes:
         raise ProjectError(f"no code '{code.key}' to change")
     _check_change(project, code)
     _validate_all(project, [code])
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
     return CODEBOOK
@@ -116,7 +131,7 @@ def retire_code(project: Project, key: str, retired: bool = True) -> Changes:
     code = copy.deepcopy(project.code(key))
     code.retired = retired
     _validate_all(project, [code])
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         store_codes.upsert_code(db, code)
     project.invalidate_codebook()
     return CODEBOOK
@@ -130,7 +145,7 @@ def delete_code(project: Project, key: str) -> Changes:
         raise ProjectError(
             f"code '{key}' has {used} codings or decisions; retire it instead of deleting it"
         )
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         store_codes.delete_code(db, key)
     project.invalidate_codebook()
     return CODEBOOK
@@ -141,7 +156,7 @@ def reorder_codes(project: Project, keys: Sequence[str]) -> Changes:
     current = {c.key for c in project.codebook.codes}
     if set(keys) != current or len(keys) != len(current):
         raise ProjectError("reordering must list every code exactly once")
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         store_codes.reorder_codes(db, keys)
     project.invalidate_codebook()
     return CODEBOOK
@@ -192,7 +207,7 @@ def apply_codebook(project: Project, codebook: Codebook,
         _check_change(project, code)
     _validate_all(project, codes)
     added = updated = 0
-    with project.pdb.acting("codebook"), project.pdb.atomic() as db:
+    with _change(project) as db:
         for code in codes:
             if project.codebook.get(code.key) is None:
                 added += 1

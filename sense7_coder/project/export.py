@@ -33,6 +33,7 @@ from ..domain.files import atomic_text_file, destination
 from ..domain.versions import computed_with
 from ..domain.words import count
 from ..store import frames
+from ..store.conversations import ConversationFilter
 from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
 from .project import Project
@@ -180,7 +181,7 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
     return long_with_spans(project, table, list(options.codes), options.coders, filt)
 
 
-TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings")
+TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings", "rationales")
 
 
 def _provenance(project: Project, keys: list[str], options: AgreementOptions
@@ -211,6 +212,22 @@ def _final_table(project: Project, options: AgreementOptions) -> pd.DataFrame:
     return prov.final_table(long, consensus, book)
 
 
+def _whole_tables(project: Project, options: AgreementOptions, filt: ConversationFilter
+                  ) -> dict[str, Callable[[], pd.DataFrame]]:
+    """The team exports that take no code: each kind's table, made when called."""
+    from . import team_tables
+    from .rationales import rationale_table
+
+    return {
+        "assignments": lambda: team_tables.assignments_table(project),
+        "history": lambda: team_tables.history_table(project),
+        "memos": lambda: team_tables.memos_table(project, coders=list(options.coders),
+                                                 conversations=filt),
+        "ratings": lambda: team_tables.ratings_table(project, conversations=filt),
+        "rationales": lambda: rationale_table(project),
+    }
+
+
 def _team_table(project: Project, kind: str, options: AgreementOptions,
                 value: str | None) -> pd.DataFrame:
     from . import team_tables
@@ -218,14 +235,9 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
     if value is not None and kind != "segments":
         raise ProjectError("a value applies to the segments export only")
     filt = options.conversation_filter()
-    if kind == "assignments":
-        return team_tables.assignments_table(project)
-    if kind == "history":
-        return team_tables.history_table(project)
-    if kind == "memos":
-        return team_tables.memos_table(project, coders=list(options.coders), conversations=filt)
-    if kind == "ratings":
-        return team_tables.ratings_table(project, conversations=filt)
+    whole = _whole_tables(project, options, filt)
+    if kind in whole:
+        return whole[kind]()
     from .span_queries import query_codes
 
     keys = [c.key for c in query_codes(project, options)]  # span codes too

@@ -28,6 +28,7 @@ from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
 from ..store import frames
+from ..store import rationales as store_rationales
 from ..store.conversations import ConversationFilter
 from .agreement import AgreementOptions, check_request, flag_majority_consensus
 from .hints import MAKE_ADJUDICATOR
@@ -59,6 +60,8 @@ class Disagreement:
     values: dict[str, Value]
     #: coder -> memo on this unit (or, for a sentence, on its turn), where there is one
     memos: dict[str, str] = field(default_factory=dict)
+    #: coder -> the rationale the coder gave for this value, where there is one
+    rationales: dict[str, str] = field(default_factory=dict)
     #: how far apart: scale steps between lowest and highest (ordinal), else distinct values
     spread: float = 0.0
     #: number of distinct values given (not applicable counts as one)
@@ -80,7 +83,8 @@ class Disagreement:
         return {
             "conversation_id": self.unit.conversation_id, "position": self.unit.position,
             "sentence": self.unit.sentence, "code": self.code, "values": dict(self.values),
-            "memos": dict(self.memos), "spread": self.spread, "distinct": self.distinct,
+            "memos": dict(self.memos), "rationales": dict(self.rationales),
+            "spread": self.spread, "distinct": self.distinct,
             "majority": self.majority if self.has_majority else None,
             "has_majority": self.has_majority, "consensus": self.consensus,
         }
@@ -205,12 +209,16 @@ def _consensus_lookup(data: ProjectRatings) -> dict[tuple[str, str, int, int], d
 
 
 def _options(
-    codes: Sequence[str], coders: Sequence[str], conversations: ConversationFilter | None
+    codes: Sequence[str], coders: Sequence[str], conversations: ConversationFilter | None,
+    values: str = "blind",
 ) -> AgreementOptions:
+    """The request as agreement options (``values``: the coders' 'blind' values, set before
+    a reveal, or their 'final' ones, with the changes made after it; checked there)."""
     f = conversations or ConversationFilter()
     return AgreementOptions(
         codes=codes, coders=coders, models=list(f.models), participants=list(f.participants),
         attributes=dict(f.attributes or {}), conversation_ids=list(f.conversation_ids),
+        values=values,
     )
 
 
@@ -221,38 +229,44 @@ def disagreements(
     coders: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
     undecided_only: bool = False,
+    values: str = "blind",
 ) -> list[Disagreement]:
     """The reconciliation queue, furthest apart first (see the module notes)."""
     project.require_unblinded("see the coders' disagreements")
-    opts = _options(codes, coders, conversations)
+    opts = _options(codes, coders, conversations, values)
     selected = check_request(project, opts)
     filt = opts.conversation_filter()
     with project.snapshot():  # codings, consensus and memos of one state of the file
-        data = read_ratings(project, selected, coders=coders, conversations=filt)
+        data = read_ratings(project, selected, coders=coders, conversations=filt,
+                            values=values)
         memos = _memo_lookup(frames.memos_frame(project.db, coders=coders,
                                                 conversations=filt))
         order = frames.conversation_order(project.db)
+        why = store_rationales.of_conversations(project.db, filt.conversation_ids or None)
     decisions = _consensus_lookup(data)
     code_rank = {c.key: i for i, c in enumerate(project.codebook.codes)}
     queue: list[Disagreement] = []
     for code in selected:
-        for unit, values in _units_of(_unit_groups(code, data)):
+        for unit, given in _units_of(_unit_groups(code, data)):
             decision = decisions.get((code.key, unit.conversation_id, unit.position,
                                       unit.sentence))
             if undecided_only and decision is not None:
                 continue
-            spread, distinct = _spread(code, list(values.values()))
+            spread, distinct = _spread(code, list(given.values()))
             notes = {}
-            for coder in values:
+            for coder in given:
                 text = memos.get((coder, *_unit_tuple(unit))) or (
                     memos.get((coder, unit.conversation_id, unit.position, 0))
                     if unit.sentence else None
                 )
                 if text:
                     notes[coder] = text
+            reasons = {c: t for c in given if (t := why.get(
+                (c, unit.conversation_id, unit.position, unit.sentence, code.key)))}
             queue.append(Disagreement(
-                unit=unit, code=code.key, values=values, memos=notes, spread=spread,
-                distinct=distinct, majority=strict_majority(list(values.values())),
+                unit=unit, code=code.key, values=given, memos=notes, rationales=reasons,
+                spread=spread,
+                distinct=distinct, majority=strict_majority(list(given.values())),
                 consensus=decision,
             ))
     queue.sort(key=lambda d: (
@@ -272,13 +286,14 @@ def reconcile_progress(
     codes: Sequence[str] = (),
     coders: Sequence[str] = (),
     conversations: ConversationFilter | None = None,
+    values: str = "blind",
 ) -> list[CodeProgress]:
     """Per code: units compared, disagreeing, and how many of those are decided."""
     project.require_unblinded("see how far reconciliation has come")
-    opts = _options(codes, coders, conversations)
+    opts = _options(codes, coders, conversations, values)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,
-                        conversations=opts.conversation_filter())
+                        conversations=opts.conversation_filter(), values=values)
     out = []
     for code in selected:
         groups = _unit_groups(code, data)
@@ -338,12 +353,15 @@ def accept_majorities(
     conversations: ConversationFilter | None = None,
     overwrite: bool = False,
     rationale: str = MAJORITY_RATIONALE,
+    values: str = "blind",
     progress: ProgressFn = None,
     cancel: CancelFn = None,
 ) -> Command:
     """Accept the strict majority on every unit rated by two coders or more that has one.
 
-    Units already decided are kept unless ``overwrite``. Everything lands in one
+    ``values`` says whose values vote: the coders' "blind" values (as set before a turn
+    was revealed to them; the default) or their "final" ones (with the changes made after
+    the reveal). Units already decided are kept unless ``overwrite``. Everything lands in one
     transaction as one undo step. Returns the command (``cells`` = decisions written).
     """
     project.require_unblinded("accept the coders' majorities")
@@ -355,7 +373,7 @@ def accept_majorities(
             f"only an adjudicator can set the consensus; '{adjudicator}' is a coder",
             hint=MAKE_ADJUDICATOR,
         )
-    opts = _options(codes, coders, conversations)
+    opts = _options(codes, coders, conversations, values)
     selected = check_request(project, opts)
     reads = 0
     while True:
@@ -380,7 +398,7 @@ def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptio
                 ) -> list[tuple[Unit, str, Value]]:
     """The strict majority of every unit that has one (see :func:`accept_majorities`)."""
     data = read_ratings(project, selected, coders=opts.coders,
-                        conversations=opts.conversation_filter())
+                        conversations=opts.conversation_filter(), values=opts.values)
     decisions = _consensus_lookup(data)
     chosen: list[tuple[Unit, str, Value]] = []
     for i, code in enumerate(selected, 1):
@@ -407,13 +425,14 @@ def coders_vs_consensus(
     seed: int | None = 0,
     progress: ProgressFn = None,
     cancel: CancelFn = None,
+    values: str = "blind",
 ) -> AgreementReport:
     """Each coder's agreement with the consensus, per code that has decisions."""
     project.require_unblinded("see agreement with the consensus")
-    opts = _options(codes, coders, conversations)
+    opts = _options(codes, coders, conversations, values)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,
-                        conversations=opts.conversation_filter())
+                        conversations=opts.conversation_filter(), values=values)
     report = AgreementReport()
     with_decisions = [c for c in selected if (data.consensus["code"] == c.key).any()]
     for i, code in enumerate(with_decisions):

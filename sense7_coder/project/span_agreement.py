@@ -203,5 +203,5 @@ def span_agreement_lines(results: Sequence[SpanAgreement]) -> list[str]:
     lines += [f"{r.code}: {r.note}" for r in results if r.note]
     lines += ["alpha_u: Krippendorff's unitizing alpha (where and what the coders marked); "
               "presence: the code present in a turn or not, nominal alpha; intervals: "
-              "bootstrap over conversations; gamma: Mathet's gamma (when asked for)"]
+              "percentile bootstrap over conversations (95%); gamma: Mathet's gamma (when asked for)"]
     return lines

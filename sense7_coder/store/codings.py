@@ -13,6 +13,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from ..domain.models import Unit, Value
+from .codebook_versions import ensure_first
 
 MISSING = object()  # "no row" as opposed to a row whose value is NULL (not applicable)
 
@@ -79,11 +80,12 @@ def put_coding(db: Database, coder: str, unit: Unit, code: str, value: Any, *,
     else:
         db.execute(
             "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
-            "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
+            "updated_at, source, blind, origin, codebook_version) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(coder, conversation_id, position, sentence, code) "
             "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
-            "source = excluded.source, blind = excluded.blind, origin = excluded.origin",
-            [*key, value, now(), source, int(blind), origin],
+            "source = excluded.source, blind = excluded.blind, origin = excluded.origin, "
+            "codebook_version = excluded.codebook_version",
+            [*key, value, now(), source, int(blind), origin, ensure_first(db)],
         )
 
 
@@ -95,13 +97,15 @@ def insert_codings(db: Database, rows: Iterable[tuple[str, str, int, int, str, V
     is left as it is, with how and when it was made (a file that repeats a value coded blind
     in the window does not make it an imported one)."""
     stamp = now()
-    data = [(*r, stamp, source, int(blind), origin) for r in rows]
+    version = ensure_first(db)
+    data = [(*r, stamp, source, int(blind), origin, version) for r in rows]
     db.conn.executemany(
         "INSERT INTO codings(coder, conversation_id, position, sentence, code, value, "
-        "updated_at, source, blind, origin) VALUES (?,?,?,?,?,?,?,?,?,?) "
+        "updated_at, source, blind, origin, codebook_version) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(coder, conversation_id, position, sentence, code) "
         "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
-        "source = excluded.source, blind = excluded.blind, origin = excluded.origin "
+        "source = excluded.source, blind = excluded.blind, origin = excluded.origin, "
+        "codebook_version = excluded.codebook_version "
         "WHERE codings.value IS NOT excluded.value",
         data,
     )

@@ -249,3 +249,83 @@ def mark_judgments_by_name(db: Database) -> None:
         db.execute("INSERT INTO meta(key, value) VALUES ('judgment_attributes', ?) "
                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    ["\n".join(sorted(names | known))])
+
+
+@migrations()
+def m016_codebook_versions(db: Database) -> None:
+    """Codebook versions: every change to what a code means (its label, description,
+    levels and their anchors, include/exclude notes, examples) is a new numbered version,
+    with when and by whom, holding the whole codebook as JSON and a line on what changed
+    (``store/codebook_versions.py``); each coding records the version it was set under
+    (NULL: set before versions were recorded)."""
+    _script(db,
+        """
+        CREATE TABLE codebook_versions (
+            number INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            by TEXT,
+            codebook TEXT NOT NULL,
+            changed TEXT NOT NULL DEFAULT ''
+        );
+        ALTER TABLE codings ADD COLUMN codebook_version INTEGER;
+        """)
+
+
+@migrations()
+def m017_rounds(db: Database) -> None:
+    """Calibration rounds (``store/rounds.py``): each a seeded sample of conversations
+    assigned to every listed coder, under the codebook version it records, with the
+    threshold set before it (alpha's interval's lower end must reach it); ``round_results``
+    keeps each code's alpha with its interval as the round was closed."""
+    _script(db,
+        """
+        CREATE TABLE rounds (
+            number INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            started_by TEXT,
+            closed_at TEXT,
+            codebook_version INTEGER,
+            threshold REAL NOT NULL,
+            seed INTEGER NOT NULL,
+            sample INTEGER NOT NULL,
+            stratify TEXT,
+            coders TEXT NOT NULL
+        );
+        CREATE TABLE round_conversations (
+            round INTEGER NOT NULL REFERENCES rounds(number),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            PRIMARY KEY (round, conversation_id)
+        );
+        CREATE TABLE round_results (
+            round INTEGER NOT NULL REFERENCES rounds(number),
+            code TEXT NOT NULL,
+            alpha REAL,
+            ci_low REAL,
+            ci_high REAL,
+            ci_method TEXT NOT NULL DEFAULT '',
+            units INTEGER NOT NULL DEFAULT 0,
+            met INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (round, code)
+        );
+        """)
+
+
+@migrations()
+def m018_value_rationales(db: Database) -> None:
+    """A coder's short rationale for one of their values (``store/rationales.py``): why
+    this level, shown beside the disagreeing values where they are discussed."""
+    _script(db,
+        """
+        CREATE TABLE value_rationales (
+            coder TEXT NOT NULL REFERENCES coders(name),
+            conversation_id TEXT NOT NULL
+                REFERENCES conversations(conversation_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sentence INTEGER NOT NULL DEFAULT 0,
+            code TEXT NOT NULL REFERENCES codes(key),
+            text TEXT NOT NULL,
+            updated_at TEXT,
+            PRIMARY KEY (coder, conversation_id, position, sentence, code)
+        );
+        """)

@@ -110,6 +110,18 @@ _TABLES: dict[str, dict[str, Shape]] = {
     # the coders' open windows (a few rows)
     "coder_windows": {"id": "whole", "coder": KEY, "host": "text", "pid": "whole",
                       "started_at": "text"},
+    "codebook_versions": {"number": "count", "at": "text", "by": "text?", "codebook": "text",
+                          "changed": "text"},
+    "rounds": {"number": "count", "started_at": "text", "started_by": "text?",
+               "closed_at": "text?", "codebook_version": "count?", "threshold": "number?",
+               "seed": "whole", "sample": "count", "stratify": "text?", "coders": "text"},
+    "round_conversations": {"round": "count", "conversation_id": KEY},
+    "value_rationales": {"coder": KEY, "conversation_id": KEY, "position": "count",
+                         "sentence": "count", "code": KEY, "text": "text",
+                         "updated_at": "text?"},
+    "round_results": {"round": "count", "code": KEY, "alpha": "number?", "ci_low": "number?",
+                      "ci_high": "number?", "ci_method": "text", "units": "count",
+                      "met": "flag"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed
@@ -117,7 +129,7 @@ _TABLES: dict[str, dict[str, Shape]] = {
 _BIG_TABLES: dict[str, dict[str, Shape]] = {
     "codings": {
         "coder": KEY, "conversation_id": KEY, "position": "count", "sentence": "count",
-        "code": KEY, "updated_at": "text?",
+        "code": KEY, "updated_at": "text?", "codebook_version": "count?",
     },
     "user_ratings": {"conversation_id": KEY, "position": "count", "rating": "text"},
     "history": {"position": "count?", "sentence": "count?"},

@@ -40,6 +40,7 @@ SHORTCUTS = """
 | Ctrl+PgDown / Ctrl+PgUp | next / previous conversation |
 | Ctrl+F | search conversations (Enter opens the first match, Esc goes back to the codes) |
 | Ctrl+M, Esc | write a memo, back to the codes |
+| Ctrl+R | a rationale for the focused code's value (Enter saves, Esc leaves it) |
 | F2, Esc | a text cursor in the current turn (Shift+arrows select, a span code's key marks the selection), back to the codes |
 | Tab, Shift+Tab | every panel in turn: codes, memo, list, transcript (framed when it has the focus) |
 

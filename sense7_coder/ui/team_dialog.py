@@ -165,6 +165,11 @@ class TeamDialog(QDialog):
                 "conversations and write packages.</span>")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
+        self.rounds_button = buttons.addButton("Calibration rounds…",
+                                               QDialogButtonBox.ButtonRole.ActionRole)
+        self.rounds_button.setToolTip("Each round's α per code against its threshold, what "
+                                      "to discuss, and the main coding's drift")
+        self.rounds_button.clicked.connect(self.show_rounds)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Progress against each coder's assignment</b>", self))
         layout.addWidget(self.table, 1)
@@ -176,6 +181,11 @@ class TeamDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(760, 760)
         self.refresh()
+
+    def show_rounds(self) -> None:
+        from .rounds_dialog import RoundsDialog
+
+        RoundsDialog(self.project, self).exec()
 
     def _save_blinding(self) -> None:
         try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bootstrap import Q_MINIMUMS, Interval, summarise
+from .bootstrap import Q_MINIMUMS, Interval, interval_method, summarise
 from .progress import Steps
 
 #: draws summed per matrix product (fewer where there are very many patterns, so that a
@@ -146,6 +146,7 @@ def bootstrap_alpha(
     """
     rng = np.random.default_rng(seed)
     n = counts.shape[0]
+    method = interval_method(method, n)
     rows = canonical_rows(counts)
     patterns, starts, freq = row_patterns(rows)
     contrib = unit_coincidences(patterns)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..measures import CITATIONS, MEASURE_TABLE, name_of, short_of
 from ..versions import library_versions
@@ -59,6 +60,9 @@ class MethodsContext:
     libraries: dict[str, str] | None = None
     #: the sentence on models' suggestions compared as raters ('' = none entered)
     models: str = ""
+    #: the calibration rounds: (rounds, their figures, round -> codes changed since the
+    #: round before), told after the agreement (None: no round)
+    calibration: tuple[Any, Any, Any] | None = None
 
 
 def _fmt(value: float | None) -> str:
@@ -188,6 +192,11 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
         parts.append(esc(ctx.models))
     parts += _interval_sentences(rows, ctx, alpha, esc, pct)
     parts.append(_band_sentence(ctx, alpha, latex, esc))
+    if ctx.calibration is not None:
+        from .calibration import calibration_sentences
+
+        parts += calibration_sentences(*ctx.calibration, esc=esc,
+                                       minus="$-$" if latex else "-")
     return " ".join(parts)
 
 
@@ -202,6 +211,22 @@ def _undefined_draws_text(rows: Sequence[AgreementRecord],
     return f"draws in which a coefficient was undefined were left out ({listed})"
 
 
+def _method_words(booted: Sequence[AgreementRecord]) -> str:
+    """The bootstrap method(s) the intervals were made with, as each record says."""
+    bca = "bias-corrected and accelerated (BCa; Efron, 1987)"
+    used = {r.ci_method for r in booted}
+    if used == {"bca"}:
+        return bca
+    if used == {"percentile"}:
+        return "percentile"
+    from .bootstrap import BCA_BELOW_UNITS
+
+    return (f"{bca} for figures over fewer than {BCA_BELOW_UNITS} units, where the "
+            "percentile interval covered the true value too seldom in simulated studies "
+            "(the tool's validation document), and percentile from "
+            f"{BCA_BELOW_UNITS} units on")
+
+
 def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
                         alpha: str, esc: Callable[[str], str], pct: str) -> list[str]:
     """How each coefficient's interval was made, and what q is."""
@@ -210,8 +235,7 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
     out = []
     booted = [r for r in rows if r.draws]
     if booted:
-        method = ("bias-corrected and accelerated (BCa; Efron, 1987)" if ctx.ci == "bca"
-                  else "percentile")
+        method = _method_words(booted)
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
         names = sorted({NAMES.get(r.measure, r.measure) for r in booted})
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -229,6 +253,14 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
             "because McGraw and Wong's Satterthwaite-based interval for them covered only "
             f"about 90{pct} of simulated studies with three coders at 100 units (the tool's "
             "validation document).")
+        if any(r.warning and r.value is not None for r in rows if r.form in ("ICC1", "ICC1k")):
+            out.append(
+                "ICC1 and ICC1k are reported with a caution: every coder rated every unit (a "
+                "crossed design), while their one-way model assumes each unit rated by other, "
+                "randomly drawn coders, so a difference in the coders' levels counts as error "
+                f"and their intervals can hold the true value far less often than 95{pct} "
+                "of the time; ICC2 (coders a random sample) and ICC3 (these coders) fit the "
+                "design.")
     if any(r.measure == ALPHA and r.q_below_667 is not None for r in rows):
         out.append(
             f"q is the share of the unit-bootstrap draws in which {alpha} fell below .667 "
@@ -258,6 +290,13 @@ def _latex_cell(text: str, number: bool) -> str:
     return escaped.replace("-", "$-$") if number else escaped
 
 
+def _references(ctx: MethodsContext) -> list[tuple[str, str]]:
+    """The works cited: the calibration's two only when rounds are told."""
+    extra = ([("kripp2019", CITATIONS["kripp2019"]), ("neuendorf", CITATIONS["neuendorf"])]
+             if ctx.calibration is not None else [])
+    return sorted([*REFERENCES, *extra])
+
+
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
     """The methods paragraph, the results table and the references."""
     if fmt not in FORMATS:
@@ -278,7 +317,7 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
                  "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(esc(cell) or " " for cell in row) + " |" for row in table]
         lines += ["", "### References", ""]
-        lines += [f"- {text}" for _, text in REFERENCES]
+        lines += [f"- {text}" for _, text in _references(ctx)]
         return "\n".join(lines) + "\n"
     lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
              "\\begin{table}[ht]", "\\centering", "\\small",
@@ -291,6 +330,6 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
               f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "
               f"{_latex_escape(ctx.version)}).}}", "\\end{table}", "",
               "\\begin{thebibliography}{9}"]
-    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in REFERENCES]
+    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in _references(ctx)]
     lines += ["\\end{thebibliography}"]
     return "\n".join(lines) + "\n"

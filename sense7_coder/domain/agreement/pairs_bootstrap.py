@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .bootstrap import Interval, summarise
+from .bootstrap import Interval, interval_method, summarise
 from .kappa import disagreement_weights
 from .progress import Steps
 
@@ -119,6 +119,7 @@ def pair_intervals(
     table: leaving out one unit of a cell gives the same figure for every unit of it.
     """
     keys = [*weights, *(["spearman"] if spearman else [])]
+    method = interval_method(method, int(table.sum()))
     draws_of = {key: np.empty(draws) for key in keys}
     done = 0
     for chunk in resampled_tables(table, draws=draws, seed=seed, steps=steps):

@@ -123,6 +123,8 @@ class AgreementRecord:
     #: a comparison with a consensus that is these coders' own majority: high (1 with two
     #: coders) by construction, not a measure of agreement
     by_construction: bool = False
+    #: a caution every output prints with the figure (e.g. ICC1 read on a crossed design)
+    warning: str = ""
 
     def set_interval(self, interval: Any, seed: int | None) -> None:
         """Take a bootstrap :class:`~.bootstrap.Interval` (ends, method, draws, q)."""

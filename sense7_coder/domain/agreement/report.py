@@ -21,7 +21,7 @@ FRAME_COLUMNS = (
     "code", "measure", "level", "weights", "coders", "value", "band",
     "n_units", "n_values", "ci_low", "ci_high", "form", "ci_method", "draws",
     "undefined_draws", "q_below_667", "q_below_800", "min_units", "note", "values",
-    "by_construction",
+    "by_construction", "warning",
 )
 #: What a report computes: every figure, or Krippendorff's alpha alone (the coders'
 #: alpha and each rater's alpha against each reference)
@@ -57,6 +57,8 @@ class AgreementReport:
     #: changed after the reveal (left out of 'blind', in 'final')
     values: str = ""
     after_reveal: int = 0
+    #: the codebook version the codings were restricted to (None: every coding)
+    codebook_version: int | None = None
     #: reference -> the codes it holds no rating of (no figure compares with it there:
     #: ESConv's users rated only 'overall', not the seven dimensions)
     absent: dict[str, list[str]] = field(default_factory=dict)

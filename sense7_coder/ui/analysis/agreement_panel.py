@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.agreement import LEVELS, AgreementReport
+from ...domain.agreement.bootstrap import method_text
 from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
 from ...domain.files import atomic_text_file
@@ -93,6 +94,7 @@ class AgreementPanel(QWidget):
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
         self.ci = QComboBox(self)
+        self.ci.addItem("auto (BCa below 100 units)", "auto")
         self.ci.addItem("percentile", "percentile")
         self.ci.addItem("BCa (bias-corrected)", "bca")
         self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
@@ -330,7 +332,7 @@ class AgreementPanel(QWidget):
         if self.report is None or o is None:
             return ""
         coders = ", ".join(o.coders) if o.coders else "all coders"
-        method = "BCa" if o.ci == "bca" else "percentile"
+        method = method_text(o.ci)
         draws = (f"95% {method} intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
                  if o.bootstrap else "no intervals (bootstrap off)")
         scope = []
@@ -344,6 +346,11 @@ class AgreementPanel(QWidget):
         flagged = ""
         if any(r.by_construction for r in self.report.records):
             flagged = f" 'By construction': {BY_CONSTRUCTION_NOTE}."
+        warned = sorted({f"{r.code} {r.form or r.measure}" for r in self.report.records
+                         if r.warning and r.value is not None})
+        if warned:
+            first = next(r for r in self.report.records if r.warning and r.value is not None)
+            flagged += f" Warning ({', '.join(warned)}): {first.warning}."
         return (f"{count(len(self.report.codes), 'code')}, {coders}{where}; {draws}; "
                 f"computed {dt.datetime.now():%H:%M}. {values_text(self.report)}{flagged}")
 

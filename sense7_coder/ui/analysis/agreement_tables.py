@@ -96,7 +96,7 @@ def code_columns() -> list[Column[CodeRow]]:
                align=ALIGN_RIGHT, bold=lambda r: True,
                header_tip="Krippendorff's alpha among the coders"),
         Column("95% CI", lambda r: ci_text(r.alpha), tooltip=lambda r: explain(r.alpha),
-               align=ALIGN_CENTER, header_tip="bootstrap interval over units (percentile, or BCa when chosen)"),
+               align=ALIGN_CENTER, header_tip="bootstrap interval over units (BCa below 100 units, percentile from 100, unless another method is chosen; the Method column says which)"),
         Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
                tooltip=lambda r: _band_tip(r.band),
                background=lambda r: band_colour(r.band)),

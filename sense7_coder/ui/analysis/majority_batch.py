@@ -44,13 +44,16 @@ def confirmation(counts: OpenCounts, scope: str, adjudicator: str) -> tuple[str,
     if counts.open:
         first = (f"<b>{counts.with_majority}</b> of the {counts.open} open disagreements on "
                  f"{html.escape(scope)} have a strict majority (more than half of the coders gave "
-                 "the same value). Record that value as the consensus of each?")
+                 "the same blind value). Record that value as the consensus of each?")
     else:
         first = (f"No disagreement on {html.escape(scope)} is open. Record the coders' shared "
                  "value as the consensus where they all agree?")
     rest = counts.open - counts.with_majority
     details = (
         (f"The {rest} without a majority stay open. " if rest else "")
+        + "The majority counts the coders' <b>blind</b> values, as set before each turn was "
+        "revealed to them (the command line's <tt>consensus --values final</tt> counts the "
+        "values changed after the reveal). "
         + "Units where the coders all agree and nothing is decided yet get their shared value "
         "too; decisions already taken are kept. You decide as "
         f"<b>{html.escape(adjudicator)}</b>, rationale “{MAJORITY_RATIONALE}”.<br><br>"

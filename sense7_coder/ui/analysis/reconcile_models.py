@@ -142,12 +142,14 @@ class CoderValue:
     text: str
     memo: str
     agrees: bool  # with the decision
+    #: the coder's rationale for this value ('' = none)
+    rationale: str = ""
 
 
 def coder_values(d: Disagreement, code: Code | None) -> list[CoderValue]:
     decided = d.consensus.get("value") if d.consensus else object()
-    return [CoderValue(c, v, long_value(code, v), d.memos.get(c, ""), v == decided)
-            for c, v in d.values.items()]
+    return [CoderValue(c, v, long_value(code, v), d.memos.get(c, ""), v == decided,
+                       d.rationales.get(c, "")) for c, v in d.values.items()]
 
 
 def coder_value_columns() -> list[Column[CoderValue]]:
@@ -155,6 +157,8 @@ def coder_value_columns() -> list[Column[CoderValue]]:
         Column("Coder", lambda r: r.coder, bold=lambda r: True),
         Column("Value", lambda r: r.text,
                background=lambda r: band_colour("good", 0.14) if r.agrees else None),
+        Column("Rationale", lambda r: r.rationale or "—", tooltip=lambda r: r.rationale or None,
+               header_tip="why the coder gave this value (written in the code row with Ctrl+R)"),
         Column("Memo", lambda r: r.memo.replace("\n", " ") or "—", tooltip=lambda r: r.memo or None),
     ]
 

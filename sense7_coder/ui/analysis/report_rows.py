@@ -91,6 +91,8 @@ def explain(record: AgreementRecord | None, missing: str = "not computed") -> st
                          f"{record.q_below_800:.3f} below .800")
     if record.value is not None and record.band() == TOO_FEW:
         lines.append(f"fewer than {record.min_units} units: too few to read a band")
+    if record.warning and record.value is not None:
+        lines.append(f"warning: {record.warning}")
     if record.note:
         lines.append(record.note)
     return "\n".join(lines)

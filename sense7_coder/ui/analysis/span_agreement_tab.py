@@ -33,7 +33,7 @@ class SpanAgreementTab(QWidget):
             "Codes coded on spans of text, over the conversations every compared coder worked "
             "on. αu: Krippendorff's unitizing alpha (where and what the coders marked); "
             "presence α: the code present in a turn or not (nominal alpha); intervals: "
-            "bootstrap over conversations; γ: Mathet's gamma (command line: agreement "
+            "percentile bootstrap over conversations (95%); γ: Mathet's gamma (command line: agreement "
             "--gamma, with the 'spans' extra).", self)
         note.setWordWrap(True)
         layout = QVBoxLayout(self)

@@ -81,6 +81,9 @@ class CodebookEditorDialog(QDialog):
         self.import_button = QPushButton("Import codebook file…")
         self.import_button.setToolTip("Add the codes of a codebook file and update the known ones")
         self.export_button = QPushButton("Export codebook file…")
+        self.versions_button = QPushButton("Versions…")
+        self.versions_button.setToolTip("Every version of the codebook, what changed between "
+                                        "two, and the export of any")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.buttons.rejected.connect(self.reject)
 
@@ -109,6 +112,7 @@ class CodebookEditorDialog(QDialog):
         bottom = QHBoxLayout()
         bottom.addWidget(self.import_button)
         bottom.addWidget(self.export_button)
+        bottom.addWidget(self.versions_button)
         bottom.addStretch(1)
         bottom.addWidget(self.buttons)
         layout = QVBoxLayout(self)
@@ -127,6 +131,7 @@ class CodebookEditorDialog(QDialog):
         self.delete_button.clicked.connect(lambda: self.delete_current(confirm=True))
         self.import_button.clicked.connect(self._ask_import)
         self.export_button.clicked.connect(self._ask_export)
+        self.versions_button.clicked.connect(self.show_versions)
 
         self._reload()
 
@@ -330,6 +335,13 @@ class CodebookEditorDialog(QDialog):
             if not Path(path).suffix:
                 path += ".qdc" if "qdc" in chosen else ".json"
             self.export_codebook_file(path)
+
+    def show_versions(self) -> None:
+        from .codebook_versions import CodebookVersionsDialog
+
+        self.commit(revert_invalid=True)
+        dialog = CodebookVersionsDialog(self.project, self)
+        dialog.exec()
 
     # -- closing -----------------------------------------------------------------------------
     def done(self, result: int) -> None:

@@ -28,6 +28,7 @@ from .coding_actions import CodingActions
 from .coding_panel import CodingPanel, hint_text
 from .conversation_list import ConversationListPanel
 from .memo import MemoPanel
+from .rationale_line import RowRationales
 from .suggestion_line import RowSuggestions
 from .transcript import TranscriptView
 from .user_ratings import UserRatingsPanel
@@ -128,6 +129,7 @@ class Workspace(CodingActions, QWidget):
         self.hub.changed.connect(self.list_panel.show_changes)
         self.hub.changed.connect(self.show_changes)
         self.model_suggestions = RowSuggestions(self)
+        self.rationales = RowRationales(self)
         from .span_coding import SpanCoding
 
         self.spans = SpanCoding(self)
@@ -313,6 +315,7 @@ class Workspace(CodingActions, QWidget):
             visible = conv_open if code.unit == "conversation" else turn_open
             self.coding.set_row(code.key, value, self._others_text(code, unit, visible))
         self.model_suggestions.refresh(codes)
+        self.rationales.refresh(codes)
         self._show_ratings(turn)
         self.ratings.show_suggestions(
             suggestions(self.project, self.conversation_id, self.position)

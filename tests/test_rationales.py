@@ -1,0 +1,98 @@
+"""Rationales on single values: written from the keyboard in the code row, shown beside the
+disagreeing values in the reconciliation queue and a round's review, hidden by blinding like
+the values, exported."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from analysis_support import code, make_project
+from PySide6.QtCore import Qt
+
+from sense7_coder.cli import main
+from sense7_coder.domain.errors import ProjectError
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project, rationales
+from sense7_coder.project.reconcile import disagreements
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Project:
+    project = make_project(tmp_path)
+    project.set_coder("lead", "adjudicator")
+    code(project, "alice", {("c1", 2, "overall"): 5, ("c1", 4, "overall"): 3})
+    code(project, "bob", {("c1", 2, "overall"): 1, ("c1", 4, "overall"): 3})
+    return project
+
+
+def test_a_rationale_explains_the_coders_own_value_and_shows_where_values_are_discussed(
+        study: Project, tmp_path: Path) -> None:
+    study.set_coder("alice")
+    rationales.set_rationale(study, Unit("c1", 2), "overall", "  names the feeling twice  ")
+    assert rationales.own(study, "c1") == {(2, 0, "overall"): "names the feeling twice"}
+    with pytest.raises(ProjectError, match="'alice' has no value there"):
+        rationales.set_rationale(study, Unit("c2", 2), "overall", "why")
+    with pytest.raises(ProjectError, match="U\\+000A"):
+        rationales.set_rationale(study, Unit("c1", 4), "overall", "two\nlines")
+    with pytest.raises(ProjectError, match="at most 500 characters"):
+        rationales.set_rationale(study, Unit("c1", 4), "overall", "x" * 501)
+    study.set_coder("bob")
+    rationales.set_rationale(study, Unit("c1", 2), "overall", "generic comfort only")
+    assert rationales.own(study, "c1") == {(2, 0, "overall"): "generic comfort only"}
+    study.set_coder("lead")
+    (d,) = disagreements(study, codes=["overall"])
+    assert d.rationales == {"alice": "names the feeling twice", "bob": "generic comfort only"}
+    assert d.to_dict()["rationales"]["bob"] == "generic comfort only"
+    out = tmp_path / "why.csv"
+    path = study.path
+    study.close()
+    assert main(["export", str(path), str(out), "--kind", "rationales", "--as", "lead"]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "coder,conversation_id,turn,sentence,code,value,rationale,updated_at"
+    assert lines[1].startswith("alice,c1,2,0,overall,5,names the feeling twice,")
+    with Project.open(path, backup=False) as project:
+        project.set_coder("alice")
+        rationales.set_rationale(project, Unit("c1", 2), "overall", "")  # empty: removed
+        assert rationales.own(project, "c1") == {}
+
+
+def test_blinding_hides_the_other_coders_rationales_like_their_values(study: Project) -> None:
+    study.set_coder("alice")
+    rationales.set_rationale(study, Unit("c1", 2), "overall", "names the feeling")
+    study.set_coder("lead")
+    study.blind_coding = True
+    study.set_coder("bob")
+    assert rationales.own(study, "c1") == {}  # never alice's
+    with pytest.raises(ProjectError, match="codes blind"):
+        rationales.visible(study)
+    with pytest.raises(ProjectError, match="codes blind"):
+        disagreements(study)
+    study.set_coder("lead")
+    assert rationales.visible(study)[("alice", "c1", 2, 0, "overall")] == "names the feeling"
+
+
+def test_ctrl_r_in_the_code_row_writes_the_rationale_without_leaving_it(
+        gui, demo_project: Path) -> None:
+    w = gui.open(demo_project)
+    ws = w.workspace
+    key = ws.coding.focused_key
+    gui.press(w, Qt.Key.Key_R, modifier=CTRL)  # no value yet: nothing to explain
+    assert ws.rationales.editing is None
+    gui.press(w, "3")
+    ws.coding.focus_code(key)  # back on the code (auto-advance may have moved on)
+    gui.press(w, Qt.Key.Key_R, modifier=CTRL)
+    assert ws.rationales.editing == key
+    line = ws.rationales.lines[ws.rationales.editing]
+    assert line.edit.hasFocus()
+    gui.press(w, "mirrors the user's worry")
+    gui.press(w, Qt.Key.Key_Return)
+    assert line.label.text() == "why: mirrors the user's worry" and line.edit.isHidden()
+    with Project.open(demo_project, backup=False) as p:
+        p.set_coder("dana")
+        assert list(rationales.own(p, ws.conversation_id).values()) == \
+            ["mirrors the user's worry"]
+    assert not line.edit.hasFocus()  # the keys went back to the coding panel
+    w.close()
