@@ -67,6 +67,7 @@ def test_agreement_restricted_to_one_version_uses_only_its_codings(tmp_path: Pat
     project = make_project(tmp_path)
     code(project, "alice", {("c1", 2, "overall"): 3, ("c2", 2, "overall"): 5}, role="adjudicator")
     code(project, "bob", {("c1", 2, "overall"): 3, ("c2", 2, "overall"): 5})
+    project.set_coder("alice")  # the lead revises the codebook
     revise(project, description="round 2 wording")
     code(project, "alice", {("c3", 2, "overall"): 1, ("c3", 4, "overall"): 2})
     code(project, "bob", {("c3", 2, "overall"): 4, ("c3", 4, "overall"): 5})

@@ -139,7 +139,8 @@ def test_the_importers_package_names_its_functions_whatever_loads_first(first: s
 HELP_MODULES = frozenset({
     "sense7_coder", "sense7_coder.cli", "sense7_coder.cli.acting", "sense7_coder.cli.analysis",
     "sense7_coder.cli.exchange", "sense7_coder.cli.foundation", "sense7_coder.cli.lists",
-    "sense7_coder.cli.predict", "sense7_coder.cli.suggest", "sense7_coder.cli.team",
+    "sense7_coder.cli.predict", "sense7_coder.cli.rounds", "sense7_coder.cli.suggest",
+    "sense7_coder.cli.team",
     "sense7_coder.cli.wording", "sense7_coder.domain", "sense7_coder.domain.codebook",
     "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
     "sense7_coder.domain.importers", "sense7_coder.domain.importers.common",
@@ -167,6 +168,8 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.project.authority", "sense7_coder.project.judgments",
     "sense7_coder.project.sight", "sense7_coder.store.journal", "sense7_coder.store.lock_guard",
     "sense7_coder.store.open_here", "sense7_coder.store.sight", "sense7_coder.store.spans",
+    # every coding records the codebook version it was set under
+    "sense7_coder.domain.codebook_diff", "sense7_coder.store.codebook_versions",
 })
 #: other modules they may load, as roots: each with whatever it imports in this Python
 #: (so the list holds on every supported version); nothing else, third-party or stdlib
