@@ -32,6 +32,7 @@ PINNED = {
     "m013_coder_windows": "69bb388b63497fba678605f6cf21738181c109cbe70c0596d5ccbea5bdb3f652",
     "m014_history_append_only": "d2fced26ef84d8699348dcd63383362ca07d84b902b20f2a752562e240c62856",
     "m015_study_settings": "39215b26b7cd3bbcc14d92351afb0773bbbb92ccd62e4e4ef33072f9ba6c953d",
+    "m019_team_sync": "d7cbf563f646923234bbf4e1b240697251ce198e241b7032a6d01a3441542c17",
 }
 
 

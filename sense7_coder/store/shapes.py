@@ -110,6 +110,12 @@ _TABLES: dict[str, dict[str, Shape]] = {
     # the coders' open windows (a few rows)
     "coder_windows": {"id": "whole", "coder": KEY, "host": "text", "pid": "whole",
                       "started_at": "text"},
+    # the team folder's record (project/team.py)
+    "team_files": {"hash": KEY, "name": "text", "coder": KEY, "install": KEY,
+                   "counter": "count", "state": "text", "reason": "text?", "seen_at": "text"},
+    "team_stamps": {"coder": KEY, "tbl": KEY, "key": "text", "install": KEY,
+                    "counter": "count"},
+    "team_sent": {"tbl": KEY, "key": "text", "digest": "text"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed

@@ -1,0 +1,288 @@
+"""Syncing through a team folder (see :mod:`.team_folder`).
+
+A coder's sync turns every own row (codings, revisions, memos, spans, done marks) that
+changed since the last sync into one change file, sealed to the lead and signed by her
+machine, written once under a new name (her machine, a counter, the hash of the file).
+The lead's sync reads each file it has not recorded, whole and checked (the hash in the
+name, the signature of a machine that joined with that coder's invitation, the seal),
+writes its rows into the lead's copy of that coder's package (each row keeps the newest
+change by counter and machine, so files arriving in any order or twice leave the same
+rows) and merges that package as a by-hand merge of her package with
+``--on-conflict keep-source`` would: the same rules, the same report, only her own work.
+
+Listing the folder costs one directory read; a name already recorded is never read
+again, a file cut short or not yet downloaded (a placeholder, a zero-byte file) is left for
+a later sync, and a renamed copy of a sync service matches no name and is ignored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..domain import team_seal
+from ..domain.errors import ProjectError
+from ..store import team as store_team
+from .project import Project
+from .team_folder import FOR_CODERS, TO_LEAD, CoderState, LeadState, coder_state, lead_state, \
+    mirror_path, write_once
+
+
+@dataclass
+class SyncReport:
+    side: str  # 'lead' or 'coder'
+    applied: dict[str, int] = field(default_factory=dict)  # coder -> files applied
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    waiting: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    joined: list[str] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)
+    received: list[str] = field(default_factory=list)
+    merge_lines: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f"joined: {c}" for c in self.joined]
+        out += [f"applied from {c}: {n} change file(s)" for c, n in sorted(self.applied.items())]
+        out += [f"refused {f}: {why}" for f, why in self.refused]
+        out += [f"waiting for {f}: {why}" for f, why in self.waiting]
+        out += [f"sent {f}" for f in self.sent] + [f"received {f}" for f in self.received]
+        return (out + self.merge_lines) or ["nothing new"]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
+    """(name, parts, size) of every file named as a team file, in one directory read."""
+    out = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        parts = team_seal.parse_name(entry.name)
+        if parts is not None and entry.is_file():
+            out.append((entry.name, parts, entry.stat().st_size))
+    return out
+
+
+def _whole(path: Path, parts: team_seal.FileName) -> bytes | None:
+    """The file's bytes when they are the ones its name was given for; None when it is not
+    there yet (empty, cut short, a placeholder that does not read)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data or hashlib.sha256(data).hexdigest() != parts.digest:
+        return None
+    return data
+
+
+# -- the lead's side -------------------------------------------------------------------------
+
+def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
+    from .merge import merge
+
+    state = lead_state(Path(project.path), keys)
+    if state is None:
+        raise ProjectError(f"{project.path}: not linked to a team folder")
+    report = SyncReport("lead")
+    folder = state.folder / TO_LEAD
+    known = store_team.known_files(project.db)
+    new = [f for f in listing(folder) if f[1].digest not in known]
+    if not new:
+        return report
+    records: list[tuple[Any, ...]] = []
+    for name, parts, _ in sorted(new, key=lambda f: f[1].kind != "j"):
+        if parts.kind == "j":
+            _read_join(state, folder / name, parts, report, records)
+    touched: dict[str, list[tuple[Any, ...]]] = {}
+    for name, parts, _ in sorted(new, key=lambda f: (f[1].coder, f[1].counter, f[1].install)):
+        if parts.kind == "c":
+            _read_change(project, state, folder / name, parts, report, records, touched)
+    for coder, rows in sorted(touched.items()):
+        try:
+            result = merge(project, [mirror_path(Path(project.path), coder)],
+                           on_conflict="keep-source")
+            report.merge_lines += [f"{coder}: {line}" for line in result.lines()]
+            report.applied[coder] = len(rows)
+            records += rows
+        except ProjectError as e:
+            # not the files' fault (who is at the project, a conflict of the study's own):
+            # they stay unrecorded and are read again on the next sync
+            report.waiting += [(r[1], f"merging {coder}'s package: {e}") for r in rows]
+    with project.pdb.atomic():
+        store_team.record_files(project.db, records)
+    return report
+
+
+def _read_join(state: LeadState, path: Path, parts: team_seal.FileName, report: SyncReport,
+               records: list[tuple[Any, ...]]) -> None:
+    data = _whole(path, parts)
+    if data is None:
+        report.waiting.append((path.name, "not whole yet"))
+        return
+    why = None
+    try:
+        body = json.loads(team_seal.open_sealed(data, state.data["keys"]["x25519"],
+                                                {team_seal.writer_of(data)}))
+        entry = state.data["coders"].get(parts.coder)
+        if entry is None:
+            why = f"'{parts.coder}' was never invited"
+        elif (body.get("coder"), body.get("install")) != (parts.coder, parts.install) or \
+                body.get("signing") != team_seal.writer_of(data) or \
+                not team_seal.proof_ok(entry["secret"], parts.install, body["signing"],
+                                       str(body.get("proof"))):
+            why = "it does not hold the invitation's secret"
+        else:
+            entry["installs"][parts.install] = body["signing"]
+            state.save()
+            report.joined.append(parts.coder)
+    except (ProjectError, ValueError, TypeError, KeyError) as e:
+        why = str(e)
+    if why:
+        report.refused.append((path.name, why))
+    records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
+                    "refused" if why else "applied", why, _now()))
+
+
+def _read_change(project: Project, state: LeadState, path: Path, parts: team_seal.FileName,
+                 report: SyncReport, records: list[tuple[Any, ...]],
+                 touched: dict[str, list[tuple[Any, ...]]]) -> None:
+    data = _whole(path, parts)
+    if data is None:
+        report.waiting.append((path.name, "not whole yet"))
+        return
+    entry = state.data["coders"].get(parts.coder)
+    signing = (entry or {}).get("installs", {}).get(parts.install)
+    if signing is None:
+        # its machine's join may not have arrived yet: read it again on a later sync
+        report.waiting.append((path.name, f"the join of {parts.coder}'s machine"))
+        return
+    record = (parts.digest, path.name, parts.coder, parts.install, parts.counter)
+    try:
+        body = json.loads(team_seal.open_sealed(data, state.data["keys"]["x25519"], {signing}))
+        rows = _checked_rows(body, parts)
+        with Project.open(mirror_path(Path(project.path), parts.coder), backup=False) as mirror, \
+                mirror.pdb.atomic():
+            allowed = {t: set(store_team.columns(mirror.db, t)) for t in store_team.OWN_TABLES}
+            for table, _, row in rows:
+                if row is not None and not set(row) <= allowed[table]:
+                    raise ProjectError(f"a {table} row with columns the table has not")
+            store_team.apply_rows(mirror.db, parts.coder, parts.install, parts.counter, rows)
+    except (ProjectError, ValueError, TypeError) as e:
+        report.refused.append((path.name, str(e)))
+        records.append((*record, "refused", str(e), _now()))
+        return
+    touched.setdefault(parts.coder, []).append((*record, "applied", None, _now()))
+
+
+def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[Any], Any]]:
+    """The rows of a change file, refused whole when one is not its coder's own."""
+    if not isinstance(body, dict) or (body.get("coder"), body.get("install"),
+                                      body.get("counter")) != (parts.coder, parts.install,
+                                                               parts.counter):
+        raise ProjectError("its contents do not match its name")
+    out = []
+    for item in body.get("rows", []):
+        table, key, row = item
+        columns = store_team.OWN_TABLES.get(table)
+        if columns is None:
+            raise ProjectError(f"a row of '{table}', which a coder does not write")
+        if not isinstance(key, list) or len(key) != len(columns) or key[0] != parts.coder:
+            raise ProjectError(f"a {table} row of another coder than {parts.coder}")
+        if row is not None:
+            if not isinstance(row, dict) or [row.get(c) for c in columns] != key or any(
+                    isinstance(v, (dict, list)) for v in row.values()):
+                raise ProjectError(f"a {table} row that is not the one it names")
+        out.append((table, key, row))
+    return out
+
+
+# -- a coder's side --------------------------------------------------------------------------
+
+def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncReport:
+    report = report or SyncReport("coder")
+    package = Path(state.data["package"])
+    folder = Path(state.data["folder"])
+    if not package.exists():
+        _receive_package(state, folder, package, report)
+        if not package.exists():
+            report.waiting.append((package.name, "the lead's package for you"))
+            return report
+    with Project.open(package, backup=False) as p:
+        coder = state.data["coder"]
+        if p.package_coder != coder:
+            raise ProjectError(f"{package}: not the package of {coder}")
+        sent = store_team.sent(p.db)
+        now: dict[tuple[str, str], str] = {}
+        rows = []
+        for table, key, row in store_team.own_rows(p.db, coder):
+            digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()
+            now[(table, key)] = digest
+            if sent.get((table, key)) != digest:
+                rows.append([table, json.loads(key), row])
+        gone = [k for k in sent if k not in now]
+        rows += [[t, json.loads(k), None] for t, k in gone]
+        if not rows:
+            return report
+        counter = state.next_counter()
+        body = {"coder": coder, "install": state.data["install"], "counter": counter,
+                "made_at": _now(), "rows": rows}
+        data = team_seal.seal(json.dumps(body).encode(), state.data["keys"]["ed25519"],
+                              [state.data["lead"]["x25519"]])
+        name = team_seal.name_for("c", coder, state.data["install"], counter, data)
+        write_once(folder / TO_LEAD, name.text, data)
+        with p.pdb.atomic():
+            store_team.record_sent(p.db, {k: v for k, v in now.items() if sent.get(k) != v},
+                                   gone)
+            store_team.record_files(p.db, [(name.digest, name.text, coder,
+                                            state.data["install"], counter, "sent", None,
+                                            _now())])
+        report.sent.append(name.text)
+    return report
+
+
+def _receive_package(state: CoderState, folder: Path, package: Path,
+                     report: SyncReport) -> None:
+    mine = [f for f in listing(folder / FOR_CODERS)
+            if f[1].kind == "p" and f[1].coder == state.data["coder"]]
+    for name, parts, _ in sorted(mine, key=lambda f: -f[1].counter):
+        data = _whole(folder / FOR_CODERS / name, parts)
+        if data is None:
+            report.waiting.append((name, "not whole yet"))
+            continue
+        try:
+            body = team_seal.open_sealed(data, state.data["reader"],
+                                         {state.data["lead"]["ed25519"]})
+        except ProjectError as e:
+            report.refused.append((name, str(e)))
+            continue
+        write_once(package.parent, package.name, body)
+        report.received.append(name)
+        return
+
+
+def sync(path: Path, keys: Path | None = None) -> SyncReport:
+    """Sync the project or package at ``path`` with its team folder, whichever side it is."""
+    state = coder_state(path, keys)
+    if state is not None:
+        return sync_coder(state)
+    lead = lead_state(path, keys)
+    if lead is None:
+        raise ProjectError(f"{path}: neither linked to a team folder nor joined to one")
+    with Project.open(path, backup=False) as project:
+        project.set_coder(lead.data["lead"])
+        return sync_lead(project, keys)
+
+
+def side(path: Path, keys: Path | None = None) -> str | None:
+    """'coder', 'lead' or None: how ``path`` takes part in a team folder."""
+    if coder_state(path, keys) is not None:
+        return "coder"
+    return "lead" if lead_state(path, keys) is not None else None
