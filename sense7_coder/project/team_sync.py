@@ -160,6 +160,14 @@ def _read_change(project: Project, state: LeadState, path: Path, parts: team_sea
         return
     entry = state.data["coders"].get(parts.coder)
     signing = (entry or {}).get("installs", {}).get(parts.install)
+    owner = next((c for c, e in state.data["coders"].items() if parts.install in e["installs"]),
+                 None)
+    if signing is None and owner is not None:
+        why = f"named as {parts.coder}'s but from a machine of {owner}"
+        report.refused.append((path.name, why))
+        records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
+                        "refused", why, _now()))
+        return
     if signing is None:
         # its machine's join may not have arrived yet: read it again on a later sync
         report.waiting.append((path.name, f"the join of {parts.coder}'s machine"))

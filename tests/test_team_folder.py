@@ -1,0 +1,222 @@
+"""The team folder: three coders and a lead, each on a home folder of their own, linked
+through a folder a sync service copies badly, code a blind study to the end; the lead's
+project then holds what merging the coders' packages by hand gives, and no coder can read
+another's work from the folder."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from analysis_support import make_project
+from team_support import BadSync
+
+from sense7_coder.domain import team_seal
+from sense7_coder.domain.errors import ProjectError
+from sense7_coder.domain.models import Unit
+from sense7_coder.project import Project
+from sense7_coder.project.assignments import assign
+from sense7_coder.project.merge import merge
+from sense7_coder.project.team_folder import TO_LEAD, invite, join, link
+from sense7_coder.project.team_sync import sync
+
+CODERS = ("ana", "ben", "cai")
+COMPARED = {
+    "codings": "coder, conversation_id, position, sentence, code, value, source, blind",
+    "revisions": "coder, conversation_id, position, sentence, code, value",
+    "memos": "coder, conversation_id, position, sentence, text",
+    "turn_status": "coder, conversation_id, position, done",
+}
+
+
+def rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    con = sqlite3.connect(path)
+    try:
+        return {t: sorted(map(tuple, con.execute(f"SELECT {c} FROM {t}")), key=repr)
+                for t, c in COMPARED.items()}
+    finally:
+        con.close()
+
+
+class Team:
+    """The lead's and each coder's home folder, each with its own copy of the team folder."""
+
+    def __init__(self, root: Path, seed: int = 0) -> None:
+        self.root = root
+        self.home = {who: root / who for who in ("lee", *CODERS, "ben2")}
+        for home in self.home.values():
+            (home / "team").mkdir(parents=True)
+        self.net = BadSync([h / "team" for h in self.home.values()], seed)
+        project = make_project(self.home["lee"])
+        project.set_coder("lee", "adjudicator")
+        project.blind_coding = True
+        for coder in CODERS:
+            project.set_coder(coder, "coder")
+        project.set_coder("lee")
+        assign(project, list(CODERS), overlap=0.5, seed=3)
+        self.lead = project.path
+        link(project, self.home["lee"] / "team", keys=self.keys("lee"))
+        self.invitations = {c: invite(project, c, self.home["lee"] / f"{c}.invitation",
+                                      keys=self.keys("lee")) for c in CODERS}
+        project.close()
+        # the lead's project as it was before any coder's work came: the by-hand baseline
+        shutil.copy(self.lead, root / "before.sense7")
+
+    def keys(self, who: str) -> Path:
+        return self.home[who] / "keys"
+
+    def package(self, who: str) -> Path:
+        return self.home[who] / f"{who}.sense7"
+
+    def join(self, who: str, coder: str) -> None:
+        join(self.invitations[coder], self.package(who), folder=self.home[who] / "team",
+             keys=self.keys(who))
+
+    def sync(self, who: str) -> list[str]:
+        path = self.lead if who == "lee" else self.package(who)
+        return sync(path, keys=self.keys(who)).lines()
+
+
+def code_some(path: Path, step: int) -> None:
+    """Code the next few turns of the package at ``path``: values, a memo, done marks."""
+    with Project.open(path, backup=False) as p:
+        turns = [(c, t) for c, t in p.db.execute(
+            "SELECT conversation_id, position FROM turns WHERE role = 'assistant' "
+            "ORDER BY conversation_id, position")]
+        for cid, pos in turns[step::3]:
+            p.set_value(Unit(cid, pos), "overall", 1 + (pos + step) % 5)
+            p.set_value(Unit(cid, pos), "strategy", "advice")
+            if step == 1:
+                p.set_memo(Unit(cid, pos), f"{p.coder} secret note {cid}/{pos}")
+            if step >= 1:
+                p.set_value(Unit(cid, pos), "overall", 5)  # a change of mind, after a sync
+                p.set_done(cid, pos)
+        if step == 2:  # a change of the first round's values, after it was sent
+            for cid, pos in turns[0::3]:
+                p.set_value(Unit(cid, pos), "strategy", "question")
+
+
+def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_merge(
+        tmp_path: Path) -> None:
+    team = Team(tmp_path, seed=14)
+    team.net.settle()  # the invitations go by hand; the packages through the folder
+    for coder in CODERS:
+        team.join(coder, coder)
+    team.join("ben2", "ben")  # ben on a second machine
+    for step in range(3):
+        for who in (*CODERS, "ben2"):
+            if team.package(who).exists():
+                code_some(team.package(who), step + (who == "ben2"))
+            team.sync(who)
+        team.net.round()
+        team.sync("lee")
+        team.net.round()
+    team.net.settle()
+    for who in (*CODERS, "ben2"):
+        team.sync(who)
+    team.net.settle()
+    report = team.sync("lee")
+    assert team.net.mangled > 10  # the harness did misbehave
+    again = team.sync("lee")
+    assert again == ["nothing new"], again
+
+    by_hand = tmp_path / "before.sense7"
+    with Project.open(by_hand, backup=False) as lead:
+        lead.set_coder("lee")
+        merge(lead, [team.package(w) for w in (*CODERS, "ben2")], on_conflict="keep-source")
+    got, want = rows(team.lead), rows(by_hand)
+    assert got == want, report
+    assert {r[0] for r in got["codings"]} == set(CODERS)
+    assert any(r[4] == "ben secret note c1/2" or "secret note" in r[4] for r in got["memos"])
+
+    # no coder can read another coder's files, nor find their words in the folder
+    ana = sorted((team.keys("ana")).glob("coder-*.json"))[0].read_text()
+    import json
+    ana_keys = json.loads(ana)
+    folder = team.home["ana"] / "team"
+    for path in (p for p in folder.rglob("*") if p.is_file()):
+        assert b"secret note" not in path.read_bytes()
+        parts = team_seal.parse_name(path.name)
+        if parts is None or (parts.coder == "ana" and parts.kind == "p"):
+            continue  # a renamed copy, the marker, or her own package
+        with pytest.raises(ProjectError):
+            team_seal.open_sealed(path.read_bytes(), ana_keys["reader"],
+                                  {team_seal.writer_of(path.read_bytes())})
+        with pytest.raises(ProjectError):
+            team_seal.open_sealed(path.read_bytes(), ana_keys["keys"]["x25519"],
+                                  {team_seal.writer_of(path.read_bytes())})
+
+
+def test_a_forged_or_foreign_change_is_refused_and_a_cut_one_waits(tmp_path: Path) -> None:
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ana", "ana")
+    team.join("ben", "ben")
+    team.sync("ana")
+    code_some(team.package("ana"), 0)
+    team.sync("ana")
+    lead_folder = team.home["lee"] / "team" / TO_LEAD
+    ana_folder = team.home["ana"] / "team" / TO_LEAD
+    change = next(p for p in ana_folder.iterdir() if p.name.startswith("c-"))
+    # half of it, under its name: not read, not recorded
+    (lead_folder / change.name).write_bytes(change.read_bytes()[:100])
+    team.net.round(bad=False)  # the joins, whole; the cut file stays as it is where it is
+    (lead_folder / change.name).write_bytes(change.read_bytes()[:100])
+    lines = team.sync("lee")
+    assert any(line.startswith("waiting for c-") for line in lines), lines
+    # ben writes a file in ana's name, signed with his own machine's key: never applied
+    import json
+
+    ben = json.loads(sorted(team.keys("ben").glob("coder-*.json"))[0].read_text())
+    body = json.dumps({"coder": "ana", "install": ben["install"], "counter": 9, "rows": [
+        ["codings", ["ana", "c1", 2, 0, "overall"], None]]}).encode()
+    data = team_seal.seal(body, ben["keys"]["ed25519"], [ben["lead"]["x25519"]])
+    forged = team_seal.name_for("c", "ana", ben["install"], 9, data)
+    (lead_folder / forged.text).write_bytes(data)
+    # and a file of his own bringing a row of ana's
+    body = json.dumps({"coder": "ben", "install": ben["install"], "counter": 7, "rows": [
+        ["codings", ["ana", "c1", 2, 0, "overall"],
+         {"coder": "ana", "conversation_id": "c1", "position": 2, "sentence": 0,
+          "code": "overall", "value": 1}]]}).encode()
+    data = team_seal.seal(body, ben["keys"]["ed25519"], [ben["lead"]["x25519"]])
+    foreign = team_seal.name_for("c", "ben", ben["install"], 7, data)
+    (lead_folder / foreign.text).write_bytes(data)
+    team.net.settle()
+    lines = team.sync("lee")
+    assert f"refused {foreign.text}: a codings row of another coder than ben" in lines
+    assert f"refused {forged.text}: named as ana's but from a machine of ben" in lines
+    with Project.open(team.lead, backup=False) as lead:
+        values = {tuple(r) for r in lead.db.execute(
+            "SELECT coder, conversation_id, position, code, value FROM codings")}
+    assert ("ana", "c1", 2, "overall", 1) not in values
+    assert {v[0] for v in values} == {"ana"}  # ana's own work did arrive, whole
+
+
+def test_a_later_change_that_arrives_first_is_not_undone_by_an_earlier_one(tmp_path: Path
+                                                                        ) -> None:
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ana", "ana")
+    team.sync("ana")
+    code_some(team.package("ana"), 0)
+    team.sync("ana")
+    code_some(team.package("ana"), 2)  # changes the values the first file brought
+    team.sync("ana")
+    team.net.settle()
+    lead_folder = team.home["lee"] / "team" / TO_LEAD
+    first = next(p for p in lead_folder.iterdir() if p.name.startswith("c-") and
+                 p.name.split("-")[3] == "0000000001")
+    held = first.read_bytes()
+    first.unlink()
+    team.sync("lee")  # the second file alone
+    first.write_bytes(held)  # and the first one, late
+    team.sync("lee")
+    by_hand = tmp_path / "before.sense7"
+    with Project.open(by_hand, backup=False) as lead:
+        lead.set_coder("lee")
+        merge(lead, [team.package("ana")], on_conflict="keep-source")
+    assert rows(team.lead) == rows(by_hand)
+    assert ("question" in {r[5] for r in rows(team.lead)["codings"]})
