@@ -5,6 +5,7 @@ another's work from the folder."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -80,12 +81,15 @@ class Team:
         return sync(path, keys=self.keys(who)).lines()
 
 
-def code_some(path: Path, step: int) -> None:
-    """Code the next few turns of the package at ``path``: values, a memo, done marks."""
+def code_some(path: Path, step: int, half: int | None = None) -> None:
+    """Code the next few turns of the package at ``path``: values, a memo, done marks (of
+    the conversations of one half only, when ``half`` is 0 or 1: one machine's share)."""
     with Project.open(path, backup=False) as p:
         turns = [(c, t) for c, t in p.db.execute(
             "SELECT conversation_id, position FROM turns WHERE role = 'assistant' "
             "ORDER BY conversation_id, position")]
+        if half is not None:
+            turns = turns[half::2]
         for cid, pos in turns[step::3]:
             p.set_value(Unit(cid, pos), "overall", 1 + (pos + step) % 5)
             p.set_value(Unit(cid, pos), "strategy", "advice")
@@ -94,9 +98,11 @@ def code_some(path: Path, step: int) -> None:
             if step >= 1:
                 p.set_value(Unit(cid, pos), "overall", 5)  # a change of mind, after a sync
                 p.set_done(cid, pos)
-        if step == 2:  # a change of the first round's values, after it was sent
+        if step == 2:  # a change of the first round's values, after it was sent; all done
             for cid, pos in turns[0::3]:
                 p.set_value(Unit(cid, pos), "strategy", "question")
+            for cid, pos in turns:
+                p.set_done(cid, pos)
 
 
 def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_merge(
@@ -109,7 +115,7 @@ def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_m
     for step in range(3):
         for who in (*CODERS, "ben2"):
             if team.package(who).exists():
-                code_some(team.package(who), step + (who == "ben2"))
+                code_some(team.package(who), step, {"ben": 0, "ben2": 1}.get(who))
             team.sync(who)
         team.net.round()
         team.sync("lee")
@@ -128,8 +134,17 @@ def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_m
         lead.set_coder("lee")
         merge(lead, [team.package(w) for w in (*CODERS, "ben2")], on_conflict="keep-source")
     got, want = rows(team.lead), rows(by_hand)
-    assert got == want, report
+    assert got == want, ([r for r in got["codings"] if r not in want["codings"]],
+                         [r for r in want["codings"] if r not in got["codings"]], report)
     assert {r[0] for r in got["codings"]} == set(CODERS)
+    with Project.open(team.lead, backup=False) as lead:  # coded to the end
+        for coder in CODERS:
+            assigned = {r[0] for r in lead.db.execute(
+                "SELECT conversation_id FROM assignments WHERE coder = ?", [coder])}
+            done = {(r[0], r[1]) for r in lead.db.execute(
+                "SELECT conversation_id, position FROM turn_status WHERE coder = ? AND done",
+                [coder])}
+            assert {c for c, _ in done} == assigned and len(done) == 2 * len(assigned)
     assert any(r[4] == "ben secret note c1/2" or "secret note" in r[4] for r in got["memos"])
 
     # no coder can read another coder's files, nor find their words in the folder
@@ -168,8 +183,6 @@ def test_a_forged_or_foreign_change_is_refused_and_a_cut_one_waits(tmp_path: Pat
     lines = team.sync("lee")
     assert any(line.startswith("waiting for c-") for line in lines), lines
     # ben writes a file in ana's name, signed with his own machine's key: never applied
-    import json
-
     ben = json.loads(sorted(team.keys("ben").glob("coder-*.json"))[0].read_text())
     body = json.dumps({"coder": "ana", "install": ben["install"], "counter": 9, "rows": [
         ["codings", ["ana", "c1", 2, 0, "overall"], None]]}).encode()
@@ -220,3 +233,69 @@ def test_a_later_change_that_arrives_first_is_not_undone_by_an_earlier_one(tmp_p
         merge(lead, [team.package("ana")], on_conflict="keep-source")
     assert rows(team.lead) == rows(by_hand)
     assert ("question" in {r[5] for r in rows(team.lead)["codings"]})
+
+
+def test_the_command_line_links_invites_joins_and_syncs(tmp_path: Path, monkeypatch:
+                                                        pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    from sense7_coder.cli import main
+
+    lead_home, ana_home, shared = tmp_path / "lee", tmp_path / "ana", tmp_path / "shared"
+    for d in (lead_home, ana_home, shared):
+        d.mkdir()
+    project = make_project(lead_home)
+    project.set_coder("lee", "adjudicator")
+    project.blind_coding = True
+    project.set_coder("ana", "coder")
+    project.set_coder("lee")
+    assign(project, ["ana"])
+    path = project.path
+    project.close()
+    monkeypatch.setenv("XDG_DATA_HOME", str(lead_home / "data"))
+    assert main(["team", "link", str(path), str(shared), "--as", "lee"]) == 0
+    assert main(["team", "invite", str(path), "ana", str(lead_home / "ana.inv"),
+                 "--as", "lee"]) == 0
+    assert main(["team", "link", str(path), str(shared / "other"), "--as", "lee"]) == 2
+    assert "already linked" in capsys.readouterr().err
+    monkeypatch.setenv("XDG_DATA_HOME", str(ana_home / "data"))
+    package = ana_home / "ana.sense7"
+    assert main(["team", "join", str(lead_home / "ana.inv"), str(package),
+                 "--folder", str(shared)]) == 0
+    assert "received p-" in capsys.readouterr().out
+    with Project.open(package, backup=False) as p:
+        p.set_value(Unit("c1", 2), "overall", 3)
+    assert main(["team", "sync", str(package)]) == 0
+    assert "sent c-" in capsys.readouterr().out
+    monkeypatch.setenv("XDG_DATA_HOME", str(lead_home / "data"))
+    assert main(["team", "sync", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "joined: ana" in out and "applied from ana: 1 change file(s)" in out
+    assert rows(path)["codings"][0][:6] == ("ana", "c1", 2, 0, "overall", 3)
+    assert main(["team", "sync", str(path)]) == 0
+    assert capsys.readouterr().out == "nothing new\n"
+
+
+def test_one_coder_on_two_machines_changing_one_value_is_reported(tmp_path: Path) -> None:
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ben", "ben")
+    team.join("ben2", "ben")
+    team.sync("ben")
+    team.sync("ben2")
+    for who, value in (("ben", 2), ("ben2", 4)):
+        with Project.open(team.package(who), backup=False) as p:
+            cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+            p.set_value(Unit(cid, 2), "overall", value)
+        team.sync(who)
+    team.net.settle()
+    lines = team.sync("lee")
+    crossed = [line for line in lines if "on two machines" in line]
+    assert len(crossed) == 1 and crossed[0].startswith(f"ben gave codings ['{cid}', 2, 0, "
+                                                       "'overall'] different values"), lines
+    kept = crossed[0].rsplit(" ", 1)[1]
+    with Project.open(team.lead, backup=False) as lead:
+        value = lead.db.execute("SELECT value FROM codings WHERE coder = 'ben'").fetchone()[0]
+    keys = {json.loads(p.read_text())["install"]: w for w in ("ben", "ben2")
+            for p in team.keys(w).glob("coder-*.json")}
+    assert value == {"ben": 2, "ben2": 4}[keys[kept]]

@@ -29,8 +29,16 @@ from ..domain import team_seal
 from ..domain.errors import ProjectError
 from ..store import team as store_team
 from .project import Project
-from .team_folder import FOR_CODERS, TO_LEAD, CoderState, LeadState, coder_state, lead_state, \
-    mirror_path, write_once
+from .team_folder import (
+    FOR_CODERS,
+    TO_LEAD,
+    CoderState,
+    LeadState,
+    coder_state,
+    lead_state,
+    mirror_path,
+    write_once,
+)
 
 
 @dataclass
@@ -43,11 +51,12 @@ class SyncReport:
     sent: list[str] = field(default_factory=list)
     received: list[str] = field(default_factory=list)
     merge_lines: list[str] = field(default_factory=list)
+    crossed: list[str] = field(default_factory=list)  # one coder's two machines disagreeing
 
     def lines(self) -> list[str]:
         out = [f"joined: {c}" for c in self.joined]
         out += [f"applied from {c}: {n} change file(s)" for c, n in sorted(self.applied.items())]
-        out += [f"refused {f}: {why}" for f, why in self.refused]
+        out += [f"refused {f}: {why}" for f, why in self.refused] + self.crossed
         out += [f"waiting for {f}: {why}" for f, why in self.waiting]
         out += [f"sent {f}" for f in self.sent] + [f"received {f}" for f in self.received]
         return (out + self.merge_lines) or ["nothing new"]
@@ -101,10 +110,9 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
     for name, parts, _ in sorted(new, key=lambda f: f[1].kind != "j"):
         if parts.kind == "j":
             _read_join(state, folder / name, parts, report, records)
-    touched: dict[str, list[tuple[Any, ...]]] = {}
-    for name, parts, _ in sorted(new, key=lambda f: (f[1].coder, f[1].counter, f[1].install)):
-        if parts.kind == "c":
-            _read_change(project, state, folder / name, parts, report, records, touched)
+    changes = [_read_change(state, folder / name, parts, report, records)
+               for name, parts, _ in new if parts.kind == "c"]
+    touched = _apply_in_order(project, [c for c in changes if c is not None], report, records)
     for coder, rows in sorted(touched.items()):
         try:
             result = merge(project, [mirror_path(Path(project.path), coder)],
@@ -151,43 +159,93 @@ def _read_join(state: LeadState, path: Path, parts: team_seal.FileName, report: 
                     "refused" if why else "applied", why, _now()))
 
 
-def _read_change(project: Project, state: LeadState, path: Path, parts: team_seal.FileName,
-                 report: SyncReport, records: list[tuple[Any, ...]],
-                 touched: dict[str, list[tuple[Any, ...]]]) -> None:
+def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
+                 report: SyncReport, records: list[tuple[Any, ...]]) -> _Change | None:
+    """A change file checked whole (name, signature, seal, rows), or None when it waits or
+    is refused (reported)."""
     data = _whole(path, parts)
     if data is None:
         report.waiting.append((path.name, "not whole yet"))
-        return
+        return None
     entry = state.data["coders"].get(parts.coder)
     signing = (entry or {}).get("installs", {}).get(parts.install)
     owner = next((c for c, e in state.data["coders"].items() if parts.install in e["installs"]),
                  None)
+    why = None
     if signing is None and owner is not None:
         why = f"named as {parts.coder}'s but from a machine of {owner}"
-        report.refused.append((path.name, why))
-        records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
-                        "refused", why, _now()))
-        return
-    if signing is None:
+    elif signing is None:
         # its machine's join may not have arrived yet: read it again on a later sync
         report.waiting.append((path.name, f"the join of {parts.coder}'s machine"))
-        return
-    record = (parts.digest, path.name, parts.coder, parts.install, parts.counter)
-    try:
-        body = json.loads(team_seal.open_sealed(data, state.data["keys"]["x25519"], {signing}))
-        rows = _checked_rows(body, parts)
-        with Project.open(mirror_path(Path(project.path), parts.coder), backup=False) as mirror, \
-                mirror.pdb.atomic():
-            allowed = {t: set(store_team.columns(mirror.db, t)) for t in store_team.OWN_TABLES}
-            for table, _, row in rows:
-                if row is not None and not set(row) <= allowed[table]:
-                    raise ProjectError(f"a {table} row with columns the table has not")
-            store_team.apply_rows(mirror.db, parts.coder, parts.install, parts.counter, rows)
-    except (ProjectError, ValueError, TypeError) as e:
-        report.refused.append((path.name, str(e)))
-        records.append((*record, "refused", str(e), _now()))
-        return
-    touched.setdefault(parts.coder, []).append((*record, "applied", None, _now()))
+        return None
+    else:
+        try:
+            body = json.loads(team_seal.open_sealed(data, state.data["keys"]["x25519"],
+                                                    {signing}))
+            after = body.get("after", 0) if isinstance(body, dict) else None
+            if not isinstance(after, int) or not 0 <= after < parts.counter:
+                raise ProjectError("its contents do not match its name")
+            return _Change(path.name, parts, _checked_rows(body, parts), after)
+        except (ProjectError, ValueError, TypeError) as e:
+            why = str(e)
+    report.refused.append((path.name, why))
+    records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
+                    "refused", why, _now()))
+    return None
+
+
+@dataclass
+class _Change:
+    name: str
+    parts: team_seal.FileName
+    rows: list[tuple[str, list[Any], Any]]
+    after: int  # the counter of the file its machine wrote before it (0: none)
+
+
+def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport,
+                    records: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ...]]]:
+    """Write each change into its coder's package copy once the one its machine wrote before
+    it is in: the lead then passes through the states her package passed through, so a
+    done mark never arrives before the values it follows. Returns the records per coder."""
+    done = store_team.counters(project.db)
+    touched: dict[str, list[tuple[Any, ...]]] = {}
+    waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
+    progress = True
+    while waiting and progress:
+        progress = False
+        for change in list(waiting):
+            p = change.parts
+            if change.after and change.after not in done.get((p.coder, p.install), set()):
+                continue
+            waiting.remove(change)
+            progress = True
+            done.setdefault((p.coder, p.install), set()).add(p.counter)
+            record = (p.digest, change.name, p.coder, p.install, p.counter)
+            try:
+                _write_rows(project, change, report)
+            except (ProjectError, ValueError, TypeError) as e:
+                report.refused.append((change.name, str(e)))
+                records.append((*record, "refused", str(e), _now()))
+                continue
+            touched.setdefault(p.coder, []).append((*record, "applied", None, _now()))
+    report.waiting += [(c.name, f"the change its machine wrote before it ({c.after})")
+                       for c in waiting]
+    return touched
+
+
+def _write_rows(project: Project, change: _Change, report: SyncReport) -> None:
+    p = change.parts
+    with Project.open(mirror_path(Path(project.path), p.coder), backup=False) as mirror, \
+            mirror.pdb.atomic():
+        allowed = {t: set(store_team.columns(mirror.db, t)) for t in store_team.OWN_TABLES}
+        for table, _, row in change.rows:
+            if row is not None and not set(row) <= allowed[table]:
+                raise ProjectError(f"a {table} row with columns the table has not")
+        _, crossed = store_team.apply_rows(mirror.db, p.coder, p.install, p.counter,
+                                           change.rows)
+    report.crossed += [f"{p.coder} gave {table} {key[1:]} different values on two "
+                       f"machines: kept the change of machine {kept}"
+                       for table, key, kept in crossed]
 
 
 def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[Any], Any]]:
@@ -204,10 +262,10 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
             raise ProjectError(f"a row of '{table}', which a coder does not write")
         if not isinstance(key, list) or len(key) != len(columns) or key[0] != parts.coder:
             raise ProjectError(f"a {table} row of another coder than {parts.coder}")
-        if row is not None:
-            if not isinstance(row, dict) or [row.get(c) for c in columns] != key or any(
-                    isinstance(v, (dict, list)) for v in row.values()):
-                raise ProjectError(f"a {table} row that is not the one it names")
+        if row is not None and (not isinstance(row, dict) or [row.get(c) for c in columns]
+                                != key or any(isinstance(v, (dict, list))
+                                              for v in row.values())):
+            raise ProjectError(f"a {table} row that is not the one it names")
         out.append((table, key, row))
     return out
 
@@ -241,11 +299,13 @@ def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncRepor
             return report
         counter = state.next_counter()
         body = {"coder": coder, "install": state.data["install"], "counter": counter,
-                "made_at": _now(), "rows": rows}
+                "after": int(state.data.get("written", 0)), "made_at": _now(), "rows": rows}
         data = team_seal.seal(json.dumps(body).encode(), state.data["keys"]["ed25519"],
                               [state.data["lead"]["x25519"]])
         name = team_seal.name_for("c", coder, state.data["install"], counter, data)
         write_once(folder / TO_LEAD, name.text, data)
+        state.data["written"] = counter
+        state.save()
         with p.pdb.atomic():
             store_team.record_sent(p.db, {k: v for k, v in now.items() if sent.get(k) != v},
                                    gone)

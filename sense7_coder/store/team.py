@@ -50,18 +50,26 @@ def record_sent(db: Database, now: dict[tuple[str, str], str],
 
 
 def apply_rows(db: Database, coder: str, install: str, counter: int,
-               rows: Iterable[tuple[str, list[Any], dict[str, Any] | None]]) -> int:
+               rows: Iterable[tuple[str, list[Any], dict[str, Any] | None]]
+               ) -> tuple[int, list[tuple[str, list[Any], str]]]:
     """Write each (table, key, row or None for a row taken away) where this change is newer
-    than the one that last wrote that row (by counter, then install); returns rows written.
-    The caller has checked the table, the key's coder and the columns."""
+    than the one that last wrote that row (by counter, then install); returns rows written
+    and the rows two machines of the coder gave different values (table, key, the machine
+    whose change is kept). The caller has checked the table, the key's coder and the
+    columns."""
     written = 0
+    crossed = []
     for table, key, row in rows:
         key_text = json.dumps(key)
         stamp = db.execute("SELECT counter, install FROM team_stamps WHERE coder = ? AND "
                            "tbl = ? AND key = ?", [coder, table, key_text]).fetchone()
-        if stamp is not None and (stamp[0], stamp[1]) >= (counter, install):
-            continue
         where = " AND ".join(f'"{c}" IS ?' for c in OWN_TABLES[table])
+        newer = stamp is None or (stamp[0], stamp[1]) < (counter, install)
+        if stamp is not None and stamp[1] != install and \
+                _value(db, table, where, key) != _value_of(table, row):
+            crossed.append((table, key, install if newer else stamp[1]))
+        if not newer:
+            continue
         db.execute(f"DELETE FROM {table} WHERE {where}", key)
         if row is not None:
             names = ", ".join(f'"{c}"' for c in row)
@@ -70,11 +78,32 @@ def apply_rows(db: Database, coder: str, install: str, counter: int,
         db.execute("INSERT OR REPLACE INTO team_stamps(coder, tbl, key, install, counter) "
                    "VALUES (?, ?, ?, ?, ?)", [coder, table, key_text, install, counter])
         written += 1
-    return written
+    return written, crossed
+
+
+_VALUE = {"codings": "value", "revisions": "value", "memos": "text", "spans": "value",
+          "turn_status": "done"}
+
+
+def _value(db: Database, table: str, where: str, key: list[Any]) -> Any:
+    row = db.execute(f"SELECT {_VALUE[table]} FROM {table} WHERE {where}", key).fetchone()
+    return None if row is None else ("row", row[0])
+
+
+def _value_of(table: str, row: dict[str, Any] | None) -> Any:
+    return None if row is None else ("row", row.get(_VALUE[table]))
 
 
 def known_files(db: Database) -> set[str]:
     return {r[0] for r in db.execute("SELECT hash FROM team_files")}
+
+
+def counters(db: Database) -> dict[tuple[str, str], set[int]]:
+    """The counters of the change files read (applied or refused) per coder and machine."""
+    out: dict[tuple[str, str], set[int]] = {}
+    for coder, install, counter in db.execute("SELECT coder, install, counter FROM team_files"):
+        out.setdefault((coder, install), set()).add(counter)
+    return out
 
 
 def record_files(db: Database, rows: Iterable[tuple[str, str, str, str, int, str, str | None,
