@@ -17,6 +17,7 @@ a later sync, and a renamed copy of a sync service matches no name and is ignore
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -207,6 +208,19 @@ def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport
     """Write each change into its coder's package copy once the one its machine wrote before
     it is in: the lead then passes through the states her package passed through, so a
     done mark never arrives before the values it follows. Returns the records per coder."""
+    with contextlib.ExitStack() as stack:
+        mirrors: dict[str, Project] = {}
+        for coder in sorted({c.parts.coder for c in changes}):
+            mirrors[coder] = stack.enter_context(
+                Project.open(mirror_path(Path(project.path), coder), backup=False))
+            # one commit per coder and sync; each file its own savepoint inside it
+            stack.enter_context(mirrors[coder].pdb.atomic())
+        return _apply_each(project, mirrors, changes, report, records)
+
+
+def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Change],
+                report: SyncReport, records: list[tuple[Any, ...]]
+                ) -> dict[str, list[tuple[Any, ...]]]:
     done = store_team.counters(project.db)
     touched: dict[str, list[tuple[Any, ...]]] = {}
     waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
@@ -222,7 +236,7 @@ def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport
             done.setdefault((p.coder, p.install), set()).add(p.counter)
             record = (p.digest, change.name, p.coder, p.install, p.counter)
             try:
-                _write_rows(project, change, report)
+                _write_rows(mirrors[p.coder], change, report)
             except (ProjectError, ValueError, TypeError) as e:
                 report.refused.append((change.name, str(e)))
                 records.append((*record, "refused", str(e), _now()))
@@ -233,10 +247,9 @@ def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport
     return touched
 
 
-def _write_rows(project: Project, change: _Change, report: SyncReport) -> None:
+def _write_rows(mirror: Project, change: _Change, report: SyncReport) -> None:
     p = change.parts
-    with Project.open(mirror_path(Path(project.path), p.coder), backup=False) as mirror, \
-            mirror.pdb.atomic():
+    with mirror.pdb.atomic():
         allowed = {t: set(store_team.columns(mirror.db, t)) for t in store_team.OWN_TABLES}
         for table, _, row in change.rows:
             if row is not None and not set(row) <= allowed[table]:
