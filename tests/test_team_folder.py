@@ -21,7 +21,7 @@ from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.assignments import assign
 from sense7_coder.project.merge import merge
-from sense7_coder.project.team_folder import TO_LEAD, invite, join, link
+from sense7_coder.project.team_folder import FOR_CODERS, TO_LEAD, invite, join, link
 from sense7_coder.project.team_sync import sync
 
 CODERS = ("ana", "ben", "cai")
@@ -155,8 +155,8 @@ def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_m
     for path in (p for p in folder.rglob("*") if p.is_file()):
         assert b"secret note" not in path.read_bytes()
         parts = team_seal.parse_name(path.name)
-        if parts is None or (parts.coder == "ana" and parts.kind == "p"):
-            continue  # a renamed copy, the marker, or her own package
+        if parts is None or (parts.coder == "ana" and parts.kind in "pa"):
+            continue  # a renamed copy, the marker, her own package or acknowledgement
         with pytest.raises(ProjectError):
             team_seal.open_sealed(path.read_bytes(), ana_keys["reader"],
                                   {team_seal.writer_of(path.read_bytes())})
@@ -274,6 +274,13 @@ def test_the_command_line_links_invites_joins_and_syncs(tmp_path: Path, monkeypa
     assert rows(path)["codings"][0][:6] == ("ana", "c1", 2, 0, "overall", 3)
     assert main(["team", "sync", str(path)]) == 0
     assert capsys.readouterr().out == "nothing new\n"
+    # the lead has read ana's files: her next sync takes them out of the folder
+    assert len(list((shared / TO_LEAD).iterdir())) == 2  # her join and her change
+    monkeypatch.setenv("XDG_DATA_HOME", str(ana_home / "data"))
+    assert main(["team", "sync", str(package)]) == 0
+    assert "took 2 file(s) the lead has read out of the folder" in capsys.readouterr().out
+    assert list((shared / TO_LEAD).iterdir()) == []
+    assert sorted(f.name[:2] for f in (shared / FOR_CODERS).iterdir()) == ["a-", "p-"]
 
 
 def test_one_coder_on_two_machines_changing_one_value_is_reported(tmp_path: Path) -> None:

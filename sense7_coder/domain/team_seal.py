@@ -28,9 +28,10 @@ from .errors import ProjectError
 
 MAGIC = b"S7T1"
 SUFFIX = ".s7t"
-#: c: a coder's change, j: a coder's machine joining, p: the lead's package for a coder
-KINDS = ("c", "j", "p")
-NAME = re.compile(r"^([cjp])-((?:[0-9a-f]{2}){1,64})-([0-9a-f]{16})-([0-9]{10})-([0-9a-f]{64})"
+#: c: a coder's change, j: a coder's machine joining, p: the lead's package for a coder,
+#: a: the lead's acknowledgement of what it has read of a coder's files
+KINDS = ("c", "j", "p", "a")
+NAME = re.compile(r"^([cjpa])-((?:[0-9a-f]{2}){1,64})-([0-9a-f]{16})-([0-9]{10})-([0-9a-f]{64})"
                   r"\.s7t$")
 _WRAP = 48
 _INFO = b"sense7-coder team file v1"

@@ -53,6 +53,7 @@ class SyncReport:
     received: list[str] = field(default_factory=list)
     merge_lines: list[str] = field(default_factory=list)
     crossed: list[str] = field(default_factory=list)  # one coder's two machines disagreeing
+    cleared: int = 0  # own files the lead had read, taken out of the folder
 
     def lines(self) -> list[str]:
         out = [f"joined: {c}" for c in self.joined]
@@ -60,6 +61,8 @@ class SyncReport:
         out += [f"refused {f}: {why}" for f, why in self.refused] + self.crossed
         out += [f"waiting for {f}: {why}" for f, why in self.waiting]
         out += [f"sent {f}" for f in self.sent] + [f"received {f}" for f in self.received]
+        if self.cleared:
+            out.append(f"took {self.cleared} file(s) the lead has read out of the folder")
         return (out + self.merge_lines) or ["nothing new"]
 
 
@@ -127,7 +130,39 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
             report.waiting += [(r[1], f"merging {coder}'s package: {e}") for r in rows]
     with project.pdb.atomic():
         store_team.record_files(project.db, records)
+    _acknowledge(project, state, {r[2] for r in records})
     return report
+
+
+def _ranges(counters: set[int]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for n in sorted(counters):
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return out
+
+
+def _acknowledge(project: Project, state: LeadState, coders: set[str]) -> None:
+    """Tell each coder, sealed to her and signed, which of her files the lead has read: her
+    machines then take them out of the folder (each takes away only its own files, so no
+    two writers ever touch one name), which keeps the folder small. The lead's older
+    acknowledgements for her go."""
+    counters = store_team.counters(project.db)
+    outbox = state.folder / FOR_CODERS
+    for coder in sorted(coders & set(state.data["coders"])):
+        body = {"coder": coder, "read": {install: _ranges(n) for (c, install), n in
+                                         counters.items() if c == coder}}
+        reader = team_seal.public_keys({"x25519": state.data["coders"][coder]["reader"]})
+        data = team_seal.seal(json.dumps(body).encode(), state.data["keys"]["ed25519"],
+                              [reader["x25519"]])
+        name = team_seal.name_for("a", coder, state.data["install"], state.next_counter(), data)
+        write_once(outbox, name.text, data)
+        for old, parts, _ in listing(outbox):
+            if parts.kind == "a" and parts.coder == coder and parts.install == \
+                    state.data["install"] and parts.counter < name.counter:
+                (outbox / old).unlink(missing_ok=True)
 
 
 def _read_join(state: LeadState, path: Path, parts: team_seal.FileName, report: SyncReport,
@@ -294,6 +329,7 @@ def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncRepor
         if not package.exists():
             report.waiting.append((package.name, "the lead's package for you"))
             return report
+    _clear_read(state, folder, report)
     with Project.open(package, backup=False) as p:
         coder = state.data["coder"]
         if p.package_coder != coder:
@@ -327,6 +363,29 @@ def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncRepor
                                             _now())])
         report.sent.append(name.text)
     return report
+
+
+def _clear_read(state: CoderState, folder: Path, report: SyncReport) -> None:
+    """Take this machine's files the lead says it has read out of the folder."""
+    acks = sorted((f for f in listing(folder / FOR_CODERS)
+                   if f[1].kind == "a" and f[1].coder == state.data["coder"]),
+                  key=lambda f: -f[1].counter)
+    for name, parts, _ in acks:
+        data = _whole(folder / FOR_CODERS / name, parts)
+        if data is None:
+            continue
+        try:
+            body = json.loads(team_seal.open_sealed(data, state.data["reader"],
+                                                    {state.data["lead"]["ed25519"]}))
+            ranges = body["read"].get(state.data["install"], [])
+        except (ProjectError, ValueError, KeyError, AttributeError):
+            continue
+        for own, own_parts, _ in listing(folder / TO_LEAD):
+            if own_parts.install == state.data["install"] and any(
+                    lo <= own_parts.counter <= hi for lo, hi in ranges):
+                (folder / TO_LEAD / own).unlink(missing_ok=True)
+                report.cleared += 1
+        return
 
 
 def _receive_package(state: CoderState, folder: Path, package: Path,
