@@ -315,6 +315,8 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
                                               for v in row.values())):
             raise ProjectError(f"a {table} row that is not the one it names")
         out.append((table, key, row))
+    if len({(t, json.dumps(k)) for t, k, _ in out}) != len(out):
+        raise ProjectError("it names one row twice")
     return out
 
 
