@@ -322,8 +322,10 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
 
 # -- a coder's side --------------------------------------------------------------------------
 
-def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncReport:
-    report = report or SyncReport("coder")
+def sync_coder(state: CoderState, project: Project | None = None) -> SyncReport:
+    """A coder's sync; ``project``: her package when this program has it open already (a
+    window must never open and close a second connection to its own file)."""
+    report = SyncReport("coder")
     package = Path(state.data["package"])
     folder = Path(state.data["folder"])
     if not package.exists():
@@ -332,39 +334,53 @@ def sync_coder(state: CoderState, report: SyncReport | None = None) -> SyncRepor
             report.waiting.append((package.name, "the lead's package for you"))
             return report
     _clear_read(state, folder, report)
-    with Project.open(package, backup=False) as p:
-        coder = state.data["coder"]
-        if p.package_coder != coder:
-            raise ProjectError(f"{package}: not the package of {coder}")
-        sent = store_team.sent(p.db)
-        now: dict[tuple[str, str], str] = {}
-        rows = []
-        for table, key, row in store_team.own_rows(p.db, coder):
-            digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()
-            now[(table, key)] = digest
-            if sent.get((table, key)) != digest:
-                rows.append([table, json.loads(key), row])
-        gone = [k for k in sent if k not in now]
-        rows += [[t, json.loads(k), None] for t, k in gone]
-        if not rows:
-            return report
-        counter = state.next_counter()
-        body = {"coder": coder, "install": state.data["install"], "counter": counter,
-                "after": int(state.data.get("written", 0)), "made_at": _now(), "rows": rows}
-        data = team_seal.seal(json.dumps(body).encode(), state.data["keys"]["ed25519"],
-                              [state.data["lead"]["x25519"]])
-        name = team_seal.name_for("c", coder, state.data["install"], counter, data)
-        write_once(folder / TO_LEAD, name.text, data)
-        state.data["written"] = counter
-        state.save()
-        with p.pdb.atomic():
-            store_team.record_sent(p.db, {k: v for k, v in now.items() if sent.get(k) != v},
-                                   gone)
-            store_team.record_files(p.db, [(name.digest, name.text, coder,
-                                            state.data["install"], counter, "sent", None,
-                                            _now())])
-        report.sent.append(name.text)
+    with contextlib.ExitStack() as stack:
+        p = project if project is not None else stack.enter_context(
+            Project.open(package, backup=False))
+        _send(state, p, folder, report)
     return report
+
+
+def _changed_rows(p: Project, coder: str) -> tuple[list[list[Any]], dict[tuple[str, str], str],
+                                                   list[tuple[str, str]]]:
+    """The coder's rows changed since the last sync (None for a row gone), the digest of
+    each changed row, and the rows gone."""
+    sent = store_team.sent(p.db)
+    changed: dict[tuple[str, str], str] = {}
+    seen = set()
+    rows = []
+    for table, key, row in store_team.own_rows(p.db, coder):
+        digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()
+        seen.add((table, key))
+        if sent.get((table, key)) != digest:
+            changed[(table, key)] = digest
+            rows.append([table, json.loads(key), row])
+    gone = [k for k in sent if k not in seen]
+    rows += [[t, json.loads(k), None] for t, k in gone]
+    return rows, changed, gone
+
+
+def _send(state: CoderState, p: Project, folder: Path, report: SyncReport) -> None:
+    coder = state.data["coder"]
+    if p.package_coder != coder:
+        raise ProjectError(f"{p.path}: not the package of {coder}")
+    rows, changed, gone = _changed_rows(p, coder)
+    if not rows:
+        return
+    counter = state.next_counter()
+    body = {"coder": coder, "install": state.data["install"], "counter": counter,
+            "after": int(state.data.get("written", 0)), "made_at": _now(), "rows": rows}
+    data = team_seal.seal(json.dumps(body).encode(), state.data["keys"]["ed25519"],
+                          [state.data["lead"]["x25519"]])
+    name = team_seal.name_for("c", coder, state.data["install"], counter, data)
+    write_once(folder / TO_LEAD, name.text, data)
+    state.data["written"] = counter
+    state.save()
+    with p.pdb.atomic():
+        store_team.record_sent(p.db, changed, gone)
+        store_team.record_files(p.db, [(name.digest, name.text, coder, state.data["install"],
+                                        counter, "sent", None, _now())])
+    report.sent.append(name.text)
 
 
 def _clear_read(state: CoderState, folder: Path, report: SyncReport) -> None:
