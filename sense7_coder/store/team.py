@@ -121,3 +121,11 @@ def file_record(db: Database) -> list[tuple[Any, ...]]:
         "(SELECT reason FROM team_files g WHERE g.coder = f.coder AND g.state = f.state "
         " ORDER BY seen_at DESC LIMIT 1) FROM team_files f GROUP BY coder, state "
         "ORDER BY coder, state"))
+
+
+def last_change(db: Database) -> tuple[Any, ...]:
+    """Where a coder's own work stands (a few index look-ups): when it moves, a sync has
+    something to send."""
+    return tuple(db.execute(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM history), (SELECT COUNT(*) FROM spans), "
+        "(SELECT MAX(updated_at) FROM spans)").fetchone())

@@ -1,0 +1,112 @@
+"""What the window shows of a team folder, and when its poll syncs.
+
+:class:`TeamWatch` decides cheaply whether a sync has anything to do: on the lead's side
+when the names in ``to-lead/`` changed since its last look (one directory read, no file
+opened), on a coder's side when her own work moved (a few index look-ups) or the names in
+``for-coders/`` changed. :func:`team_view` gathers the panel's rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..store import team as store_team
+from .project import Project
+from .team_folder import FOR_CODERS, TO_LEAD, coder_state, lead_state
+from .team_sync import SyncReport, listing, sync_coder, sync_lead
+
+
+@dataclass
+class TeamView:
+    side: str  # 'lead' or 'coder'
+    folder: Path
+    #: lead: one row per coder (coder, machines, applied, refused, last arrived, why the
+    #: last refusal); coder: one row (coder, machine, sent, not yet read by the lead, last
+    #: sent, the lead's package received)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def team_view(project: Project, keys: Path | None = None) -> TeamView | None:
+    lead = lead_state(Path(project.path), keys)
+    if lead is not None:
+        record: dict[str, dict[str, Any]] = {}
+        for coder, state, count, last, why in store_team.file_record(project.db):
+            entry = record.setdefault(coder, {"applied": 0, "refused": 0, "last": "",
+                                              "why": ""})
+            entry[state] = count
+            entry["last"] = max(entry["last"], last or "")
+            if state == "refused":
+                entry["why"] = why or ""
+        rows = [{"coder": c, "machines": len(e["installs"]),
+                 **record.get(c, {"applied": 0, "refused": 0, "last": "", "why": ""})}
+                for c, e in sorted(lead.data["coders"].items())]
+        return TeamView("lead", lead.folder, rows)
+    state = coder_state(Path(project.path), keys)
+    if state is None:
+        return None
+    folder = Path(state.data["folder"])
+    mine = [p for _, p, _ in listing(folder / TO_LEAD)
+            if p.kind == "c" and p.install == state.data["install"]]
+    sent = [r for r in store_team.file_record(project.db) if r[1] == "sent"]
+    return TeamView("coder", folder, [{
+        "coder": state.data["coder"], "machine": state.data["install"],
+        "sent": sent[0][2] if sent else 0, "unread": len(mine),
+        "last": sent[0][3] if sent else "", "received": True}])
+
+
+class TeamWatch:
+    """The window's poll of its project's team folder (see the module notes)."""
+
+    def __init__(self, keys: Path | None = None) -> None:
+        self.keys = keys
+        self._side: tuple[str, str | None] | None = None  # (project path, side)
+        self._last: Any = None
+        self.report: SyncReport | None = None
+        self.when: str = ""
+        self.error: str = ""
+
+    def side(self, project: Project) -> str | None:
+        path = str(project.path)
+        if self._side is None or self._side[0] != path:
+            side = ("lead" if lead_state(project.path, self.keys) is not None else
+                    "coder" if coder_state(project.path, self.keys) is not None else None)
+            self._side = (path, side)
+            self._last = None
+        return self._side[1]
+
+    def forget(self) -> None:
+        """Look again whether the project is linked (after a link or a join)."""
+        self._side = None
+
+    def _where(self, project: Project, side: str) -> Any:
+        if side == "lead":
+            state = lead_state(project.path, self.keys)
+            assert state is not None
+            return frozenset((n, size) for n, _, size in listing(state.folder / TO_LEAD))
+        coder = coder_state(project.path, self.keys)
+        assert coder is not None
+        return (store_team.last_change(project.db),
+                frozenset((n, size) for n, _, size in
+                          listing(Path(coder.data["folder"]) / FOR_CODERS)))
+
+    def poll(self, project: Project, force: bool = False) -> SyncReport | None:
+        """Sync when something moved (or ``force``); None when there was nothing to do."""
+        side = self.side(project)
+        if side is None:
+            return None
+        where = self._where(project, side)
+        if where == self._last and not force:
+            return None
+        if side == "lead":
+            report = sync_lead(project, self.keys)
+        else:
+            state = coder_state(project.path, self.keys)
+            assert state is not None
+            report = sync_coder(state, project)
+        self._last = self._where(project, side)  # what the sync itself wrote is seen
+        self.report = report
+        self.when = dt.datetime.now().strftime("%H:%M:%S")
+        return report
