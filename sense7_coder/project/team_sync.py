@@ -119,9 +119,10 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
     touched = _apply_in_order(project, [c for c in changes if c is not None], report, records)
     for coder, rows in sorted(touched.items()):
         try:
-            result = merge(project, [mirror_path(Path(project.path), coder)],
-                           on_conflict="keep-source")
-            report.merge_lines += [f"{coder}: {line}" for line in result.lines()]
+            mirror = mirror_path(Path(project.path), coder)
+            result = merge(project, [mirror], on_conflict="keep-source")
+            report.merge_lines += [f"{coder}: {line.replace(str(mirror), 'her package')}"
+                                   for line in result.lines()]
             report.applied[coder] = len(rows)
             records += rows
         except ProjectError as e:

@@ -7,6 +7,7 @@ Installed on a window by :func:`install` (menu item and poll timer)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +133,8 @@ class TeamFolderDialog(QDialog):
         self._fill(view)
         report = self.watch.report
         self.lines.setText(
-            f"Last sync {self.watch.when}: " + "; ".join(report.lines()[:8]) if report else "")
+            f"Last sync {self.watch.when}: " + "; ".join(map(short_names, report.lines()[:8]))
+            if report else "")
         if self.watch.error:
             self.message.setStyleSheet(error_style())
             self.message.setText(self.watch.error)
@@ -148,11 +150,13 @@ class TeamFolderDialog(QDialog):
     def _fill(self, view: TeamView) -> None:
         if view.side == "lead":
             columns: tuple[str, ...] = LEAD_COLUMNS
-            rows: list[tuple[Any, ...]] = [(r["coder"], r["machines"], r["applied"], r["refused"], r["last"],
-                     r["why"]) for r in view.rows]
+            rows: list[tuple[Any, ...]] = [
+                (r["coder"], r["machines"], r["applied"], r["refused"],
+                 r["last"][:16].replace("T", " "), short_names(r["why"])) for r in view.rows]
         else:
             columns = CODER_COLUMNS
-            rows = [(r["coder"], r["sent"], r["unread"], r["last"]) for r in view.rows]
+            rows = [(r["coder"], r["sent"], r["unread"], r["last"][:16].replace("T", " "))
+                    for r in view.rows]
         self.table.setColumnCount(len(columns))
         self.table.setHorizontalHeaderLabels(list(columns))
         self.table.setRowCount(len(rows))
@@ -196,6 +200,15 @@ class TeamFolderDialog(QDialog):
 
     def sync_now(self) -> None:
         self._run(lambda: poll(self.win, self.watch, force=True))
+
+
+_NAME = re.compile(r"\b([cjpa])-[0-9a-f]+-([0-9a-f]{16})-([0-9]{10})-[0-9a-f]{64}\.s7t")
+_KIND = {"c": "change", "j": "join", "p": "package", "a": "acknowledgement"}
+
+
+def short_names(text: str) -> str:
+    """A team file's name as a person reads it: its kind, counter and computer."""
+    return _NAME.sub(lambda m: f"{_KIND[m[1]]} {int(m[3])} of computer {m[2][:6]}", text)
 
 
 def team_has(project: Any, coder: str, keys: Any = None) -> bool:
