@@ -18,11 +18,13 @@ left alone. Nothing here decides who may write what: that is the reader's rules.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import ProjectError
 
@@ -142,7 +144,7 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
     keys, hex) and which was sealed to ``reader_private``; ProjectError otherwise."""
     from cryptography.exceptions import InvalidSignature, InvalidTag
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
     writer = writer_of(data)
@@ -157,7 +159,7 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
     end = start + n * (32 + _WRAP)
     if n == 0 or len(data) < end + 12 + 16 + 64:
         raise ProjectError("not a sealed team file")
-    me = X25519PrivateKey.from_private_bytes(bytes.fromhex(reader_private))
+    me = _reader(reader_private)
     mine = bytes.fromhex(_raw_public(me))
     eph_pub = data[37:69]
     for i in range(n):
@@ -174,6 +176,14 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
         except InvalidTag:
             raise ProjectError("it does not decrypt: damaged or not written for it") from None
     raise ProjectError("it was not sealed for this reader")
+
+
+@functools.lru_cache(maxsize=64)
+def _reader(private_hex: str) -> Any:
+    """A reading key, made once per key (a sync opens thousands of files with one)."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+    return X25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
 
 
 def _wrapping_key(shared: bytes, eph_pub: bytes, reader: bytes) -> bytes:

@@ -258,6 +258,7 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
                 report: SyncReport, records: list[tuple[Any, ...]]
                 ) -> dict[str, list[tuple[Any, ...]]]:
     done = store_team.counters(project.db)
+    allowed = {t: set(store_team.columns(project.db, t)) for t in store_team.OWN_TABLES}
     touched: dict[str, list[tuple[Any, ...]]] = {}
     waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
     progress = True
@@ -272,7 +273,7 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
             done.setdefault((p.coder, p.install), set()).add(p.counter)
             record = (p.digest, change.name, p.coder, p.install, p.counter)
             try:
-                _write_rows(mirrors[p.coder], change, report)
+                _write_rows(mirrors[p.coder], change, report, allowed)
             except (ProjectError, ValueError, TypeError) as e:
                 report.refused.append((change.name, str(e)))
                 records.append((*record, "refused", str(e), _now()))
@@ -283,10 +284,10 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
     return touched
 
 
-def _write_rows(mirror: Project, change: _Change, report: SyncReport) -> None:
+def _write_rows(mirror: Project, change: _Change, report: SyncReport,
+                allowed: dict[str, set[str]]) -> None:
     p = change.parts
     with mirror.pdb.atomic():
-        allowed = {t: set(store_team.columns(mirror.db, t)) for t in store_team.OWN_TABLES}
         for table, _, row in change.rows:
             if row is not None and not set(row) <= allowed[table]:
                 raise ProjectError(f"a {table} row with columns the table has not")
