@@ -306,3 +306,28 @@ def test_one_coder_on_two_machines_changing_one_value_is_reported(tmp_path: Path
     keys = {json.loads(p.read_text())["install"]: w for w in ("ben", "ben2")
             for p in team.keys(w).glob("coder-*.json")}
     assert value == {"ben": 2, "ben2": 4}[keys[kept]]
+
+
+def test_the_reveal_lock_holds_against_a_change_through_the_folder(tmp_path: Path) -> None:
+    team = Team(tmp_path)
+    with Project.open(team.lead, backup=False) as lead:
+        lead.set_coder("lee")
+        lead.lock_after_reveal = True
+    team.net.settle()
+    team.join("ana", "ana")
+    team.sync("ana")
+    with Project.open(team.package("ana"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        p.set_value(Unit(cid, 2), "overall", 3)
+        p.set_done(cid, 2)
+    team.sync("ana")
+    team.net.settle()
+    team.sync("lee")
+    with Project.open(team.package("ana"), backup=False) as p:  # her package lets her
+        p.set_value(Unit(cid, 2), "overall", 5)
+    team.sync("ana")
+    team.net.settle()
+    lines = team.sync("lee")
+    assert any("locked" in line for line in lines), lines
+    assert [r[5] for r in rows(team.lead)["codings"]] == [3]
+    assert rows(team.lead)["revisions"] == []
