@@ -21,8 +21,10 @@ never put in the shared folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +91,9 @@ class LeadState:
     def save(self) -> None:
         write_private(self.path, self.data)
 
+    def reload(self) -> None:
+        self.data = _read_json(self.path, "a team key file")
+
     def next_counter(self) -> int:
         self.data["counter"] = int(self.data.get("counter", 0)) + 1
         self.save()
@@ -98,6 +103,24 @@ class LeadState:
 @dataclass
 class CoderState(LeadState):
     pass
+
+
+@contextlib.contextmanager
+def one_at_a_time(state: LeadState) -> Iterator[None]:
+    """Hold an exclusive lock on a lock file beside a key file (never on a project file)
+    while a sync uses its counter."""
+    lock = state.path.with_name(f".{state.path.name}.lock")
+    with open(lock, "a+b") as f:
+        try:
+            import fcntl
+        except ImportError:  # Windows: one program per computer is the rule there
+            yield
+            return
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 def mirror_path(project_path: Path, coder: str) -> Path:

@@ -38,6 +38,7 @@ from .team_folder import (
     coder_state,
     lead_state,
     mirror_path,
+    one_at_a_time,
     write_once,
 )
 
@@ -337,6 +338,9 @@ def sync_coder(state: CoderState, project: Project | None = None) -> SyncReport:
             return report
     _clear_read(state, folder, report)
     with contextlib.ExitStack() as stack:
+        # a window's poll and a command syncing at once must not both take one counter
+        stack.enter_context(one_at_a_time(state))
+        state.reload()
         p = project if project is not None else stack.enter_context(
             Project.open(package, backup=False))
         _send(state, p, folder, report)
