@@ -331,3 +331,52 @@ def test_the_reveal_lock_holds_against_a_change_through_the_folder(tmp_path: Pat
     assert any("locked" in line for line in lines), lines
     assert [r[5] for r in rows(team.lead)["codings"]] == [3]
     assert rows(team.lead)["revisions"] == []
+
+
+def test_new_assignments_reach_the_coder_with_her_work_kept(tmp_path: Path) -> None:
+    home = {w: tmp_path / w for w in ("lee", "ana")}
+    shared = tmp_path / "shared"
+    for d in (*home.values(), shared):
+        d.mkdir()
+    project = make_project(home["lee"])
+    project.set_coder("lee", "adjudicator")
+    project.blind_coding = True
+    project.set_coder("ana", "coder")
+    project.set_coder("lee")
+    assign(project, ["ana"], per_coder=1, seed=2)
+    link(project, shared, keys=home["lee"] / "keys")
+    inv = invite(project, "ana", home["lee"] / "ana.inv", keys=home["lee"] / "keys")
+    lead_path = project.path
+    project.close()
+    package = home["ana"] / "ana.sense7"
+    join(inv, package, folder=shared, keys=home["ana"] / "keys")
+    assert "received p-" in " ".join(sync(package, keys=home["ana"] / "keys").lines())
+    with Project.open(package, backup=False) as p:
+        first = p.db.execute("SELECT conversation_id FROM conversations").fetchall()
+        assert len(first) == 1
+        p.set_value(Unit(first[0][0], 2), "overall", 2)
+    sync(package, keys=home["ana"] / "keys")
+    with Project.open(lead_path, backup=False) as lead:  # the rest, to ana
+        lead.set_coder("lee")
+        assign(lead, ["ana"], seed=2)
+    lines = sync(lead_path, keys=home["lee"] / "keys").lines()
+    assert "sent ana a new package (her assignments, the codebook or the study's settings " \
+        "changed)" in lines, lines
+    with Project.open(package, backup=False) as p:  # coded before the new package came
+        p.set_value(Unit(first[0][0], 4), "overall", 1)
+    lines = sync(package, keys=home["ana"] / "keys").lines()
+    assert any(line.startswith("sent c-") for line in lines)
+    assert "moved your work into the lead's new package (new assignments or codebook)" in lines
+    with Project.open(package, backup=False) as p:
+        held = {r[0] for r in p.db.execute("SELECT conversation_id FROM conversations")}
+        assert len(held) == 4
+        assert {tuple(r) for r in p.db.execute(
+            "SELECT conversation_id, position, value FROM codings WHERE coder = 'ana'")} == {
+            (first[0][0], 2, 2), (first[0][0], 4, 1)}
+        later = sorted(held - {first[0][0]})[0]
+        p.set_value(Unit(later, 2), "overall", 5)
+    assert sync(package, keys=home["ana"] / "keys").lines()[0].startswith("sent c-")
+    sync(lead_path, keys=home["lee"] / "keys")
+    assert sorted((r[1], r[2], r[5]) for r in rows(lead_path)["codings"]) == sorted(
+        [(first[0][0], 2, 2), (first[0][0], 4, 1), (later, 2, 5)])
+    assert sync(package, keys=home["ana"] / "keys").lines()[-1].startswith("took ")

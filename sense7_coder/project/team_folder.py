@@ -203,6 +203,9 @@ def invite(project: Project, coder: str, out: Path, keys: Path | None = None) ->
     if not mirror.exists():
         make_package(project, coder, mirror)
     send_package(state, coder, mirror)
+    from .team_downstream import remember_sent
+
+    remember_sent(project, state, coder)
     invitation = {"sense7_team_invitation": 1, "team": state.data["team"], "coder": coder,
                   "secret": entry["secret"], "reader": entry["reader"],
                   "lead": team_seal.public_keys(state.data["keys"])}

@@ -30,6 +30,7 @@ from ..domain import team_seal
 from ..domain.errors import ProjectError
 from ..store import team as store_team
 from .project import Project
+from .team_downstream import refresh_packages, take_newer_package
 from .team_folder import (
     FOR_CODERS,
     TO_LEAD,
@@ -55,6 +56,7 @@ class SyncReport:
     merge_lines: list[str] = field(default_factory=list)
     crossed: list[str] = field(default_factory=list)  # one coder's two machines disagreeing
     cleared: int = 0  # own files the lead had read, taken out of the folder
+    packages: list[str] = field(default_factory=list)  # new packages sent or taken
 
     def lines(self) -> list[str]:
         out = [f"joined: {c}" for c in self.joined]
@@ -62,6 +64,7 @@ class SyncReport:
         out += [f"refused {f}: {why}" for f, why in self.refused] + self.crossed
         out += [f"waiting for {f}: {why}" for f, why in self.waiting]
         out += [f"sent {f}" for f in self.sent] + [f"received {f}" for f in self.received]
+        out += self.packages
         if self.cleared:
             out.append(f"took {self.cleared} file(s) the lead has read out of the folder")
         return (out + self.merge_lines) or ["nothing new"]
@@ -110,6 +113,7 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
     known = store_team.known_files(project.db)
     new = [f for f in listing(folder) if f[1].digest not in known]
     if not new:
+        report.packages = refresh_packages(project, state)
         return report
     records: list[tuple[Any, ...]] = []
     for name, parts, _ in sorted(new, key=lambda f: f[1].kind != "j"):
@@ -133,6 +137,7 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
     with project.pdb.atomic():
         store_team.record_files(project.db, records)
     _acknowledge(project, state, {r[2] for r in records})
+    report.packages = refresh_packages(project, state)
     return report
 
 
@@ -344,6 +349,9 @@ def sync_coder(state: CoderState, project: Project | None = None) -> SyncReport:
         p = project if project is not None else stack.enter_context(
             Project.open(package, backup=False))
         _send(state, p, folder, report)
+    line = take_newer_package(state, project)
+    if line:
+        report.packages.append(line)
     return report
 
 
@@ -428,6 +436,8 @@ def _receive_package(state: CoderState, folder: Path, package: Path,
             report.refused.append((name, str(e)))
             continue
         write_once(package.parent, package.name, body)
+        state.data["package_counter"] = parts.counter
+        state.save()
         report.received.append(name)
         return
 

@@ -85,7 +85,8 @@ class TeamWatch:
         if side == "lead":
             state = lead_state(project.path, self.keys)
             assert state is not None
-            return frozenset((n, size) for n, _, size in listing(state.folder / TO_LEAD))
+            return (store_team.last_change(project.db),  # assignments, codebook, settings
+                    frozenset((n, size) for n, _, size in listing(state.folder / TO_LEAD)))
         coder = coder_state(project.path, self.keys)
         assert coder is not None
         return (store_team.last_change(project.db),

@@ -129,3 +129,50 @@ def last_change(db: Database) -> tuple[Any, ...]:
     return tuple(db.execute(
         "SELECT (SELECT COALESCE(MAX(id), 0) FROM history), (SELECT COUNT(*) FROM spans), "
         "(SELECT MAX(updated_at) FROM spans)").fetchone())
+
+
+#: the settings a coder's package takes from the lead's project
+_PACKAGE_SETTINGS = ("blind_coding", "hidden_attributes", "shown_attributes",
+                     "require_all_codes", "lock_after_reveal", "judgment_attributes")
+
+
+def fingerprint(db: Database, coder: str) -> str:
+    """A digest of what a coder's package takes from the lead: her assignments, the
+    codebook, the settings of the study she codes under."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for sql, params in (
+            ("SELECT conversation_id, overlap, ord FROM assignments WHERE coder = ? "
+             "ORDER BY conversation_id", [coder]),
+            ("SELECT * FROM codes ORDER BY 1", []),
+            (f"SELECT key, value FROM meta WHERE key IN ({','.join('?' * len(_PACKAGE_SETTINGS))})"
+             " ORDER BY key", list(_PACKAGE_SETTINGS))):
+        for row in db.execute(sql, params):
+            h.update(json.dumps(list(row), default=str).encode())
+        h.update(b"|")
+    return h.hexdigest()
+
+
+def copy_own(src: Database, dst: Database, coder: str) -> int:
+    """Put ``coder``'s own rows of ``src`` into ``dst`` (a package made afresh for her),
+    on the conversations ``dst`` holds, with the team tables' record; returns rows put."""
+    held = {r[0] for r in dst.execute("SELECT conversation_id FROM conversations")}
+    put = 0
+    for table, key_text, row in list(own_rows(src, coder)):
+        if row["conversation_id"] not in held:
+            continue
+        key = json.loads(key_text)
+        where = " AND ".join(f'"{c}" IS ?' for c in OWN_TABLES[table])
+        dst.execute(f"DELETE FROM {table} WHERE {where}", key)
+        names = ", ".join(f'"{c}"' for c in row)
+        dst.execute(f"INSERT INTO {table} ({names}) VALUES ({','.join('?' * len(row))})",
+                    list(row.values()))
+        put += 1
+    for table in ("team_files", "team_stamps", "team_sent"):
+        cols = [r[1] for r in src.execute(f"PRAGMA table_info({table})")]
+        names = ", ".join(cols)
+        dst.conn.executemany(
+            f"INSERT OR REPLACE INTO {table} ({names}) VALUES ({','.join('?' * len(cols))})",
+            list(src.execute(f"SELECT {names} FROM {table}")))
+    return put
