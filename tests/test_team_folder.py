@@ -258,8 +258,15 @@ def test_the_command_line_links_invites_joins_and_syncs(tmp_path: Path, monkeypa
                  "--as", "lee"]) == 0
     assert main(["team", "link", str(path), str(shared / "other"), "--as", "lee"]) == 2
     assert "already linked" in capsys.readouterr().err
+    assert main(["team", "invite", str(path), "ana", str(shared / "ana.inv"),
+                 "--as", "lee"]) == 2
+    assert "inside the team folder, where everyone could join as ana" in \
+        capsys.readouterr().err
     monkeypatch.setenv("XDG_DATA_HOME", str(ana_home / "data"))
     package = ana_home / "ana.sense7"
+    assert main(["team", "join", str(lead_home / "ana.inv"), str(shared / "ana.sense7"),
+                 "--folder", str(shared)]) == 2
+    assert "inside the team folder" in capsys.readouterr().err
     assert main(["team", "join", str(lead_home / "ana.inv"), str(package),
                  "--folder", str(shared)]) == 0
     assert "received p-" in capsys.readouterr().out

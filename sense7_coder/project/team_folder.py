@@ -198,6 +198,10 @@ def invite(project: Project, coder: str, out: Path, keys: Path | None = None) ->
                  "reader": team_seal.new_keys()["x25519"], "installs": {}}
         state.data["coders"][coder] = entry
         state.save()
+    if Path(out).resolve().is_relative_to(state.folder):
+        raise ProjectError(f"{out}: inside the team folder, where everyone could join as "
+                           f"{coder} with it; write the invitation elsewhere and hand it to "
+                           "her privately")
     mirror = mirror_path(Path(project.path), coder)
     mirror.parent.mkdir(parents=True, exist_ok=True)
     if not mirror.exists():
@@ -236,6 +240,9 @@ def join(invitation: Path, package: Path, folder: Path | None = None,
     if marker.get("team") != inv["team"]:
         raise ProjectError(f"{folder}: the folder of another team than the invitation's")
     package = Path(package).resolve()
+    if package.is_relative_to(folder.resolve()):
+        raise ProjectError(f"{package}: inside the team folder; keep your package on this "
+                           "computer's own disk, outside the folder")
     if coder_state(package, keys) is not None:
         raise ProjectError(f"{package}: already joined the team on this computer")
     install = team_seal.new_install()
