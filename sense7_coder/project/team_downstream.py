@@ -17,12 +17,15 @@ from ..domain.errors import ProjectError
 from ..store import locks
 from ..store import team as store_team
 from .project import Project
-from .team_folder import FOR_CODERS, CoderState, LeadState, mirror_path, send_package
-
-
-def remember_sent(project: Project, state: LeadState, coder: str) -> None:
-    state.data["coders"][coder]["fingerprint"] = store_team.fingerprint(project.db, coder)
-    state.save()
+from .team_folder import (
+    FOR_CODERS,
+    CoderState,
+    LeadState,
+    _whole,
+    listing,
+    mirror_path,
+    send_package,
+)
 
 
 def refresh_packages(project: Project, state: LeadState) -> list[str]:
@@ -44,7 +47,7 @@ def refresh_packages(project: Project, state: LeadState) -> list[str]:
                 Project.open(fresh, backup=False) as new, new.pdb.atomic():
             store_team.copy_own(old.db, new.db, coder)
         os.replace(fresh, mirror)
-        for name, parts, _ in _listing(state.folder / FOR_CODERS):
+        for name, parts, _ in listing(state.folder / FOR_CODERS):
             if parts.kind == "p" and parts.coder == coder and parts.counter < _counter(sent):
                 (state.folder / FOR_CODERS / name).unlink(missing_ok=True)
         entry["fingerprint"] = now
@@ -57,11 +60,9 @@ def refresh_packages(project: Project, state: LeadState) -> list[str]:
 def take_newer_package(state: CoderState, open_here: Project | None) -> str | None:
     """Move her work into a newer package from the lead, when one has come and nothing has
     her package open; a line saying what happened or why not yet, None when none came."""
-    from .team_sync import _whole
-
     folder = Path(state.data["folder"]) / FOR_CODERS
     have = int(state.data.get("package_counter", 0))
-    newer = sorted((f for f in _listing(folder) if f[1].kind == "p"
+    newer = sorted((f for f in listing(folder) if f[1].kind == "p"
                     and f[1].coder == state.data["coder"] and f[1].counter > have),
                    key=lambda f: -f[1].counter)
     if not newer:
@@ -91,12 +92,6 @@ def take_newer_package(state: CoderState, open_here: Project | None) -> str | No
     state.data["package_counter"] = parts.counter
     state.save()
     return "moved your work into the lead's new package (new assignments or codebook)"
-
-
-def _listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
-    from .team_sync import listing
-
-    return listing(folder)
 
 
 def _counter(path: Path) -> int:

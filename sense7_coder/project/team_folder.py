@@ -22,6 +22,7 @@ never put in the shared folder.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from typing import Any
 from ..domain import team_seal
 from ..domain.errors import ProjectError
 from ..paths import user_data_dir
+from ..store import team as store_team
 from .project import Project
 
 MARKER = "sense7-team.json"
@@ -207,8 +209,6 @@ def invite(project: Project, coder: str, out: Path, keys: Path | None = None) ->
     if not mirror.exists():
         make_package(project, coder, mirror)
     send_package(state, coder, mirror)
-    from .team_downstream import remember_sent
-
     remember_sent(project, state, coder)
     invitation = {"sense7_team_invitation": 1, "team": state.data["team"], "coder": coder,
                   "secret": entry["secret"], "reader": entry["reader"],
@@ -269,3 +269,35 @@ def _find_folder(invitation: Path, inv: dict[str, Any]) -> Path:
                 "team") == inv["team"]:
             return candidate
     raise ProjectError(f"{invitation}: name the team folder this invitation is for")
+
+
+def remember_sent(project: Project, state: LeadState, coder: str) -> None:
+    """Note what the package last sent to ``coder`` took from the lead's project."""
+    state.data["coders"][coder]["fingerprint"] = store_team.fingerprint(project.db, coder)
+    state.save()
+
+
+def listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
+    """(name, parts, size) of every file named as a team file, in one directory read."""
+    out = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        parts = team_seal.parse_name(entry.name)
+        if parts is not None and entry.is_file():
+            out.append((entry.name, parts, entry.stat().st_size))
+    return out
+
+
+def _whole(path: Path, parts: team_seal.FileName) -> bytes | None:
+    """The file's bytes when they are the ones its name was given for; None when it is not
+    there yet (empty, cut short, a placeholder that does not read)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data or hashlib.sha256(data).hexdigest() != parts.digest:
+        return None
+    return data

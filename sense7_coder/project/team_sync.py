@@ -21,7 +21,6 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +35,10 @@ from .team_folder import (
     TO_LEAD,
     CoderState,
     LeadState,
+    _whole,
     coder_state,
     lead_state,
+    listing,
     mirror_path,
     one_at_a_time,
     write_once,
@@ -72,32 +73,6 @@ class SyncReport:
 
 def _now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
-    """(name, parts, size) of every file named as a team file, in one directory read."""
-    out = []
-    try:
-        entries = list(os.scandir(folder))
-    except FileNotFoundError:
-        return []
-    for entry in entries:
-        parts = team_seal.parse_name(entry.name)
-        if parts is not None and entry.is_file():
-            out.append((entry.name, parts, entry.stat().st_size))
-    return out
-
-
-def _whole(path: Path, parts: team_seal.FileName) -> bytes | None:
-    """The file's bytes when they are the ones its name was given for; None when it is not
-    there yet (empty, cut short, a placeholder that does not read)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if not data or hashlib.sha256(data).hexdigest() != parts.digest:
-        return None
-    return data
 
 
 # -- the lead's side -------------------------------------------------------------------------
