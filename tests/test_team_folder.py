@@ -387,3 +387,40 @@ def test_new_assignments_reach_the_coder_with_her_work_kept(tmp_path: Path) -> N
     assert sorted((r[1], r[2], r[5]) for r in rows(lead_path)["codings"]) == sorted(
         [(first[0][0], 2, 2), (first[0][0], 4, 1), (later, 2, 5)])
     assert sync(package, keys=home["ana"] / "keys").lines()[-1].startswith("took ")
+
+
+def test_a_value_off_the_scale_is_held_back_with_the_merge_s_reason(tmp_path: Path) -> None:
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ana", "ana")
+    team.sync("ana")
+    ana = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    with Project.open(team.package("ana"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        p.set_value(Unit(cid, 2), "overall", 3)
+        row = dict(zip([d[0] for d in p.db.execute("SELECT * FROM codings").description],
+                       p.db.execute("SELECT * FROM codings").fetchone(), strict=True))
+    row.pop("id", None)
+    row["value"] = 9  # not a level of 'overall'
+    key = [row[c] for c in ("coder", "conversation_id", "position", "sentence", "code")]
+    body = json.dumps({"coder": "ana", "install": ana["install"], "counter": 1, "after": 0,
+                       "rows": [["codings", key, row]]}).encode()
+    data = team_seal.seal(body, ana["keys"]["ed25519"], [ana["lead"]["x25519"]])
+    name = team_seal.name_for("c", "ana", ana["install"], 1, data)
+    (team.home["ana"] / "team" / TO_LEAD / name.text).write_bytes(data)
+    team.net.settle()
+    lines = team.sync("lee")
+    held = [line for line in lines if line.startswith(f"waiting for {name.text}: merging "
+                                                      "ana's package")]
+    assert held and "overall" in held[0], lines
+    assert rows(team.lead)["codings"] == []
+    # her own correction (a later change of the same value) lets it through
+    state = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    state["counter"] = state["written"] = 1
+    sorted(team.keys("ana").glob("coder-*.json"))[0].write_text(json.dumps(state))
+    with Project.open(team.package("ana"), backup=False) as p:
+        p.set_value(Unit(cid, 2), "overall", 4)
+    team.sync("ana")
+    team.net.settle()
+    team.sync("lee")
+    assert [r[5] for r in rows(team.lead)["codings"]] == [4]
