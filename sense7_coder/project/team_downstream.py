@@ -27,6 +27,8 @@ from .team_folder import (
     send_package,
 )
 
+WAITING_PACKAGE = "a new package from the lead is waiting"
+
 
 def refresh_packages(project: Project, state: LeadState) -> list[str]:
     """Send a new package to each coder whose share of the lead's project changed; returns
@@ -70,8 +72,8 @@ def take_newer_package(state: CoderState, open_here: Project | None) -> str | No
     name, parts, _ = newer[0]
     package = Path(state.data["package"])
     if open_here is not None or locks.others_holding(package):
-        return ("a new package from the lead is waiting: close the project everywhere and "
-                "sync again to move your work into it")
+        return (f"{WAITING_PACKAGE}: close the project everywhere and sync again to move "
+                "your work into it")
     data = _whole(folder / name, parts)
     if data is None:
         return "a new package from the lead is on its way"

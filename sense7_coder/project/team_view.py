@@ -16,6 +16,7 @@ from typing import Any
 from ..store import team as store_team
 from .project import Project
 from .team_folder import FOR_CODERS, TO_LEAD, coder_state, lead_state, listing
+from .team_downstream import WAITING_PACKAGE
 from .team_sync import SyncReport, sync_coder, sync_lead
 
 
@@ -65,6 +66,8 @@ class TeamWatch:
         self._side: tuple[str, str | None] | None = None  # (project path, side)
         self._last: Any = None
         self.report: SyncReport | None = None
+        #: a newer package from the lead waits until the window lets go of the file
+        self.new_package = False
         self.when: str = ""
         self.error: str = ""
 
@@ -109,5 +112,6 @@ class TeamWatch:
             report = sync_coder(state, project)
         self._last = self._where(project, side)  # what the sync itself wrote is seen
         self.report = report
+        self.new_package = any(line.startswith(WAITING_PACKAGE) for line in report.packages)
         self.when = dt.datetime.now().strftime("%H:%M:%S")
         return report

@@ -101,7 +101,12 @@ class TeamFolderDialog(QDialog):
         self.link_button = QPushButton("&Link to a folder…", self)
         self.invite_button = QPushButton("&Invite a coder…", self)
         self.sync_button = QPushButton("&Sync now", self)
-        for b in (self.link_button, self.invite_button, self.sync_button):
+        self.take_button = QPushButton("Take the lead's &new package", self)
+        self.take_button.setToolTip("Closes the project, moves your work into the package "
+                                    "the lead sent (new assignments or codebook) and opens "
+                                    "it again")
+        self.take_button.clicked.connect(self.take_package)
+        for b in (self.link_button, self.invite_button, self.sync_button, self.take_button):
             buttons.addWidget(b)
         self.link_button.clicked.connect(self.link)
         self.invite_button.clicked.connect(self.invite)
@@ -123,6 +128,7 @@ class TeamFolderDialog(QDialog):
                                     and project.package_coder is None)
         self.invite_button.setVisible(view is not None and view.side == "lead")
         self.sync_button.setEnabled(view is not None)
+        self.take_button.setVisible(self.watch.new_package)
         if view is None:
             self.summary.setText("This project is not linked to a team folder. A lead links "
                                  "it here; a coder joins from her invitation with "
@@ -197,6 +203,30 @@ class TeamFolderDialog(QDialog):
             if out:
                 self._run(lambda c=coder, o=out: invite(self.win.project, c, o))
             return
+
+    def take_package(self) -> None:
+        """Let go of the package, move her work into the lead's new one, open it again."""
+        from ..project.team_folder import coder_state
+        from ..project.team_sync import sync_coder
+
+        project = self.win.project
+        if project is None:
+            return
+        path, coder = project.path, project.coder
+        state = coder_state(path, self.watch.keys)
+        if state is None:
+            return
+        self.win.close_project(show_welcome=False)
+        try:
+            report = sync_coder(state)  # nothing in this program holds the file now
+            self.watch.report = report
+            self.watch.new_package = False
+        except Sense7Error as e:
+            self.watch.error = error_text(e)
+        finally:
+            self.win.open_project(path, coder)
+        self.watch.forget()
+        self.refresh()
 
     def sync_now(self) -> None:
         self._run(lambda: poll(self.win, self.watch, force=True))
