@@ -9,6 +9,7 @@ opened), on a coder's side when her own work moved (a few index look-ups) or the
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ class TeamWatch:
         self.keys = keys
         self._side: tuple[str, str | None] | None = None  # (project path, side)
         self._last: Any = None
+        self._inbox: Path | None = None  # the folder this side reads from
         self.report: SyncReport | None = None
         #: a newer package from the lead waits until the window lets go of the file
         self.new_package = False
@@ -74,9 +76,13 @@ class TeamWatch:
     def side(self, project: Project) -> str | None:
         path = str(project.path)
         if self._side is None or self._side[0] != path:
-            side = ("lead" if lead_state(project.path, self.keys) is not None else
-                    "coder" if coder_state(project.path, self.keys) is not None else None)
+            lead = lead_state(project.path, self.keys)
+            coder = coder_state(project.path, self.keys) if lead is None else None
+            side = "lead" if lead is not None else "coder" if coder is not None else None
             self._side = (path, side)
+            self._inbox = (lead.folder / TO_LEAD if lead is not None else
+                           Path(coder.data["folder"]) / FOR_CODERS if coder is not None
+                           else None)
             self._last = None
         return self._side[1]
 
@@ -84,24 +90,30 @@ class TeamWatch:
         """Look again whether the project is linked (after a link or a join)."""
         self._side = None
 
-    def _where(self, project: Project, side: str) -> Any:
-        if side == "lead":
-            state = lead_state(project.path, self.keys)
-            assert state is not None
-            return (store_team.last_change(project.db),  # assignments, codebook, settings
-                    frozenset((n, size) for n, _, size in listing(state.folder / TO_LEAD)))
-        coder = coder_state(project.path, self.keys)
-        assert coder is not None
-        return (store_team.last_change(project.db),
-                frozenset((n, size) for n, _, size in
-                          listing(Path(coder.data["folder"]) / FOR_CODERS)))
+    def _where(self, project: Project) -> Any:
+        """Where the project and the folder it reads from stand: its last change, and the
+        folder's own time of change (a name added, removed or renamed), or, while a file
+        there is not whole yet, every name and size (a file may grow under its name)."""
+        assert self._inbox is not None
+        waiting = self.report is not None and bool(self.report.waiting)
+        try:
+            changed = self._inbox.stat().st_mtime_ns
+            # a file system keeping times to the second (FAT, some shares) may show no
+            # change for a name added within the second of the last look
+            if waiting or time.time() - changed / 1e9 < 3:
+                folder: Any = frozenset((n, size) for n, _, size in listing(self._inbox))
+            else:
+                folder = changed
+        except FileNotFoundError:
+            folder = None
+        return store_team.last_change(project.db), folder
 
     def poll(self, project: Project, force: bool = False) -> SyncReport | None:
         """Sync when something moved (or ``force``); None when there was nothing to do."""
         side = self.side(project)
         if side is None:
             return None
-        where = self._where(project, side)
+        where = self._where(project)
         if where == self._last and not force:
             return None
         if side == "lead":
@@ -110,7 +122,7 @@ class TeamWatch:
             state = coder_state(project.path, self.keys)
             assert state is not None
             report = sync_coder(state, project)
-        self._last = self._where(project, side)  # what the sync itself wrote is seen
+        self._last = self._where(project)  # what the sync itself wrote is seen
         self.report = report
         self.new_package = any(line.startswith(WAITING_PACKAGE) for line in report.packages)
         self.when = dt.datetime.now().strftime("%H:%M:%S")
