@@ -78,11 +78,18 @@ def _now() -> str:
 # -- the lead's side -------------------------------------------------------------------------
 
 def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
-    from .merge import merge
-
     state = lead_state(Path(project.path), keys)
     if state is None:
         raise ProjectError(f"{project.path}: not linked to a team folder")
+    # a window's poll and a command syncing at once take turns (one counter, one key file)
+    with one_at_a_time(state):
+        state.reload()
+        return _sync_lead(project, state)
+
+
+def _sync_lead(project: Project, state: LeadState) -> SyncReport:
+    from .merge import merge
+
     report = SyncReport("lead")
     folder = state.folder / TO_LEAD
     known = store_team.known_files(project.db)
