@@ -35,6 +35,7 @@ PINNED = {
     "m016_codebook_versions": "85f52bbf7d43f4db52a47670db2b5ec6284805b2d80afe858dc4dfdbd27e4579",
     "m017_rounds": "99b60e72ebd05b437428ad9cc9e22b7b26abc5db3c55166b869c6479199bc76c",
     "m018_value_rationales": "7b0fde9cfb09eee1c1c315f19c93409df94f42c7b4c90f2dff36889f6a43e373",
+    "m019_team_sync": "f4d1a989fc8c5e11f81e19ab149fdf94b4a3a5bf8df04bda35900b107dfacc41",
 }
 
 

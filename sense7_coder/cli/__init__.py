@@ -33,6 +33,9 @@ _MODULES.append(predict)
 from . import team  # noqa: E402  (assign, package, study)
 
 _MODULES.append(team)
+from . import team_folder  # noqa: E402  (team link, invite, join, sync)
+
+_MODULES.append(team_folder)
 from . import suggest  # noqa: E402  (a model's suggestions)
 
 _MODULES.append(suggest)

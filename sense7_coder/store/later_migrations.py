@@ -329,3 +329,38 @@ def m018_value_rationales(db: Database) -> None:
             PRIMARY KEY (coder, conversation_id, position, sentence, code)
         );
         """)
+
+
+@migrations()
+def m019_team_sync(db: Database) -> None:
+    """The team folder (project/team.py): which change files this file has read and what
+    became of each (``team_files``, by the hash in the file's name), which change of a
+    coder's row is the newest it holds (``team_stamps``: the writer's install and counter,
+    so that files arriving in any order leave the same rows), and on a coder's side what
+    was last sent of each of her rows (``team_sent``: a digest per row)."""
+    _script(db, """
+        CREATE TABLE team_files (
+            hash TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            coder TEXT NOT NULL,
+            install TEXT NOT NULL,
+            counter INTEGER NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('applied', 'refused', 'sent')),
+            reason TEXT,
+            seen_at TEXT NOT NULL
+        );
+        CREATE TABLE team_stamps (
+            coder TEXT NOT NULL,
+            tbl TEXT NOT NULL,
+            key TEXT NOT NULL,
+            install TEXT NOT NULL,
+            counter INTEGER NOT NULL,
+            PRIMARY KEY (coder, tbl, key)
+        );
+        CREATE TABLE team_sent (
+            tbl TEXT NOT NULL,
+            key TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            PRIMARY KEY (tbl, key)
+        );
+        """)

@@ -122,6 +122,12 @@ _TABLES: dict[str, dict[str, Shape]] = {
     "round_results": {"round": "count", "code": KEY, "alpha": "number?", "ci_low": "number?",
                       "ci_high": "number?", "ci_method": "text", "units": "count",
                       "met": "flag"},
+    # the team folder's record (project/team.py)
+    "team_files": {"hash": KEY, "name": "text", "coder": KEY, "install": KEY,
+                   "counter": "count", "state": "text", "reason": "text?", "seen_at": "text"},
+    "team_stamps": {"coder": KEY, "tbl": KEY, "key": "text", "install": KEY,
+                    "counter": "count"},
+    "team_sent": {"tbl": KEY, "key": "text", "digest": "text"},
 }
 
 #: the tables that grow to millions of rows, checked whole only when a read has failed

@@ -63,6 +63,9 @@ def run_app(project_path: str | Path | None = None) -> int:
     app = make_app()
     quit_on_signals(app)  # a logout's SIGTERM closes the project as File › Quit does
     window = MainWindow()
+    from .team_folder_panel import install as install_team_folder
+
+    install_team_folder(window)  # Coding › Team folder…, and its poll
     window.show()
     report = smoke.requested()  # a bundle's start-up check (packaging/check_bundle.py)
     coder = smoke.coder() if report is not None else None
