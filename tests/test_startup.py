@@ -140,7 +140,7 @@ HELP_MODULES = frozenset({
     "sense7_coder", "sense7_coder.cli", "sense7_coder.cli.acting", "sense7_coder.cli.analysis",
     "sense7_coder.cli.exchange", "sense7_coder.cli.foundation", "sense7_coder.cli.lists",
     "sense7_coder.cli.predict", "sense7_coder.cli.rounds", "sense7_coder.cli.suggest",
-    "sense7_coder.cli.team",
+    "sense7_coder.cli.team", "sense7_coder.cli.team_folder",
     "sense7_coder.cli.wording", "sense7_coder.domain", "sense7_coder.domain.codebook",
     "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
     "sense7_coder.domain.importers", "sense7_coder.domain.importers.common",

@@ -315,7 +315,11 @@ def test_one_coder_on_two_machines_changing_one_value_is_reported(tmp_path: Path
     assert value == {"ben": 2, "ben2": 4}[keys[kept]]
 
 
-def test_the_reveal_lock_holds_against_a_change_through_the_folder(tmp_path: Path) -> None:
+def test_a_fix_in_her_package_travels_as_a_blind_value(tmp_path: Path) -> None:
+    """Her package reveals nothing (no other coder's value, no user's rating), so the
+    window lets her fix a turn she marked done there, and the lead's side takes the fix as
+    a by-hand merge of her package does: coded blind, not refused by the lead's lock
+    (which holds only where she marked a turn done in the lead's project itself)."""
     team = Team(tmp_path)
     with Project.open(team.lead, backup=False) as lead:
         lead.set_coder("lee")
@@ -335,8 +339,8 @@ def test_the_reveal_lock_holds_against_a_change_through_the_folder(tmp_path: Pat
     team.sync("ana")
     team.net.settle()
     lines = team.sync("lee")
-    assert any("locked" in line for line in lines), lines
-    assert [r[5] for r in rows(team.lead)["codings"]] == [3]
+    assert not any("locked" in line for line in lines), lines
+    assert [r[5] for r in rows(team.lead)["codings"]] == [5]
     assert rows(team.lead)["revisions"] == []
 
 
