@@ -169,7 +169,7 @@ def file_menu(w: Any, picks: Picks) -> None:
 
 def codebook_and_team(w: Any, picks: Picks) -> None:
     """The codebook exported, then one to import (cancelled), a version exported; a package
-    for ana."""
+    for ana; a team folder linked and an invitation asked for."""
     from sense7_coder.ui.dialogs.codebook_editor import CodebookEditorDialog
     from sense7_coder.ui.team_dialog import TeamDialog
 
@@ -187,6 +187,19 @@ def codebook_and_team(w: Any, picks: Picks) -> None:
     team.package_coder.setCurrentText("ana")
     picks.run(["ana.sense7"], team.ask_package)
     picks.qtbot.waitUntil(lambda: "for ana" in team.status.text(), timeout=60_000)
+    # the team folder: link one (a folder beside the project), write an invitation
+    from sense7_coder.project.team_view import TeamWatch
+    from sense7_coder.ui.team_folder_panel import TeamFolderDialog
+
+    (picks.folder / "team").mkdir()
+    panel = picks.keep(TeamFolderDialog(w, TeamWatch()))
+    picks.run(["team"], panel.link)
+    assert panel.message.text() == "", panel.message.text()
+    # the first coder without an invitation (the demo's alice, who has no assignment: the
+    # invitation is refused in the panel's message once the dialog has been shown)
+    picks.run(["alice.invitation"], panel.invite)
+    assert ((picks.folder / "alice.invitation").exists()
+            or "assigned" in panel.message.text()), panel.message.text()
 
 
 def exports_and_analyses(w: Any, picks: Picks) -> None:
@@ -231,6 +244,7 @@ def test_every_file_dialog_beside_another_program_loses_nothing(
 
     folder = demo_project.parent
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / "config"))  # Qt's dialog history
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))  # the team folder's keys
     with Project.open(demo_project, backup=False) as p:
         p.set_coder("lee", "adjudicator")
         assign(p, ["ana", "ben"], overlap=0.25, seed=1)
