@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -209,15 +208,16 @@ def test_resampled_tables_give_the_interval_of_resampling_units() -> None:
     assert fast.high == pytest.approx(high, abs=0.01)
 
 
-def test_thousand_draws_over_ten_thousand_units_is_fast() -> None:
+def test_thousand_draws_over_ten_thousand_units_are_all_defined() -> None:
+    """Every draw over a large table gives a figure (its speed is measured in
+    benchmarks/, never here)."""
     rng = np.random.default_rng(7)
     x = rng.integers(0, 5, 10_000)
     y = np.clip(x + rng.integers(-1, 2, 10_000), 0, 4)
-    start = time.perf_counter()
     found = pair_intervals(contingency(x, y, 5), ["none", "linear", "quadratic"],
                            spearman=True, draws=1000, seed=0)
-    assert time.perf_counter() - start < 0.5
     assert all(i.low is not None and i.undefined_draws == 0 for i in found.values())
+    assert all(i.low <= i.high for i in found.values())  # type: ignore[operator]
 
 
 # -- cancel ---------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -183,15 +182,12 @@ def test_progress_and_cancel(tmp_path: Path) -> None:
         read_files([path], ImportOptions(), cancel=cancel)
 
 
-def test_200k_rows_parse_fast(tmp_path: Path) -> None:
-    """1,000,000 rows take about 3 s (benchmarks/bench_import_parse.py); here a fifth."""
+def test_200k_rows_parse_whole(tmp_path: Path) -> None:
+    """A large file reads to its last row (its speed: benchmarks/bench_import_parse.py)."""
     path = _big_csv(tmp_path / "big.csv", 200_000)
-    start = time.perf_counter()
     batch = read_files([path], ImportOptions())[0]
-    elapsed = time.perf_counter() - start
     assert len(batch.conversations) == 20_000
     assert batch.conversations[-1].turns[-1].ratings == {"overall": 5, "affective": 4}
-    assert elapsed < 10, f"200k rows took {elapsed:.1f}s"
 
 
 def test_preview_reports_error_and_columns(tmp_path: Path) -> None:
