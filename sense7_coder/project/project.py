@@ -16,7 +16,7 @@ from typing import Any
 from ..domain import rows
 from ..domain.codebook import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
-from ..domain.models import RATING_KEYS, Conversation, Unit, Value
+from ..domain.models import Conversation, Unit, Value
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
@@ -33,7 +33,6 @@ from .undo import Command, UndoStack, changed_elsewhere
 
 #: what a blind coder gets in place of another coder's value of a turn not finished yet
 HIDDEN_VALUE = "(hidden)"
-COUNT_KEYS = ("conversations", "turns", "user_ratings", "coders", "codes", "codings")
 ROLES = rows.CODER_ROLES
 
 
@@ -542,7 +541,6 @@ class Project(ProjectRules):
             self.undo_stack.push(cmd)
         return cmd
 
-    _apply_new = apply  # the earlier name, kept for code written against it
 
     def _replay(self, cmd: Command, *, reverse: bool) -> None:
         """Undo (``reverse``) or redo a command in one transaction, after checking that
@@ -660,9 +658,6 @@ class Project(ProjectRules):
             rowid = store_conv.conversation_index(self.db, after[0])
             anchor = (rowid, after[1]) if rowid is not None else None
         return store_codings.next_unfinished(self.db, coder, anchor)
-
-    def user_rating_keys(self) -> Sequence[str]:
-        return RATING_KEYS
 
 
 def _article(word: str) -> str:

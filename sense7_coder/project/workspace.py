@@ -69,11 +69,6 @@ def coder_done(project: Project, coder: str | None = None) -> int:
     return store_views.done_turn_count(project.db, coder, roles) if coder else 0
 
 
-def coder_progress(project: Project, coder: str | None = None) -> tuple[int, int]:
-    """(turns done, codable turns) for a coder over the whole project."""
-    return coder_done(project, coder), codable_total(project)
-
-
 def conversation_count(project: Project) -> int:
     return store_views.conversation_count(project.db)
 

@@ -1,4 +1,4 @@
-"""Review of the project file's safety: stored values keep their type, read-only places and
+"""The project file's safety: stored values keep their type, read-only places and
 failed writes give one clear message, backups and merges never keep half of something."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Review of the agreement filters: a filter on a conversation attribute matches what the
+"""The agreement filters: a filter on a conversation attribute matches what the
 attribute holds, and one that matches nothing is an error, not an empty report."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Review of undo and redo: never throw away what another window wrote since, always
+"""Undo and redo: never throw away what another window wrote since, always
 restore exactly, and refuse writes that the rest of the project would not accept."""
 
 from __future__ import annotations

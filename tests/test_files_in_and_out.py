@@ -1,4 +1,4 @@
-"""Review of the files going in and out: one clear message for a bad file, exports that read
+"""The files going in and out: one clear message for a bad file, exports that read
 back whatever the ids, names and levels hold, and outputs written whole or not at all."""
 
 from __future__ import annotations
