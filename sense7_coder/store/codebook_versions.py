@@ -114,3 +114,18 @@ def coding_keys(db: Database, number: int | None) -> set[tuple[str, str, int, in
 def counts_by_version(db: Database) -> dict[int | None, int]:
     return {r[0]: int(r[1]) for r in db.execute(
         "SELECT codebook_version, COUNT(*) FROM codings GROUP BY codebook_version")}
+
+
+def source_codebook(conn: Any, number: int | None) -> Codebook | None:
+    """Another project file's codebook (a merge's source, read-only): at its version
+    ``number``, or as it stands (None, or a version it does not hold); None where it
+    cannot be read as one."""
+    db = Database(conn, recursive_triggers=False)
+    try:
+        if number is not None and db["codebook_versions"].exists():
+            found = version(db, number)
+            if found is not None:
+                return found.codebook
+        return codebook_from_db(db)
+    except (ProjectError, ValueError, TypeError, KeyError):
+        return None
