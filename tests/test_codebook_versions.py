@@ -165,6 +165,10 @@ def test_a_merged_value_records_the_version_its_code_meant_what_it_meant_in_the_
             p.set_value(Unit("c1", 2), "overall", value)
     include = project.code("overall").include
     revise(project, include="include: reflections of feeling")  # version 3
+    con = sqlite3.connect(tmp_path / "ana.sense7")
+    with con:  # a version edited by hand: her codebook as it stands says what 'overall' meant
+        con.execute("UPDATE codebook_versions SET codebook = '{'")
+    con.close()
     merge(project, [tmp_path / "ana.sense7", tmp_path / "bob.sense7"])
     rows = project.db.execute("SELECT coder, value, codebook_version FROM codings "
                               "ORDER BY coder").fetchall()

@@ -30,12 +30,10 @@ def stage(project: Project, conn: Any) -> int:
     current = store_versions.ensure_first(db, project.coder)
     targets = [(v.number, {c.key: code_meaning(c) for c in v.codebook.codes})
                for v in reversed(store_versions.versions(db))]
-    books: dict[Any, Any] = {}
+    held, now = store_versions.source_codebooks(conn)
     chosen: dict[tuple[Any, str], int] = {}
     for number, key in store_guard.source_versions(db):
-        if number not in books:
-            books[number] = store_versions.source_codebook(conn, number)
-        book = books[number]
+        book = held.get(number, now) if isinstance(number, int) else now
         code = None if book is None else book.get(key)
         if code is None:
             continue

@@ -116,16 +116,21 @@ def counts_by_version(db: Database) -> dict[int | None, int]:
         "SELECT codebook_version, COUNT(*) FROM codings GROUP BY codebook_version")}
 
 
-def source_codebook(conn: Any, number: int | None) -> Codebook | None:
-    """Another project file's codebook (a merge's source, read-only): at its version
-    ``number``, or as it stands (None, or a version it does not hold); None where it
-    cannot be read as one."""
+def source_codebooks(conn: Any) -> tuple[dict[int, Codebook], Codebook | None]:
+    """Another project file's codebooks (a merge's source, read-only): each version it
+    holds that reads as one, and the codebook as it stands (None where unreadable)."""
     db = Database(conn, recursive_triggers=False)
-    try:
-        if number is not None and db["codebook_versions"].exists():
-            found = version(db, number)
+    held: dict[int, Codebook] = {}
+    if db["codebook_versions"].exists():
+        for (number,) in db.execute("SELECT number FROM codebook_versions"):
+            try:
+                found = version(db, number)
+            except ProjectError:
+                continue
             if found is not None:
-                return found.codebook
-        return codebook_from_db(db)
+                held[found.number] = found.codebook
+    try:
+        now: Codebook | None = codebook_from_db(db)
     except (ProjectError, ValueError, TypeError, KeyError):
-        return None
+        now = None
+    return held, now
