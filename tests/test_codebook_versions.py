@@ -143,3 +143,45 @@ def test_a_project_that_starts_without_codes_has_an_empty_first_version(tmp_path
             "the codebook as it stood when versions began", "changed: warmth"]
         assert cv.codebook_at(project, 1).codes == []
         assert cv.diff(project, 1, 2) == ["+ warmth: added ('Warmth', binary, levels 0, 1)"]
+
+
+def test_a_merged_value_records_the_version_its_code_meant_what_it_meant_in_the_file(
+        tmp_path: Path) -> None:
+    from sense7_coder.domain.models import Unit
+    from sense7_coder.project import ConversationFilter
+    from sense7_coder.project.assignments import assign
+    from sense7_coder.project.merge import merge
+    from sense7_coder.project.package import make_package
+
+    project = make_project(tmp_path)
+    project.set_coder("lee", "adjudicator")
+    assign(project, ["ana", "bob"], overlap=1.0,
+           conversations=ConversationFilter(attributes={"week": "1"}))
+    make_package(project, "ana", tmp_path / "ana.sense7")  # under version 1
+    revise(project, description="Revised after round 1")  # version 2
+    make_package(project, "bob", tmp_path / "bob.sense7")  # under version 2
+    for coder, value in (("ana", 3), ("bob", 4)):
+        with Project.open(tmp_path / f"{coder}.sense7", backup=False) as p:
+            p.set_value(Unit("c1", 2), "overall", value)
+    include = project.code("overall").include
+    revise(project, include="include: reflections of feeling")  # version 3
+    con = sqlite3.connect(tmp_path / "ana.sense7")
+    with con:  # a version edited by hand: her codebook as it stands says what 'overall' meant
+        con.execute("UPDATE codebook_versions SET codebook = '{'")
+    con.close()
+    merge(project, [tmp_path / "ana.sense7", tmp_path / "bob.sense7"])
+    rows = project.db.execute("SELECT coder, value, codebook_version FROM codings "
+                              "ORDER BY coder").fetchall()
+    # each value records the newest version whose 'overall' meant what it meant in its package
+    assert rows == [("ana", 3, 1), ("bob", 4, 2)]
+    revise(project, include=include)  # back to what version 2 said: version 4
+    project.set_coder("bob")
+    project.set_value(Unit("c1", 2), "overall", 5)  # bob's fix, made in the lead's file
+    project.set_coder("lee")
+    with Project.open(tmp_path / "bob.sense7", backup=False) as p:
+        p.set_value(Unit("c1", 2), "overall", 2)
+    merge(project, [tmp_path / "bob.sense7"], on_conflict="keep-source")
+    assert project.db.execute("SELECT value, codebook_version FROM codings WHERE coder = "
+                              "'bob'").fetchall() == [(2, 4)]  # version 4 means what 2 did
+    assert {v.number: v.codings for v in cv.versions(project)} == {1: 1, 2: 0, 3: 0, 4: 1}
+    project.close()

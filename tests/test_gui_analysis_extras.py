@@ -329,3 +329,52 @@ def test_decisions_made_elsewhere_reach_the_reconcile_window(
         assert panel.wait(30)
         assert panel.pivot_model.rowCount() >= 1
         assert "No decisions yet" not in panel.consensus.note.text()
+
+
+def test_agreement_restricted_to_one_codebook_version_changes_the_figures(
+        qtbot: Any, project: Project) -> None:
+    import copy
+
+    from sense7_coder.domain.models import Unit
+    from sense7_coder.project.codebook_ops import update_code
+
+    key = "overall"
+    pairs = project.db.execute(
+        "SELECT conversation_id, position, sentence FROM codings WHERE code = ? "
+        "GROUP BY conversation_id, position, sentence HAVING COUNT(*) >= 2 "
+        "ORDER BY conversation_id, position LIMIT 3", [key]).fetchall()
+    coders = [r[0] for r in project.db.execute(
+        "SELECT DISTINCT coder FROM codings WHERE code = ? ORDER BY coder LIMIT 2", [key])]
+    lead = project.db.execute("SELECT name FROM coders WHERE role = 'adjudicator'").fetchone()
+    project.set_coder(lead[0] if lead else "dana", "adjudicator")
+    revised = copy.deepcopy(project.code(key))
+    revised.description = "Revised after the first round"
+    update_code(project, revised)
+    for coder in coders:  # three units coded again by two coders under the new version
+        project.set_coder(coder)
+        for cid, pos, sent in pairs:
+            project.set_value(Unit(cid, pos, sent), key, 1)
+    panel = AgreementPanel(project)
+    qtbot.addWidget(panel)
+    panel.bootstrap.setValue(0)
+    panel.filters.lists["codes"].set_checked([key])
+    numbers = [panel.version.itemData(i) for i in range(panel.version.count())]
+    assert numbers[0] is None and len(numbers) >= 3  # every version, then each by number
+
+    def units(number: int | None) -> int:
+        panel.version.setCurrentIndex(panel.version.findData(number)
+                                      if number is not None else 0)
+        assert panel.options().codebook_version == number
+        panel.run()
+        assert panel.wait(60) and panel.error is None, panel.error
+        row = next(r for r in range(panel.results.code_model.rowCount())
+                   if panel.results.code_model.index(r, 0).data() in (key, project.code(key)
+                                                                      .label))
+        cols = [panel.results.code_model.headerData(c, Qt.Orientation.Horizontal)
+                for c in range(panel.results.code_model.columnCount())]
+        return int(panel.results.code_model.index(row, cols.index("Units")).data())
+
+    every, latest = units(None), units(numbers[-1])
+    assert latest == len(pairs) and every > latest
+    assert f"codebook version {numbers[-1]}" in panel.summary.text()
+    assert units(None) == every  # every version again: the figures come back

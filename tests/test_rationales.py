@@ -96,3 +96,98 @@ def test_ctrl_r_in_the_code_row_writes_the_rationale_without_leaving_it(
             ["mirrors the user's worry"]
     assert not line.edit.hasFocus()  # the keys went back to the coding panel
     w.close()
+
+
+def _rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        return [tuple(r) for r in con.execute(sql)]
+    finally:
+        con.close()
+
+
+_WHY = "SELECT coder, conversation_id, position, text FROM value_rationales ORDER BY 1, 2, 3"
+
+
+def _blind_study(folder: Path) -> Path:
+    """A blind study led by 'lee': ana and bob coded c1 turn 2 and finished it (revealed to
+    them: locked), each with a rationale; c1 and c2 are assigned to both."""
+    from sense7_coder.project import ConversationFilter
+    from sense7_coder.project.assignments import assign
+
+    project = make_project(folder)
+    project.set_coder("lee", "adjudicator")
+    project.blind_coding = True
+    for coder, value in (("ana", 3), ("bob", 2)):
+        code(project, coder, {("c1", 2, "overall"): value}, done=[("c1", 2)])
+        rationales.set_rationale(project, Unit("c1", 2), "overall", f"{coder}'s first reason")
+    project.set_coder("lee")
+    assign(project, ["ana", "bob"], overlap=1.0,
+           conversations=ConversationFilter(attributes={"week": "1"}))
+    path = project.path
+    project.close()
+    return path
+
+
+def test_a_package_carries_its_coders_rationales_and_the_merge_brings_back_only_hers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    lead = _blind_study(tmp_path)
+    package = tmp_path / "ana.sense7"
+    assert main(["package", str(lead), "ana", str(package), "--as", "lee"]) == 0
+    assert _rows(package, _WHY) == [("ana", "c1", 2, "ana's first reason")]  # never bob's
+    with Project.open(package, backup=False) as p:
+        p.set_value(Unit("c2", 4), "overall", 5)
+        rationales.set_rationale(p, Unit("c2", 4), "overall", "the plan helps")
+        # her locked value's rationale, changed where nothing was revealed
+        rationales.set_rationale(p, Unit("c1", 2), "overall", "changed my mind")
+    con = sqlite3.connect(package)
+    with con:  # what she can do with sqlite3: write bob's reason, and a rationale with no value
+        con.execute("INSERT INTO value_rationales VALUES ('bob', 'c1', 2, 0, 'overall', "
+                    "'forged', '2030-01-01T00:00:00Z')")
+        con.execute("INSERT INTO value_rationales VALUES ('ana', 'c2', 2, 0, 'overall', "
+                    "'nothing to explain', '2030-01-01T00:00:00Z')")
+        con.execute("INSERT INTO value_rationales VALUES ('ana', 'c2', 6, 0, 'overall', "
+                    "'two' || char(10) || 'lines', '2030-01-01T00:00:00Z')")
+    con.close()
+    before = _rows(lead, _WHY)
+    capsys.readouterr()
+    assert main(["merge", str(lead), str(package), "--as", "lee"]) == 2
+    err = capsys.readouterr().err
+    assert "value_rationales row 5: field 'text'" in err and "U+000A" in err
+    assert _rows(lead, _WHY) == before
+    con = sqlite3.connect(package)
+    with con:
+        con.execute("DELETE FROM value_rationales WHERE position = 6")
+    con.close()
+    assert main(["merge", str(lead), str(package), "--as", "lee"]) == 0
+    out = capsys.readouterr().out
+    assert "left out: 1 rationales of other coders than 'ana'" in out
+    assert "left out: 1 rationale of values neither file holds" in out
+    assert _rows(lead, _WHY) == [("ana", "c1", 2, "ana's first reason"),  # locked: kept
+                                 ("ana", "c2", 4, "the plan helps"),
+                                 ("bob", "c1", 2, "bob's first reason")]
+
+
+def test_a_lead_merging_a_whole_project_brings_every_coders_rationales(tmp_path: Path
+                                                                      ) -> None:
+    from sense7_coder.project.merge import merge
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    source = make_project(tmp_path / "a")
+    code(source, "alice", {("c1", 2, "overall"): 5})
+    rationales.set_rationale(source, Unit("c1", 2), "overall", "names the feeling")
+    code(source, "bob", {("c1", 2, "overall"): 1})
+    rationales.set_rationale(source, Unit("c1", 2), "overall", "generic comfort")
+    source.close()
+    target = make_project(tmp_path / "b")
+    target.set_coder("lead", "adjudicator")
+    report = merge(target, [source.path])
+    assert "2 rationales" in report.lines()[0]
+    assert _rows(target.path, _WHY) == [("alice", "c1", 2, "names the feeling"),
+                                        ("bob", "c1", 2, "generic comfort")]
+    target.close()

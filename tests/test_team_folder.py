@@ -18,7 +18,7 @@ from team_support import BadSync
 from sense7_coder.domain import team_seal
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project
+from sense7_coder.project import Project, rationales
 from sense7_coder.project.assignments import assign
 from sense7_coder.project.merge import merge
 from sense7_coder.project.team_folder import FOR_CODERS, TO_LEAD, invite, join, link
@@ -30,6 +30,7 @@ COMPARED = {
     "revisions": "coder, conversation_id, position, sentence, code, value",
     "memos": "coder, conversation_id, position, sentence, text",
     "turn_status": "coder, conversation_id, position, done",
+    "value_rationales": "coder, conversation_id, position, sentence, code, text",
 }
 
 
@@ -95,6 +96,7 @@ def code_some(path: Path, step: int, half: int | None = None) -> None:
             p.set_value(Unit(cid, pos), "strategy", "advice")
             if step == 1:
                 p.set_memo(Unit(cid, pos), f"{p.coder} secret note {cid}/{pos}")
+                rationales.set_rationale(p, Unit(cid, pos), "strategy", f"{p.coder} says")
             if step >= 1:
                 p.set_value(Unit(cid, pos), "overall", 5)  # a change of mind, after a sync
                 p.set_done(cid, pos)
@@ -146,6 +148,7 @@ def test_three_coders_and_a_lead_through_a_badly_synced_folder_equal_a_by_hand_m
                 [coder])}
             assert {c for c, _ in done} == assigned and len(done) == 2 * len(assigned)
     assert any(r[4] == "ben secret note c1/2" or "secret note" in r[4] for r in got["memos"])
+    assert {r[0] for r in got["value_rationales"]} == set(CODERS)  # their reasons came too
 
     # no coder can read another coder's files, nor find their words in the folder
     ana = sorted((team.keys("ana")).glob("coder-*.json"))[0].read_text()

@@ -342,6 +342,28 @@ def consensus(cid: Any, position: Any, number: Any, code: Any, adjudicator: Any,
     time(decided_at, "decision time", "decided_at")
 
 
+#: the longest rationale on a value (a reason, not a memo)
+RATIONALE_CHARS = 500
+
+
+def value_rationale(coder_: Any, cid: Any, position: Any, number: Any, code: Any, text_: Any,
+                    updated_at: Any) -> None:
+    """A coder's rationale of one value, as :func:`..project.rationales.set_rationale`
+    stores it: one trimmed line of text, at most :data:`RATIONALE_CHARS` characters."""
+    coding_key(coder_, cid, position, number, code)
+    shown = str(text(text_, "rationale", "text", blank=False))
+    if shown != shown.strip():
+        raise RowError("text", "the rationale is not trimmed (spaces at its ends)")
+    if len(shown) > RATIONALE_CHARS:
+        raise RowError("text", f"a rationale has at most {RATIONALE_CHARS} characters (this "
+                       f"one {len(shown):,})")
+    odd = odd_character(shown)
+    if odd is not None:
+        raise RowError("text", f"the rationale holds {odd} (line breaks, control or "
+                       "invisible characters)")
+    time(updated_at, "update time", "updated_at")
+
+
 def assignment(coder_: Any, cid: Any, overlap: Any, order: Any, assigned_at: Any) -> None:
     coder_name(coder_)
     conversation_id(cid)

@@ -40,12 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domain import rows
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.merging import ON_CONFLICT
 from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
-from ..domain.spans import SpanKey
 from ..store import StorageError
 from ..store import assignments as store_assignments
 from ..store import codings as store_codings
@@ -56,8 +54,8 @@ from ..store.values import restored
 from . import merge_guard
 from .changes import EVERYTHING, NOTHING, Changes
 from .dry_run import trial
+from .merge_rows import validate_rows
 from .project import Project
-from .spans import checked_span
 
 ProgressFn = Callable[[int, int], None] | None
 CancelFn = Callable[[], bool] | None
@@ -70,7 +68,7 @@ _STEPS = 6
 class Conflict:
     """One unit on which the two files disagree for the same coder (or the consensus)."""
 
-    kind: str  # 'coding' | 'revision' (changed after the reveal) | 'memo' | 'consensus'
+    kind: str  # 'coding' | 'revision' (changed after the reveal) | 'rationale' | 'memo' | ...
     source: str
     unit: Unit
     coder: str | None
@@ -101,6 +99,8 @@ class Conflict:
         what = f"code '{self.code}'" if self.code else "memo"
         if self.kind == "revision":
             what += " (changed after the reveal)"
+        elif self.kind == "rationale":
+            what = f"the rationale of {what}"
         if self.span is not None:
             what += f", span {self.span[0]}-{self.span[1]}"
         text = (f"{self.source}: {who}, {what}, {where}: target has {show(self.target_value)}, "
@@ -115,7 +115,7 @@ _SINGULAR = {
     "user ratings": "user rating", "turns marked done": "turn marked done", "memos": "memo",
     "consensus decisions": "consensus decision", "assignments": "assignment",
     "history events": "history event", "values replaced": "value replaced",
-    "spans": "span",
+    "spans": "span", "rationales": "rationale",
 }
 
 
@@ -133,6 +133,7 @@ class SourceSummary:
     codings_unchanged: int = 0
     statuses: int = 0
     memos: int = 0
+    rationales: int = 0
     consensus: int = 0
     spans: int = 0
     assignments: int = 0
@@ -143,6 +144,8 @@ class SourceSummary:
     notes: list[str] = field(default_factory=list)
     #: the coder whose package the file is (None: a whole project)
     package_coder: str | None = None
+    #: the target's codebook version as the merge stamps values (:mod:`.merge_versions`)
+    version_now: int = 0
 
     @property
     def additions(self) -> int:
@@ -150,7 +153,7 @@ class SourceSummary:
         return (self.conversations + self.turns + self.user_ratings + self.sentences
                 + len(self.new_coders) + self.codings + self.statuses + self.memos
                 + self.consensus + self.assignments + self.history + self.replaced
-                + self.spans)
+                + self.spans + self.rationales)
 
     def line(self, dry_run: bool) -> str:
         verb = "would add" if dry_run else "added"
@@ -165,7 +168,8 @@ class SourceSummary:
             parts[0] += f" ({self.codings_unchanged} already present)"
         for n, what in ((self.conversations, "conversations"), (self.turns, "turns"),
                         (self.user_ratings, "user ratings"), (self.statuses, "turns marked done"),
-                        (self.memos, "memos"), (self.consensus, "consensus decisions"),
+                        (self.memos, "memos"), (self.rationales, "rationales"),
+                        (self.consensus, "consensus decisions"),
                         (self.spans, "spans"),
                         (self.assignments, "assignments"), (self.history, "history events"),
                         (self.replaced, "values replaced")):
@@ -312,165 +316,6 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-# -- every row checked as the API checks it --------------------------------------------------
-
-#: problems listed when a source is refused for invalid rows
-_LISTED = 5
-
-
-class _Problems:
-    """Collects what is wrong with a source's rows (the first few, and how many)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.listed: list[str] = []
-        self.count = 0
-
-    def add(self, table: str, row: int, what: str) -> None:
-        self.count += 1
-        if len(self.listed) < _LISTED:
-            self.listed.append(f"{table} row {row}: {what}")
-
-    def raise_any(self) -> None:
-        if not self.count:
-            return
-        more = self.count - len(self.listed)
-        tail = f"; and {more} more" if more else ""
-        raise ProjectError(
-            f"{self.name}: merge refused: the file holds rows sense7-coder does not accept; "
-            f"nothing was changed: {'; '.join(self.listed)}{tail}"
-        )
-
-
-def _row_ok(problems: _Problems, table: str, row: tuple[Any, ...],
-            check: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
-    """Run one validator of :mod:`..domain.rows` on a staged row; note what it refuses."""
-    try:
-        check(*args, **kwargs)
-    except rows.RowError as e:
-        problems.add(table, row[0], f"field '{e.field}': {e.message}")
-        return False
-    return True
-
-
-def _check_value_row(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
-                     unit: Unit, key: Any, value: Any) -> None:
-    """A coding or decision: the API's checks (code, unit, role, scale), then the type."""
-    if project.codebook.get(key) is None:
-        problems.add(table, row[0], f"unknown code {key!r}")
-        return
-    try:
-        checked = project.checked_value(unit, key, value, strict_sentences=True)
-    except ProjectError as e:
-        problems.add(table, row[0], str(e))
-        return
-    if type(checked) is not type(value) or checked != value:
-        problems.add(table, row[0], f"value {value!r} of code '{key}' is not stored as "
-                     f"sense7-coder stores its level {checked!r}")
-
-
-def _check_turn(project: Project, problems: _Problems, table: str, row: tuple[Any, ...],
-                cid: str, position: int) -> None:
-    try:
-        project.check_turn(cid, position)
-    except ProjectError as e:
-        problems.add(table, row[0], str(e))
-
-
-def _validate(project: Project, name: str) -> None:
-    """Refuse the merge if any staged row is one the API would not have written.
-
-    Every row passes the validator of its kind (:mod:`..domain.rows`), the same the API
-    and the importers use; then what needs the project (the turn exists, the code applies
-    to it, the value is on its scale). Runs inside the merge's transaction after the new
-    conversations and coders were added, so turns, sentences and coders are checked
-    against the merged result.
-    """
-    db = project.db
-    problems = _Problems(name)
-    staged = store_merge.staged_rows
-    for row in staged(db, "coders"):
-        _row_ok(problems, "coders", row, rows.coder, *row[1:])
-    for row in staged(db, "participants"):
-        _row_ok(problems, "participants", row, rows.participant, *row[1:])
-    counts = store_merge.staged_turn_counts(db)
-    for row in staged(db, "conversations"):
-        _row_ok(problems, "conversations", row, rows.conversation, *row[1:],
-                turns=counts.get(row[1], 0))
-    for row in staged(db, "turns"):
-        _row_ok(problems, "turns", row, rows.turn, *row[1:])
-    for row in staged(db, "user_ratings"):
-        _row_ok(problems, "user_ratings", row, rows.user_rating, *row[1:])
-    lengths = store_merge.sentence_text_lengths(db)
-    for row in staged(db, "sentences"):
-        length = lengths.get((row[1], row[2]))
-        if length is None:
-            problems.add("sentences", row[0], f"no turn {row[2]!r} in conversation {row[1]!r}")
-            continue
-        _row_ok(problems, "sentences", row, rows.sentence, *row[1:], text_length=length)
-    coders = {c["name"] for c in project.coders()}
-
-    def coder_ok(table: str, row: tuple[Any, ...], who: Any) -> bool:
-        if who not in coders:
-            problems.add(table, row[0], f"coder {who!r} is not a coder of the project")
-            return False
-        return True
-
-    for table in ("codings", "revisions"):
-        for row in staged(db, table):
-            _n, coder, cid, pos, sent, key, value, updated = row
-            if not (_row_ok(problems, table, row, rows.coding_key, coder, cid, pos, sent, key)
-                    and _row_ok(problems, table, row, rows.time, updated, "update time",
-                                "updated_at")
-                    and coder_ok(table, row, coder)):
-                continue
-            _check_value_row(project, problems, table, row, Unit(cid, pos, sent), key, value)
-    for row in staged(db, "consensus"):
-        _n, cid, pos, sent, key, value, adjudicator, rationale, decided = row
-        if not _row_ok(problems, "consensus", row, rows.consensus, cid, pos, sent, key,
-                       adjudicator, rationale, decided):
-            continue
-        if adjudicator is not None and not coder_ok("consensus", row, adjudicator):
-            continue
-        _check_value_row(project, problems, "consensus", row, Unit(cid, pos, sent), key, value)
-    for row in staged(db, "memos"):
-        if _row_ok(problems, "memos", row, rows.memo, *row[1:]) \
-                and coder_ok("memos", row, row[1]):
-            _check_turn(project, problems, "memos", row, row[2], row[3])
-    for row in staged(db, "turn_status"):
-        if _row_ok(problems, "turn_status", row, rows.done_mark, *row[1:]) \
-                and coder_ok("turn_status", row, row[1]):
-            _check_turn(project, problems, "turn_status", row, row[2], row[3])
-    for row in staged(db, "assignments"):
-        _row_ok(problems, "assignments", row, rows.assignment, *row[1:])
-    for row in staged(db, "history"):
-        _row_ok(problems, "history", row, rows.history, *row[2:])
-    for row in staged(db, "spans"):
-        _check_span_row(project, problems, row, coder_ok)
-    problems.raise_any()
-
-
-def _check_span_row(project: Project, problems: _Problems, row: tuple[Any, ...],
-                    coder_ok: Callable[[str, tuple[Any, ...], Any], bool]) -> None:
-    """A source's span: the row validator, then the API's checks (a span code that
-    applies to the turn, offsets inside the turn's text as this file holds it)."""
-    _n, coder, cid, pos, start, end, code, value, memo, updated, blind = row
-    if not (_row_ok(problems, "spans", row, rows.coding_key, coder, cid, pos, 0, code)
-            and _row_ok(problems, "spans", row, rows.time, updated, "update time",
-                        "updated_at")
-            and _row_ok(problems, "spans", row, rows.span_provenance, "merged", blind, None)
-            and coder_ok("spans", row, coder)):
-        return
-    try:
-        _key, checked = checked_span(project, SpanKey(coder, cid, pos, start, end, code),
-                                     value, memo)
-    except ProjectError as e:
-        problems.add("spans", row[0], str(e))
-        return
-    if checked != value or type(checked) is not type(value):
-        problems.add("spans", row[0], f"the value {value!r} is not a level of '{code}'")
-
-
 # -- the merge -------------------------------------------------------------------------------
 
 def _unit(row: tuple[Any, ...], start: int) -> Unit:
@@ -484,6 +329,8 @@ def _conflicts(db: Any, name: str) -> list[Conflict]:
         out.append(Conflict("coding", name, _unit(row, 1), row[0], row[4], *row[5:]))
     for row in store_merge.conflicts(db, "revisions", store_merge.CODING_KEY, "value"):
         out.append(Conflict("revision", name, _unit(row, 1), row[0], row[4], *row[5:]))
+    for row in store_merge.conflicts(db, "value_rationales", store_merge.CODING_KEY, "text"):
+        out.append(Conflict("rationale", name, _unit(row, 1), row[0], row[4], *row[5:]))
     for row in store_merge.conflicts(db, "memos", store_merge.MEMO_KEY, "text"):
         out.append(Conflict("memo", name, _unit(row, 1), row[0], None, *row[4:]))
     for row in store_merge.conflicts(db, "consensus", store_merge.CONSENSUS_KEY, "value"):
@@ -525,6 +372,7 @@ def _choose(conflict: Conflict, on_conflict: str) -> tuple[str | None, str]:
 _TABLE = {"coding": ("codings", store_merge.CODING_KEY),
           "revision": ("revisions", store_merge.CODING_KEY),
           "memo": ("memos", store_merge.MEMO_KEY),
+          "rationale": ("value_rationales", store_merge.CODING_KEY),
           "consensus": ("consensus", store_merge.CONSENSUS_KEY),
           "span": ("spans", store_merge.SPAN_KEY)}
 
@@ -544,6 +392,7 @@ def _settle(db: Any, conflicts: list[Conflict], on_conflict: str,
                     (c.coder, c.unit.conversation_id, c.unit.position, *c.span, c.code))
                 continue
             key = {"coding": (c.coder, *unit, c.code), "revision": (c.coder, *unit, c.code),
+                   "rationale": (c.coder, *unit, c.code),
                    "memo": (c.coder, *unit),
                    "consensus": (*unit, c.code)}[c.kind]
             taken.setdefault(c.kind, []).append(key)
@@ -552,6 +401,16 @@ def _settle(db: Any, conflicts: list[Conflict], on_conflict: str,
         table, key_columns = _TABLE[kind]
         replaced += store_merge.take_source(db, table, key_columns, keys, origin)
     return replaced, taken.get("coding", [])
+
+
+def _insert_values(db: Any, summary: SourceSummary) -> None:
+    """The source's codings, changes after the reveal, memos and rationales the target
+    lacks."""
+    key = store_merge.CODING_KEY
+    summary.codings = store_merge.insert_missing(db, "codings", key)
+    summary.codings += store_merge.insert_missing(db, "revisions", key)
+    summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
+    summary.rationales = store_merge.insert_missing(db, "value_rationales", key)
 
 
 def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
@@ -593,7 +452,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
         summary.notes.append(f"coder '{coder}' is {theirs} here but {mine} in the target; "
                              f"kept {mine}")
     summary.new_coders = store_merge.insert_new_coders(db)
-    _validate(project, name)
+    validate_rows(project, name)
     merge_guard.hold_locks(project, summary)
     summary.assignments = store_assignments.insert_merged(db)
     step()
@@ -609,16 +468,14 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
     codings_before = store_codings.last_rowid(db, "codings")
     consensus_before = store_codings.last_rowid(db, "consensus")
     summary.replaced, replaced = _settle(db, found, on_conflict, Path(name).name)
-    summary.codings = store_merge.insert_missing(db, "codings", store_merge.CODING_KEY)
-    summary.codings += store_merge.insert_missing(db, "revisions", store_merge.CODING_KEY)
-    summary.memos = store_merge.insert_missing(db, "memos", store_merge.MEMO_KEY)
+    _insert_values(db, summary)
     summary.consensus = store_merge.insert_missing(db, "consensus", store_merge.CONSENSUS_KEY)
     spans_before = store_codings.last_rowid(db, "spans")
     summary.spans = store_merge.insert_missing(db, "spans", store_merge.SPAN_KEY)
     store_spans.mark_spans_merged(db, spans_before, Path(name).name)
     # how the values were made, as far as this file can tell (merge_guard), from this file
     merge_guard.stage_made(project, conn, summary)
-    merge_guard.stamp(project, codings_before, replaced, Path(name).name)
+    merge_guard.stamp(project, codings_before, replaced, Path(name).name, summary)
     store_codings.mark_merged(db, "consensus", consensus_before, Path(name).name)
     summary.statuses = store_merge.merge_statuses(db)
     step()

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain.errors import ProjectError
 from ..domain.names import names_text
 from ..store import merge_guard as store_guard
+from . import merge_versions
 from .authority import LOCKED, REVISION, Locks, require_merge
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ SourceSummary = Any
 _DROPPED = {"codings": "values", "revisions": "changes after the reveal",
             "turn_status": "done marks", "memos": "memos", "spans": "spans",
             "consensus": "consensus decisions", "history": "history events",
-            "assignments": "assignments"}
+            "assignments": "assignments", "value_rationales": "rationales"}
 
 
 def check_source(project: Project, conn: Any, name: str) -> str | None:
@@ -75,9 +76,17 @@ def restrict(project: Project, summary: SourceSummary) -> None:
 
 def hold_locks(project: Project, summary: SourceSummary) -> None:
     """Keep the values the reveal lock holds; with the lock off, put the source's
-    changes of revealed turns beside the blind values."""
-    if not project.blind_coding:
-        return
+    changes of revealed turns beside the blind values. A rationale follows its value: a
+    locked value's stays as it is; one whose value neither file holds is left out."""
+    if project.blind_coding:
+        _hold_locks(project, summary)
+    r = store_guard.drop_unexplained(project.db)
+    if r:
+        summary.notes.append(f"left out: {r} rationale{'s' if r != 1 else ''} of values "
+                             "neither file holds (a rationale explains a value)")
+
+
+def _hold_locks(project: Project, summary: SourceSummary) -> None:
     # a package's values were set where nothing was revealed: only what its coder saw in
     # the target itself locks them
     locks = Locks(project, seen_here=summary.package_coder is not None)
@@ -109,9 +118,12 @@ def hold_locks(project: Project, summary: SourceSummary) -> None:
 
 
 def stage_made(project: Project, conn: Any, summary: SourceSummary) -> None:
+    """How the source's values were made, and under which of the target's codebook
+    versions (:mod:`.merge_versions`)."""
     store_guard.stage_made(project.db, conn, summary.package_coder is not None)
+    summary.version_now = merge_versions.stage(project, conn)
 
 
 def stamp(project: Project, after_rowid: int, replaced: list[tuple[Any, ...]],
-          origin: str) -> None:
-    store_guard.stamp_merged(project.db, after_rowid, replaced, origin)
+          origin: str, summary: SourceSummary) -> None:
+    store_guard.stamp_merged(project.db, after_rowid, replaced, origin, summary.version_now)

@@ -16,14 +16,14 @@ from typing import Any
 
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
-from ..domain.rows import odd_character
+from ..domain.rows import RATIONALE_CHARS, odd_character
 from ..store import codings as store_codings
 from ..store import rationales as store
 from .changes import Changes
 from .project import Project
 
 #: the longest rationale (a reason, not a memo)
-MAX_CHARS = 500
+MAX_CHARS = RATIONALE_CHARS
 
 
 def check_text(text: str, where: str) -> str:

@@ -114,3 +114,23 @@ def coding_keys(db: Database, number: int | None) -> set[tuple[str, str, int, in
 def counts_by_version(db: Database) -> dict[int | None, int]:
     return {r[0]: int(r[1]) for r in db.execute(
         "SELECT codebook_version, COUNT(*) FROM codings GROUP BY codebook_version")}
+
+
+def source_codebooks(conn: Any) -> tuple[dict[int, Codebook], Codebook | None]:
+    """Another project file's codebooks (a merge's source, read-only): each version it
+    holds that reads as one, and the codebook as it stands (None where unreadable)."""
+    db = Database(conn, recursive_triggers=False)
+    held: dict[int, Codebook] = {}
+    if db["codebook_versions"].exists():
+        for (number,) in db.execute("SELECT number FROM codebook_versions"):
+            try:
+                found = version(db, number)
+            except ProjectError:
+                continue
+            if found is not None:
+                held[found.number] = found.codebook
+    try:
+        now: Codebook | None = codebook_from_db(db)
+    except (ProjectError, ValueError, TypeError, KeyError):
+        now = None
+    return held, now

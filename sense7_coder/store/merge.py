@@ -61,6 +61,9 @@ STAGED: dict[str, tuple[str, ...]] = {
     # coded spans (files of schema m011 on)
     "spans": ("coder", "conversation_id", "position", "start", "end", "code", "value", "memo",
               "updated_at", "blind"),
+    # coders' rationales of their values (files of schema m018 on)
+    "value_rationales": ("coder", "conversation_id", "position", "sentence", "code", "text",
+                         "updated_at"),
     "history": (
         "id", "at", "coder", "action", "kind", "conversation_id", "position", "sentence",
         "code", "before", "after", "source", "actor", "origin",
@@ -298,7 +301,7 @@ def sentence_text_lengths(db: Database) -> dict[tuple[Any, Any], int]:
 
 
 def drop_stage(db: Database) -> None:
-    for table in (*STAGED, "made"):
+    for table in (*STAGED, "made", "versions"):
         db.execute(f"DROP TABLE IF EXISTS temp.m_{table}")
 
 
@@ -436,12 +439,13 @@ def _on(key: tuple[str, ...]) -> str:
 
 #: the column that says when each kind of value was last set
 STAMP = {"codings": "updated_at", "revisions": "updated_at", "memos": "updated_at",
-         "consensus": "decided_at", "spans": "updated_at"}
+         "consensus": "decided_at", "spans": "updated_at", "value_rationales": "updated_at"}
 #: the columns a source's value brings along when it replaces the target's
 TAKEN = {"codings": ("value", "updated_at"), "revisions": ("value", "updated_at"),
          "memos": ("text", "updated_at"),
          "consensus": ("value", "adjudicator", "rationale", "decided_at"),
-         "spans": ("value", "memo", "updated_at", "blind")}
+         "spans": ("value", "memo", "updated_at", "blind"),
+         "value_rationales": ("text", "updated_at")}
 
 
 def conflicts(db: Database, table: str, key: tuple[str, ...], column: str) -> list[tuple[Any, ...]]:

@@ -34,6 +34,9 @@ CODER_TABLES: dict[str, tuple[str, ...]] = {
     "assignments": ("coder", "conversation_id", "overlap", "ord", "assigned_at"),
     "spans": ("coder", "conversation_id", "position", "start", "end", "code", "value", "memo",
               "updated_at", "source", "blind", "origin"),
+    # her rationales of her values (m018)
+    "value_rationales": ("coder", "conversation_id", "position", "sentence", "code", "text",
+                         "updated_at"),
 }
 CONVERSATION_COLUMNS = ("conversation_id", "participant_id", "model", "topic", "source",
                         "attributes", "n_turns", "imported_at")

@@ -20,6 +20,7 @@ OWN_TABLES: dict[str, tuple[str, ...]] = {
     "memos": MEMO_KEY,
     "spans": SPAN_KEY,
     "turn_status": ("coder", "conversation_id", "position"),
+    "value_rationales": CODING_KEY,
 }
 
 
@@ -82,7 +83,7 @@ def apply_rows(db: Database, coder: str, install: str, counter: int,
 
 
 _VALUE = {"codings": "value", "revisions": "value", "memos": "text", "spans": "value",
-          "turn_status": "done"}
+          "turn_status": "done", "value_rationales": "text"}
 
 
 def _value(db: Database, table: str, where: str, key: list[Any]) -> Any:
@@ -128,7 +129,8 @@ def last_change(db: Database) -> tuple[Any, ...]:
     something to send."""
     return tuple(db.execute(
         "SELECT (SELECT COALESCE(MAX(id), 0) FROM history), (SELECT COUNT(*) FROM spans), "
-        "(SELECT MAX(updated_at) FROM spans)").fetchone())
+        "(SELECT MAX(updated_at) FROM spans), (SELECT COUNT(*) FROM value_rationales), "
+        "(SELECT MAX(updated_at) FROM value_rationales)").fetchone())
 
 
 #: the settings a coder's package takes from the lead's project

@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -105,6 +105,9 @@ class AgreementPanel(QWidget):
         self.values.setToolTip(
             "Blind coding: each coder's value as set before the turn was revealed to them, or "
             "their latest value, including what they changed after seeing the others'")
+        self.version = QComboBox(self)
+        self.version.setToolTip("Only the codings set under one codebook version (as the "
+                                "command line's agreement --codebook-version N)")
         self.min_units = QSpinBox(self)
         self.min_units.setRange(1, 100000)
         self.min_units.setValue(min_units_setting(project))
@@ -138,6 +141,7 @@ class AgreementPanel(QWidget):
         form.addRow("Interval", self.ci)
         form.addRow("Band from", self.min_units)
         form.addRow("Values", self.values)
+        form.addRow("Codebook", self.version)
         form.addRow(self.include_users)
         form.addRow(self.include_consensus)
         form.addRow(self.include_predictors)
@@ -188,7 +192,8 @@ class AgreementPanel(QWidget):
                        self.seed.valueChanged, self.ci.currentIndexChanged,
                        self.min_units.valueChanged, self.include_users.toggled,
                        self.include_consensus.toggled, self.include_predictors.toggled,
-                       self.include_models.toggled, self.values.currentIndexChanged):
+                       self.include_models.toggled, self.values.currentIndexChanged,
+                       self.version.currentIndexChanged):
             signal.connect(self._options_changed)
         self.filters.changed.connect(self._options_changed)
         self.load_choices()
@@ -206,6 +211,20 @@ class AgreementPanel(QWidget):
         conversation attributes)."""
         self.labels = {c.key: c.label for c in self.project.codebook.codes}
         self.filters.load(self.project)
+        self._load_versions()
+
+    def _load_versions(self) -> None:
+        """Every codebook version, with the codings set under it; the choice kept."""
+        from ...project.codebook_versions import versions
+
+        chosen = self.version.currentData()
+        with QSignalBlocker(self.version):
+            self.version.clear()
+            self.version.addItem("every version", None)
+            for v in versions(self.project):
+                self.version.addItem(f"version {v.number} ({v.at[:10]}, {v.codings} codings)",
+                                     v.number)
+            self.version.setCurrentIndex(max(0, self.version.findData(chosen)))
 
     def show_changes(self, changes: Changes) -> None:
         """The window's changes: new choices when codes, coders or conversations changed;
@@ -228,6 +247,7 @@ class AgreementPanel(QWidget):
             predictors=self._predictors() if self.include_predictors.isChecked() else (),
             include_models=self.include_models.isChecked(),
             values=self.values.currentData() or "blind",
+            codebook_version=self.version.currentData(),
         ))
 
     def _predictors(self) -> list[str]:
@@ -342,6 +362,8 @@ class AgreementPanel(QWidget):
             scope.append("participants " + ", ".join(o.participants))
         if o.attributes:
             scope.append(", ".join(f"{k} = {v}" for k, v in o.attributes.items()))
+        if o.codebook_version is not None:
+            scope.append(f"codings set under codebook version {o.codebook_version} only")
         where = f"; {'; '.join(scope)}" if scope else ""
         flagged = ""
         if any(r.by_construction for r in self.report.records):
