@@ -3,6 +3,7 @@ projection, gamma where pygamma-agreement installs, and the command line."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -245,3 +246,75 @@ def test_a_negative_seed_is_refused_before_the_span_codes_draw(
           Project.open(demo_project, backup=False) as project):
         span_agreement(project, draws=10, seed=-1)
     assert demo_project.read_bytes() == before
+
+
+def _study_case(rng: random.Random) -> tuple[list[int], list[list[list[tuple[int, int, str]]]]]:
+    """Random turns (some empty, some without units) cut by 2-4 observers into units of
+    two categories that overlap, touch and nest."""
+    m = rng.randint(2, 4)
+    lengths = [rng.choice((0, 1, 5, 30, 120)) for _ in range(rng.randint(1, 6))]
+    cuts = []
+    for length in lengths:
+        per_turn = []
+        for _ in range(m):
+            units = []
+            for _ in range(rng.randint(0, 5) if length else 0):
+                a = rng.randrange(length)
+                units.append((a, rng.randint(a + 1, length), rng.choice("xy")))
+            per_turn.append(units)
+        cuts.append(per_turn)
+    return lengths, cuts
+
+
+def test_alpha_u_in_arrays_equals_the_turn_by_turn_definition() -> None:
+    """Several hundred generated studies: every figure of the array path equals
+    unitizing.combine's over the same pieces, and so do bootstrap intervals."""
+    import numpy as np
+
+    from sense7_coder.domain.agreement import unitizing, unitizing_arrays
+
+    rng = random.Random(39)
+    for case in range(400):
+        lengths, cuts = _study_case(rng)
+        m = len(cuts[0])
+        pieces = [unitizing.piece(n, obs, ["x", "y"]) for n, obs in zip(lengths, cuts, strict=True)]
+        rows = [(t, o, a, b, "xy".index(k)) for t, obs in enumerate(cuts)
+                for o, units in enumerate(obs) for a, b, k in units]
+        t, o, a, b, k = (np.array([r[i] for r in rows], dtype=np.int64) for i in range(5))
+        arrays = unitizing_arrays.by_category(np.array(lengths), t, o, a, b, k, m, ["x", "y"])
+        slow = unitizing.combine(pieces, m, ["x", "y"])
+        fast = unitizing_arrays.combine(arrays, np.array(lengths), m)
+        for name in ("observed", "expected", "by_category"):
+            for c in ("x", "y"):
+                s, f = getattr(slow, name)[c], getattr(fast, name)[c]
+                assert (s is None) == (f is None), (case, name, c)
+                if s is not None:
+                    assert f == pytest.approx(s, abs=1e-12, rel=1e-12), (case, name, c)
+        assert (slow.alpha is None) == (fast.alpha is None)
+        if slow.alpha is not None:
+            assert fast.alpha == pytest.approx(slow.alpha, abs=1e-12, rel=1e-12)
+        if case % 20 == 0 and len(lengths) > 2:  # the same draws, the same interval
+            group = np.array([i // 2 for i in range(len(lengths))])
+            groups = {g: [p for i, p in enumerate(pieces) if i // 2 == g]
+                      for g in range(int(group.max()) + 1)}
+            want = unitizing.bootstrap(groups, m, ["x", "y"], 60, case)
+            got = unitizing_arrays.bootstrap(arrays, np.array(lengths), group, m, 60, case)
+            assert (want is None) == (got is None)
+            if want is not None and got is not None:
+                assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_alpha_u_in_arrays_reproduces_the_published_example() -> None:
+    import numpy as np
+
+    from sense7_coder.domain.agreement import unitizing_arrays
+
+    rows = [(0, o, a, b, "ck".index(k)) for o, units in enumerate((OBSERVER_I, OBSERVER_J))
+            for a, b, k in units]
+    t, o, a, b, k = (np.array([r[i] for r in rows], dtype=np.int64) for i in range(5))
+    result = unitizing_arrays.combine(
+        unitizing_arrays.by_category(np.array([300]), t, o, a, b, k, 2, ["c", "k"]),
+        np.array([300]), 2)
+    assert result.by_category["c"] == pytest.approx(0.7285, abs=2e-4)
+    assert result.by_category["k"] == 1
+    assert result.alpha == pytest.approx(0.8587, abs=1e-4)

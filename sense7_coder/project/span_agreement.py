@@ -28,6 +28,8 @@ from ..domain.models import ROLES_OF
 from ..store import spans as store_spans
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..store.conversations import ConversationFilter
     from .project import Project
 
@@ -88,10 +90,12 @@ def _one(project: Project, code: Code, coders: Sequence[str],
          turns: list[tuple[str, int, str, int]], covered: dict[str, set[str]], draws: int,
          seed: int | None, with_gamma: bool, cancel: Callable[[], bool] | None
          ) -> SpanAgreement:
-    from ..domain.agreement import unitizing
+    import numpy as np
 
-    spans = store_spans.all_spans(project.db, code.key)
-    names = sorted({s.coder for s in spans if not coders or s.coder in coders})
+    from ..domain.agreement import unitizing_arrays
+
+    spans = store_spans.span_cuts(project.db, code.key)
+    names = sorted({s[0] for s in spans if not coders or s[0] in coders})
     if len(names) < 2:
         return SpanAgreement(code.key, names, 0, 0, len(spans),
                              note="fewer than two coders made spans of this code")
@@ -99,59 +103,75 @@ def _one(project: Project, code: Code, coders: Sequence[str],
     roles = ROLES_OF.get(code.applies_to, ("assistant",))
     chosen = [(cid, pos, length) for cid, pos, role, length in turns
               if cid in common and role in roles]
-    by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]] = {
-        (cid, pos): [[] for _ in names] for cid, pos, _ in chosen}
-    index = {n: i for i, n in enumerate(names)}
-    lengths = {(cid, pos): length for cid, pos, length in chosen}
-    used = outside = 0
-    for s in spans:
-        where = by_turn.get((s.conversation_id, s.position))
-        if where is None or s.coder not in index:
-            continue
-        if not 0 <= s.start < s.end <= lengths[(s.conversation_id, s.position)]:
-            outside += 1  # a file edited by hand: never written by sense7-coder
-            continue
-        where[index[s.coder]].append((s.start, s.end, s.value))
-        used += 1
+    lengths = np.array([length for _, _, length in chosen], dtype=np.int64)
+    categories: list[Hashable] = list(code.values) or [1]
+    rows, values, outside = _inside(spans, chosen, names, categories)
     n_conversations = len({cid for cid, _, _ in chosen})
-    result = SpanAgreement(code.key, names, n_conversations, len(chosen), used)
+    result = SpanAgreement(code.key, names, n_conversations, len(chosen), len(rows))
     if outside:
         result.note = f"{outside} span(s) outside their turn's text left out"
     if not chosen:
         result.note = "the coders worked on no conversation in common"
         return result
-    categories: list[Hashable] = list(code.values) or [1]
-    groups: dict[str, list[object]] = {}
-    for cid, pos, length in chosen:
-        groups.setdefault(cid, []).append(
-            unitizing.piece(length, by_turn[(cid, pos)], categories))
-    pieces = [p for ps in groups.values() for p in ps]
+    cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
     m = len(names)
-    result.alpha_u = unitizing.combine(pieces, m, categories).alpha  # type: ignore[arg-type]
-    result.alpha_u_ci = unitizing.bootstrap(groups, m, categories, draws, seed,  # type: ignore[arg-type]
-                                            cancel=cancel)
-    presence = {key: [1 if units else 0 for units in observers]
-                for key, observers in by_turn.items()}
-    result.presence, result.presence_ci = _presence(presence, chosen, draws, seed, cancel)
+    cuts = unitizing_arrays.by_category(lengths, cols[0], cols[1], cols[2], cols[3], cols[4],
+                                        m, categories)
+    first: dict[str, int] = {}
+    group = np.array([first.setdefault(cid, len(first)) for cid, _, _ in chosen])
+    result.alpha_u = unitizing_arrays.combine(cuts, lengths, m).alpha
+    result.alpha_u_ci = unitizing_arrays.bootstrap(cuts, lengths, group, m, draws, seed,
+                                                   cancel=cancel)
+    presence = np.zeros((m, len(chosen)))  # coders x turns: any span of the code
+    presence[cols[1], cols[0]] = 1
+    result.presence, result.presence_ci = _presence(presence, group, draws, seed, cancel)
     if with_gamma:
         from .span_gamma import gamma
 
+        by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]] = {
+            (cid, pos): [[] for _ in names] for cid, pos, _ in chosen}
+        keys = list(by_turn)
+        for (t, o, start, end, _k), value in zip(rows, values, strict=True):
+            by_turn[keys[t]][o].append((start, end, value))
         result.gamma, note = gamma(chosen, by_turn, names, seed)
         if note:
             result.note = note
     return result
 
 
-def _presence(presence: dict[tuple[str, int], list[int]],
-              chosen: list[tuple[str, int, int]], draws: int, seed: int | None,
+def _inside(spans: list[tuple[str, str, int, int, int, Hashable]],
+            chosen: list[tuple[str, int, int]], names: list[str], categories: list[Hashable]
+            ) -> tuple[list[tuple[int, int, int, int, int]], list[Hashable], int]:
+    """(turn, coder, start, end, category) indices of the spans of the compared coders on
+    the ``chosen`` turns that lie inside their turn's text (category -1: a value not of the
+    code), their values, and how many lay outside."""
+    where = {(cid, pos): i for i, (cid, pos, _) in enumerate(chosen)}
+    limit = [length for _, _, length in chosen]
+    index = {n: i for i, n in enumerate(names)}
+    category = {c: i for i, c in enumerate(categories)}
+    rows: list[tuple[int, int, int, int, int]] = []
+    values: list[Hashable] = []
+    outside = 0
+    for coder, cid, pos, start, end, value in spans:
+        t = where.get((cid, pos))
+        o = index.get(coder)
+        if t is None or o is None:
+            continue
+        if not 0 <= start < end <= limit[t]:
+            outside += 1  # a file edited by hand: never written by sense7-coder
+            continue
+        rows.append((t, o, start, end, category.get(value, -1)))
+        values.append(value)
+    return rows, values, outside
+
+
+def _presence(matrix: np.ndarray, group: np.ndarray, draws: int, seed: int | None,
               cancel: Callable[[], bool] | None = None
               ) -> tuple[float | None, tuple[float, float] | None]:
-    """Nominal alpha of 'the code is present in the turn', and its bootstrap interval."""
+    """Nominal alpha of 'the code is present in the turn' (``matrix``: coders x turns),
+    and its bootstrap interval over the turns' conversations (``group``: 0..k-1)."""
     import krippendorff
     import numpy as np
-
-    keys = [(cid, pos) for cid, pos, _ in chosen]
-    matrix = np.array([presence[k] for k in keys], dtype=float).T  # coders x turns
 
     def alpha(columns: np.ndarray) -> float | None:
         data = matrix[:, columns]
@@ -160,20 +180,19 @@ def _presence(presence: dict[tuple[str, int], list[int]],
         return float(krippendorff.alpha(reliability_data=data,
                                         level_of_measurement="nominal"))
 
-    value = alpha(np.arange(len(keys)))
-    conversations: dict[str, list[int]] = {}
-    for i, (cid, _pos) in enumerate(keys):
-        conversations.setdefault(cid, []).append(i)
-    groups = list(conversations.values())
-    if value is None or len(groups) < 2 or draws <= 0:
+    value = alpha(np.arange(matrix.shape[1]))
+    k = int(group.max()) + 1 if len(group) else 0
+    if value is None or k < 2 or draws <= 0:
         return value, None
+    order = np.argsort(group, kind="stable")  # each conversation's turns, in turn order
+    bounds = np.searchsorted(group[order], np.arange(k + 1))
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
         if cancel is not None and cancel():
             raise Cancelled()
-        chosen_groups = rng.integers(0, len(groups), len(groups))
-        columns = np.array([i for g in chosen_groups for i in groups[g]])
+        chosen_groups = rng.integers(0, k, k)
+        columns = np.concatenate([order[bounds[g]:bounds[g + 1]] for g in chosen_groups])
         a = alpha(columns)
         if a is not None:
             values.append(a)

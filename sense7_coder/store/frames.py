@@ -339,7 +339,10 @@ def _coding_values(db: Database, codes: Sequence[str], coders: Sequence[str],
         coder = np.asarray(coder_names, dtype=object)[packed[:, 2]]
         code = np.asarray(code_keys, dtype=object)[packed[:, 3]]
         value = _unpacked_values(packed[:, 4])
-    position, sentence = packed[:, 0].copy(), packed[:, 1].copy()
+    # turn and sentence numbers fit 0..65535 here (_fits): as compact reads keep them,
+    # int32, half the bytes of the held frame's two widest columns
+    width = np.int32 if categorical else np.int64
+    position, sentence = packed[:, 0].astype(width), packed[:, 1].astype(width)
     del packed, read  # the packed rows go before the frame copies its columns
     frame = pd.DataFrame({
         "coder": coder,
@@ -549,9 +552,10 @@ def user_ratings_frame(
                    else np.asarray(names, dtype=object)[packed[:, 1]])
     return pd.DataFrame({
         "conversation_id": read.conversation_ids(categorical),
-        "position": packed[:, 0],
+        "position": packed[:, 0].astype(np.int64),
         "rating": rating,
-        "value": pd.arrays.IntegerArray(packed[:, 2] - _BIAS, packed[:, 2] == _MISSING),
+        "value": pd.arrays.IntegerArray(packed[:, 2].astype(np.int64) - _BIAS,
+                                        packed[:, 2] == _MISSING),
     }, columns=list(columns))
 
 

@@ -236,7 +236,9 @@ def _grouped(db: Database, fields: Sequence[str], table: str, where: str,
         codes = np.frombuffer("".join(points).encode("utf-32-le"), dtype=np.uint32)
         if len(codes) != held * width:  # a safety net: every field gives one code point
             return False
-        part = np.empty((held, width), dtype=np.int64, order="F")
+        # each field is one code point less the plane: 0..0x100000 fits int32, half the
+        # bytes of the rows held while a read gathers and stacks them
+        part = np.empty((held, width), dtype=np.int32, order="F")
         np.subtract(codes.reshape(-1, width), _PLANE, out=part, casting="unsafe")
         parts.append(part)
         if text:
@@ -289,7 +291,8 @@ def _stacked(parts: list[np.ndarray], width: int) -> np.ndarray:
     """The chunks one after the other, in memory column by column, each chunk let go as
     soon as it is copied (``np.concatenate`` held every chunk and the whole result at once:
     twice the rows' size, the peak of reading millions of codings); ``parts`` is emptied."""
-    packed = np.empty((sum(len(p) for p in parts), width), dtype=np.int64, order="F")
+    packed = np.empty((sum(len(p) for p in parts), width),
+                      dtype=parts[0].dtype if parts else np.int32, order="F")
     at = 0
     parts.reverse()
     while parts:
