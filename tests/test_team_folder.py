@@ -428,3 +428,89 @@ def test_a_value_off_the_scale_is_held_back_with_the_merge_s_reason(tmp_path: Pa
     team.net.settle()
     team.sync("lee")
     assert [r[5] for r in rows(team.lead)["codings"]] == [4]
+
+
+def _attributes(path: Path) -> set[str]:
+    con = sqlite3.connect(path)
+    try:
+        return {k for (text,) in con.execute("SELECT attributes FROM conversations")
+                for k in json.loads(text or "{}")}
+    finally:
+        con.close()
+
+
+def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path) -> None:
+    """The lead shows a hidden attribute, then stops coding blind: each coder's next sync
+    brings her a package holding what was revealed (the attribute, then the users' ratings,
+    as a package made by hand of a study not coding blind holds them), her work kept; the
+    package the folder carries for one coder opens with no other coder's key."""
+    team = Team(tmp_path)
+    with Project.open(team.lead, backup=False) as lead:
+        lead.set_coder("lee")
+        lead.hidden_attributes = ["week"]
+    team.net.settle()
+    for coder in CODERS:
+        team.join(coder, coder)
+        team.sync(coder)
+    team.net.settle()
+    team.sync("lee")
+    team.net.settle()
+    for coder in CODERS:
+        team.sync(coder)  # her package from the lead, blind: no ratings, no 'week'
+        assert "week" not in _attributes(team.package(coder))
+        with Project.open(team.package(coder), backup=False) as p:
+            assert p.db.execute("SELECT COUNT(*) FROM user_ratings").fetchone()[0] == 0
+            cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+            p.set_value(Unit(cid, 2), "overall", 2)
+            assert p.sight().ratings_state(cid, 2) == "withheld"
+
+    def reveal_round() -> None:
+        lines = team.sync("lee")
+        for coder in CODERS:
+            assert f"sent {coder} a new package (her assignments, the codebook or the " \
+                "study's settings changed)" in lines, lines
+        team.net.settle()
+        for coder in CODERS:
+            lines = team.sync(coder)
+            assert "moved your work into the lead's new package (new assignments or " \
+                "codebook)" in lines, lines
+
+    with Project.open(team.lead, backup=False) as lead:  # the lead shows 'week'
+        lead.set_coder("lee")
+        lead.hidden_attributes = []
+    reveal_round()
+    for coder in CODERS:
+        assert "week" in _attributes(team.package(coder))
+    with Project.open(team.lead, backup=False) as lead:  # and stops coding blind
+        lead.set_coder("lee")
+        lead.blind_coding = False
+        held = {c: {r[0] for r in lead.db.execute(
+            "SELECT conversation_id FROM assignments WHERE coder = ?", [c])} for c in CODERS}
+        ratings = {c: lead.db.execute(
+            f"SELECT COUNT(*) FROM user_ratings WHERE conversation_id IN "
+            f"({','.join('?' * len(held[c]))})", sorted(held[c])).fetchone()[0]
+            for c in CODERS}
+    reveal_round()
+    for coder in CODERS:
+        with Project.open(team.package(coder), backup=False) as p:
+            got = p.db.execute("SELECT COUNT(*) FROM user_ratings").fetchone()[0]
+            assert got == ratings[coder] > 0
+            assert p.db.execute("SELECT COUNT(*) FROM codings WHERE coder = ? AND value = 2",
+                                [coder]).fetchone()[0] == 1  # her work kept
+            cid = p.db.execute("SELECT conversation_id FROM codings").fetchone()[0]
+            p.set_done(cid, 2)
+            assert p.sight().ratings_state(cid, 2) == "shown"
+    # what the folder carries to one coder opens with her key only
+    keys = {c: json.loads(sorted(team.keys(c).glob("coder-*.json"))[0].read_text())
+            for c in CODERS}
+    lead_key = {keys["ana"]["lead"]["ed25519"]}
+    for name in sorted(p.name for p in (team.home["lee"] / "team" / FOR_CODERS).iterdir()):
+        parts = team_seal.parse_name(name)
+        if parts is None or parts.kind != "p":
+            continue
+        data = (team.home["lee"] / "team" / FOR_CODERS / name).read_bytes()
+        assert b"user_ratings" not in data and b"SQLite format" not in data
+        assert team_seal.open_sealed(data, keys[parts.coder]["reader"], lead_key)
+        for other in set(CODERS) - {parts.coder}:
+            with pytest.raises(ProjectError):
+                team_seal.open_sealed(data, keys[other]["reader"], lead_key)
