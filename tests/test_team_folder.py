@@ -439,6 +439,35 @@ def _attributes(path: Path) -> set[str]:
         con.close()
 
 
+def _reveal_round(team: Team) -> None:
+    lines = team.sync("lee")
+    for coder in CODERS:
+        assert f"sent {coder} a new package (her assignments, the codebook or the " \
+            "study's settings changed)" in lines, lines
+    team.net.settle()
+    for coder in CODERS:
+        lines = team.sync(coder)
+        assert "moved your work into the lead's new package (new assignments or " \
+            "codebook)" in lines, lines
+
+
+def _each_package_opens_for_its_coder_only(team: Team) -> None:
+    """What the folder carries to one coder opens with her key and with no other's."""
+    keys = {c: json.loads(sorted(team.keys(c).glob("coder-*.json"))[0].read_text())
+            for c in CODERS}
+    lead_key = {keys["ana"]["lead"]["ed25519"]}
+    for name in sorted(p.name for p in (team.home["lee"] / "team" / FOR_CODERS).iterdir()):
+        parts = team_seal.parse_name(name)
+        if parts is None or parts.kind != "p":
+            continue
+        data = (team.home["lee"] / "team" / FOR_CODERS / name).read_bytes()
+        assert b"user_ratings" not in data and b"SQLite format" not in data
+        assert team_seal.open_sealed(data, keys[parts.coder]["reader"], lead_key)
+        for other in set(CODERS) - {parts.coder}:
+            with pytest.raises(ProjectError):
+                team_seal.open_sealed(data, keys[other]["reader"], lead_key)
+
+
 def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path) -> None:
     """The lead shows a hidden attribute, then stops coding blind: each coder's next sync
     brings her a package holding what was revealed (the attribute, then the users' ratings,
@@ -464,21 +493,10 @@ def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path
             p.set_value(Unit(cid, 2), "overall", 2)
             assert p.sight().ratings_state(cid, 2) == "withheld"
 
-    def reveal_round() -> None:
-        lines = team.sync("lee")
-        for coder in CODERS:
-            assert f"sent {coder} a new package (her assignments, the codebook or the " \
-                "study's settings changed)" in lines, lines
-        team.net.settle()
-        for coder in CODERS:
-            lines = team.sync(coder)
-            assert "moved your work into the lead's new package (new assignments or " \
-                "codebook)" in lines, lines
-
     with Project.open(team.lead, backup=False) as lead:  # the lead shows 'week'
         lead.set_coder("lee")
         lead.hidden_attributes = []
-    reveal_round()
+    _reveal_round(team)
     for coder in CODERS:
         assert "week" in _attributes(team.package(coder))
     with Project.open(team.lead, backup=False) as lead:  # and stops coding blind
@@ -490,7 +508,7 @@ def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path
             f"SELECT COUNT(*) FROM user_ratings WHERE conversation_id IN "
             f"({','.join('?' * len(held[c]))})", sorted(held[c])).fetchone()[0]
             for c in CODERS}
-    reveal_round()
+    _reveal_round(team)
     for coder in CODERS:
         with Project.open(team.package(coder), backup=False) as p:
             got = p.db.execute("SELECT COUNT(*) FROM user_ratings").fetchone()[0]
@@ -500,17 +518,4 @@ def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path
             cid = p.db.execute("SELECT conversation_id FROM codings").fetchone()[0]
             p.set_done(cid, 2)
             assert p.sight().ratings_state(cid, 2) == "shown"
-    # what the folder carries to one coder opens with her key only
-    keys = {c: json.loads(sorted(team.keys(c).glob("coder-*.json"))[0].read_text())
-            for c in CODERS}
-    lead_key = {keys["ana"]["lead"]["ed25519"]}
-    for name in sorted(p.name for p in (team.home["lee"] / "team" / FOR_CODERS).iterdir()):
-        parts = team_seal.parse_name(name)
-        if parts is None or parts.kind != "p":
-            continue
-        data = (team.home["lee"] / "team" / FOR_CODERS / name).read_bytes()
-        assert b"user_ratings" not in data and b"SQLite format" not in data
-        assert team_seal.open_sealed(data, keys[parts.coder]["reader"], lead_key)
-        for other in set(CODERS) - {parts.coder}:
-            with pytest.raises(ProjectError):
-                team_seal.open_sealed(data, keys[other]["reader"], lead_key)
+    _each_package_opens_for_its_coder_only(team)

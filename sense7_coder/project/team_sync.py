@@ -245,45 +245,45 @@ def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport
 def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Change],
                 report: SyncReport, records: list[tuple[Any, ...]]
                 ) -> dict[str, list[tuple[Any, ...]]]:
+    """Put the changes in the order their machines wrote them, check each file's columns
+    (a file is refused whole), then write each coder's rows in one go."""
     done = store_team.counters(project.db)
     allowed = {t: set(store_team.columns(project.db, t)) for t in store_team.OWN_TABLES}
     touched: dict[str, list[tuple[Any, ...]]] = {}
+    ordered: dict[str, list[_Change]] = {}
     waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
     progress = True
     while waiting and progress:
         progress = False
-        for change in list(waiting):
+        left = []
+        for change in waiting:
             p = change.parts
             if change.after and change.after not in done.get((p.coder, p.install), set()):
+                left.append(change)
                 continue
-            waiting.remove(change)
             progress = True
             done.setdefault((p.coder, p.install), set()).add(p.counter)
             record = (p.digest, change.name, p.coder, p.install, p.counter)
-            try:
-                _write_rows(mirrors[p.coder], change, report, allowed)
-            except (ProjectError, ValueError, TypeError) as e:
-                report.refused.append((change.name, str(e)))
-                records.append((*record, "refused", str(e), _now()))
+            bad = next((t for t, _, row in change.rows
+                        if row is not None and not set(row) <= allowed[t]), None)
+            if bad is not None:
+                why = f"a {bad} row with columns the table has not"
+                report.refused.append((change.name, why))
+                records.append((*record, "refused", why, _now()))
                 continue
+            ordered.setdefault(p.coder, []).append(change)
             touched.setdefault(p.coder, []).append((*record, "applied", None, _now()))
+        waiting = left
+    for coder, mine in sorted(ordered.items()):
+        _, crossed = store_team.apply_rows(
+            mirrors[coder].db, coder,
+            [(c.parts.install, c.parts.counter, c.rows) for c in mine])
+        report.crossed += [f"{coder} gave {table} {key[1:]} different values on two "
+                           f"machines: kept the change of machine {kept}"
+                           for table, key, kept in crossed]
     report.waiting += [(c.name, f"the change its machine wrote before it ({c.after})")
                        for c in waiting]
     return touched
-
-
-def _write_rows(mirror: Project, change: _Change, report: SyncReport,
-                allowed: dict[str, set[str]]) -> None:
-    p = change.parts
-    with mirror.pdb.atomic():
-        for table, _, row in change.rows:
-            if row is not None and not set(row) <= allowed[table]:
-                raise ProjectError(f"a {table} row with columns the table has not")
-        _, crossed = store_team.apply_rows(mirror.db, p.coder, p.install, p.counter,
-                                           change.rows)
-    report.crossed += [f"{p.coder} gave {table} {key[1:]} different values on two "
-                       f"machines: kept the change of machine {kept}"
-                       for table, key, kept in crossed]
 
 
 def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[Any], Any]]:
@@ -300,12 +300,14 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
             raise ProjectError(f"a row of '{table}', which a coder does not write")
         if not isinstance(key, list) or len(key) != len(columns) or key[0] != parts.coder:
             raise ProjectError(f"a {table} row of another coder than {parts.coder}")
+        if any(isinstance(v, (dict, list)) for v in key):
+            raise ProjectError(f"a {table} row named by a key that is not a row's")
         if row is not None and (not isinstance(row, dict) or [row.get(c) for c in columns]
                                 != key or any(isinstance(v, (dict, list))
                                               for v in row.values())):
             raise ProjectError(f"a {table} row that is not the one it names")
         out.append((table, key, row))
-    if len({(t, json.dumps(k)) for t, k, _ in out}) != len(out):
+    if len({(t, *k) for t, k, _ in out}) != len(out):
         raise ProjectError("it names one row twice")
     return out
 
