@@ -21,6 +21,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ def _sync_lead(project: Project, state: LeadState) -> SyncReport:
     report = SyncReport("lead")
     folder = state.folder / TO_LEAD
     known = store_team.known_files(project.db)
-    new = [f for f in listing(folder) if f[1].digest not in known]
+    new = [f for f in listing(folder, sizes=False) if f[1].digest not in known]
     if not new:
         report.packages = refresh_packages(project, state)
         return report
@@ -101,7 +102,8 @@ def _sync_lead(project: Project, state: LeadState) -> SyncReport:
     for name, parts, _ in sorted(new, key=lambda f: f[1].kind != "j"):
         if parts.kind == "j":
             _read_join(state, folder / name, parts, report, records)
-    changes = [_read_change(state, folder / name, parts, report, records)
+    inbox = os.fspath(folder)
+    changes = [_read_change(state, inbox, name, parts, report, records)
                for name, parts, _ in new if parts.kind == "c"]
     touched = _apply_in_order(project, [c for c in changes if c is not None], report, records)
     for coder, rows in sorted(touched.items()):
@@ -184,13 +186,13 @@ def _read_join(state: LeadState, path: Path, parts: team_seal.FileName, report: 
                     "refused" if why else "applied", why, _now()))
 
 
-def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
+def _read_change(state: LeadState, inbox: str, name: str, parts: team_seal.FileName,
                  report: SyncReport, records: list[tuple[Any, ...]]) -> _Change | None:
-    """A change file checked whole (name, signature, seal, rows), or None when it waits or
-    is refused (reported)."""
-    data = _whole(path, parts)
+    """The change file ``name`` in the folder ``inbox`` checked whole (name, signature,
+    seal, rows), or None when it waits or is refused (reported)."""
+    data = _whole(os.path.join(inbox, name), parts)
     if data is None:
-        report.waiting.append((path.name, "not whole yet"))
+        report.waiting.append((name, "not whole yet"))
         return None
     entry = state.data["coders"].get(parts.coder)
     signing = (entry or {}).get("installs", {}).get(parts.install)
@@ -201,7 +203,7 @@ def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
         why = f"named as {parts.coder}'s but from a machine of {owner}"
     elif signing is None:
         # its machine's join may not have arrived yet: read it again on a later sync
-        report.waiting.append((path.name, f"the join of {parts.coder}'s machine"))
+        report.waiting.append((name, f"the join of {parts.coder}'s machine"))
         return None
     else:
         try:
@@ -210,11 +212,11 @@ def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
             after = body.get("after", 0) if isinstance(body, dict) else None
             if not isinstance(after, int) or not 0 <= after < parts.counter:
                 raise ProjectError("its contents do not match its name")
-            return _Change(path.name, parts, _checked_rows(body, parts), after)
+            return _Change(name, parts, _checked_rows(body, parts), after)
         except (ProjectError, ValueError, TypeError) as e:
             why = str(e)
-    report.refused.append((path.name, why))
-    records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
+    report.refused.append((name, why))
+    records.append((parts.digest, name, parts.coder, parts.install, parts.counter,
                     "refused", why, _now()))
     return None
 
@@ -251,6 +253,7 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
     allowed = {t: set(store_team.columns(project.db, t)) for t in store_team.OWN_TABLES}
     touched: dict[str, list[tuple[Any, ...]]] = {}
     ordered: dict[str, list[_Change]] = {}
+    now = _now()
     waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
     progress = True
     while waiting and progress:
@@ -269,10 +272,10 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
             if bad is not None:
                 why = f"a {bad} row with columns the table has not"
                 report.refused.append((change.name, why))
-                records.append((*record, "refused", why, _now()))
+                records.append((*record, "refused", why, now))
                 continue
             ordered.setdefault(p.coder, []).append(change)
-            touched.setdefault(p.coder, []).append((*record, "applied", None, _now()))
+            touched.setdefault(p.coder, []).append((*record, "applied", None, now))
         waiting = left
     for coder, mine in sorted(ordered.items()):
         _, crossed = store_team.apply_rows(
@@ -284,6 +287,10 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
     report.waiting += [(c.name, f"the change its machine wrote before it ({c.after})")
                        for c in waiting]
     return touched
+
+
+#: what JSON gives that no column holds
+_NESTED = frozenset((dict, list))
 
 
 def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[Any], Any]]:
@@ -300,11 +307,10 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
             raise ProjectError(f"a row of '{table}', which a coder does not write")
         if not isinstance(key, list) or len(key) != len(columns) or key[0] != parts.coder:
             raise ProjectError(f"a {table} row of another coder than {parts.coder}")
-        if any(isinstance(v, (dict, list)) for v in key):
+        if not _NESTED.isdisjoint(map(type, key)):
             raise ProjectError(f"a {table} row named by a key that is not a row's")
         if row is not None and (not isinstance(row, dict) or [row.get(c) for c in columns]
-                                != key or any(isinstance(v, (dict, list))
-                                              for v in row.values())):
+                                != key or not _NESTED.isdisjoint(map(type, row.values()))):
             raise ProjectError(f"a {table} row that is not the one it names")
         out.append((table, key, row))
     if len({(t, *k) for t, k, _ in out}) != len(out):

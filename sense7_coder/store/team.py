@@ -60,15 +60,19 @@ def apply_rows(db: Database, coder: str,
     (table, key, the machine whose change is kept). The newest change of each row is found
     first and written once, in one statement per table, as writing the changes one by one
     would leave it. The caller has checked the table, the key's coder and the columns."""
-    stamps = {(t, k): (n, i) for t, k, i, n in db.execute(
-        "SELECT tbl, key, install, counter FROM team_stamps WHERE coder = ?", [coder])}
-    values: dict[tuple[str, str], Any] = {}  # a row's value as the writes so far leave it
-    final: dict[tuple[str, str], tuple[list[Any], dict[str, Any] | None]] = {}
+    stamps: dict[tuple[Any, ...], tuple[int, str]] = {}
+    texts: dict[tuple[Any, ...], str] = {}  # a row's key as its stamp names it
+    for t, k, i, n in db.execute("SELECT tbl, key, install, counter FROM team_stamps "
+                                 "WHERE coder = ?", [coder]):
+        at = (t, *json.loads(k))
+        stamps[at], texts[at] = (n, i), k
+    values: dict[tuple[Any, ...], Any] = {}  # a row's value as the writes so far leave it
+    final: dict[tuple[Any, ...], tuple[list[Any], dict[str, Any] | None]] = {}
     written = 0
     crossed = []
     for install, counter, rows in changes:
         for table, key, row in rows:
-            at = (table, json.dumps(key))
+            at = (table, *key)
             stamp = stamps.get(at)
             newer = stamp is None or stamp < (counter, install)
             if stamp is not None and stamp[1] != install:
@@ -82,15 +86,18 @@ def apply_rows(db: Database, coder: str,
             values[at] = _value_of(table, row)
             final[at] = (key, row)
             written += 1
-    _write_final(db, coder, final, stamps)
+    _write_final(db, coder, final, {at: (texts.get(at) or json.dumps(final[at][0]),
+                                         *stamps[at]) for at in final})
     return written, crossed
 
 
 def _write_final(db: Database, coder: str,
-                 final: dict[tuple[str, str], tuple[list[Any], dict[str, Any] | None]],
-                 stamps: dict[tuple[str, str], tuple[int, str]]) -> None:
+                 final: dict[tuple[Any, ...], tuple[list[Any], dict[str, Any] | None]],
+                 stamps: dict[tuple[Any, ...], tuple[str, int, str]]) -> None:
+    """Each row's newest change written: its row (or none) and its stamp (key as text,
+    counter, install)."""
     for table, key_columns in OWN_TABLES.items():
-        mine = [(k, r) for (t, _), (k, r) in final.items() if t == table]
+        mine = [(k, r) for at, (k, r) in final.items() if at[0] == table]
         if not mine:
             continue
         where = " AND ".join(f'"{c}" IS ?' for c in key_columns)
@@ -106,7 +113,8 @@ def _write_final(db: Database, coder: str,
     db.conn.executemany(
         "INSERT OR REPLACE INTO team_stamps(coder, tbl, key, install, counter) "
         "VALUES (?, ?, ?, ?, ?)",
-        [(coder, t, k, *stamps[(t, k)][::-1]) for t, k in final])
+        [(coder, at[0], text, install, counter)
+         for at, (text, counter, install) in stamps.items()])
 
 
 _VALUE = {"codings": "value", "revisions": "value", "memos": "text", "spans": "value",
