@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import hashlib
 import json
 import os
@@ -103,9 +104,18 @@ def _sync_lead(project: Project, state: LeadState) -> SyncReport:
         if parts.kind == "j":
             _read_join(state, folder / name, parts, report, records)
     inbox = os.fspath(folder)
-    changes = [_read_change(state, inbox, name, parts, report, records)
-               for name, parts, _ in new if parts.kind == "c"]
-    touched = _apply_in_order(project, [c for c in changes if c is not None], report, records)
+    # a month of files is many small objects kept to the end: the collector would walk
+    # them again and again while nothing of them can be garbage yet
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        changes = [_read_change(state, inbox, name, parts, report, records)
+                   for name, parts, _ in new if parts.kind == "c"]
+        touched = _apply_in_order(project, [c for c in changes if c is not None], report,
+                                  records)
+    finally:
+        if collecting:
+            gc.enable()
     for coder, rows in sorted(touched.items()):
         try:
             mirror = mirror_path(Path(project.path), coder)
