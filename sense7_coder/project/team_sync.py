@@ -90,8 +90,6 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
 
 
 def _sync_lead(project: Project, state: LeadState) -> SyncReport:
-    from .merge import merge
-
     report = SyncReport("lead")
     folder = state.folder / TO_LEAD
     known = store_team.known_files(project.db)
@@ -116,23 +114,52 @@ def _sync_lead(project: Project, state: LeadState) -> SyncReport:
     finally:
         if collecting:
             gc.enable()
-    for coder, rows in sorted(touched.items()):
-        try:
-            mirror = mirror_path(Path(project.path), coder)
-            result = merge(project, [mirror], on_conflict="keep-source")
-            report.merge_lines += [f"{coder}: {line.replace(str(mirror), 'her package')}"
-                                   for line in result.lines()]
-            report.applied[coder] = len(rows)
-            records += rows
-        except ProjectError as e:
-            # not the files' fault (who is at the project, a conflict of the study's own):
-            # they stay unrecorded and are read again on the next sync
-            report.waiting += [(r[1], f"merging {coder}'s package: {e}") for r in rows]
+    _merge_touched(project, touched, report, records)
     with project.pdb.atomic():
         store_team.record_files(project.db, records)
     _acknowledge(project, state, {r[2] for r in records})
     report.packages = refresh_packages(project, state)
     return report
+
+
+def _merge_touched(project: Project, touched: dict[str, list[tuple[Any, ...]]],
+                   report: SyncReport, records: list[tuple[Any, ...]]) -> None:
+    """Merge the package copies of the coders whose files were applied, as one by-hand
+    merge of their packages (one after the other, in one transaction); when that is
+    refused, each alone, so that only the coder it concerns waits."""
+    from .merge import MergeReport, merge
+
+    coders = sorted(touched)
+    mirrors = [mirror_path(Path(project.path), c) for c in coders]
+    if len(coders) > 1:
+        try:
+            result = merge(project, mirrors, on_conflict="keep-source")
+        except ProjectError:
+            pass
+        else:
+            for coder, mirror, source in zip(coders, mirrors, result.sources, strict=True):
+                alone = MergeReport([source], result.dry_run, result.on_conflict,
+                                    result.written)
+                _merged(coder, mirror, alone, touched[coder], report, records)
+            return
+    for coder, mirror in zip(coders, mirrors, strict=True):
+        try:
+            result = merge(project, [mirror], on_conflict="keep-source")
+        except ProjectError as e:
+            # not the files' fault (who is at the project, a conflict of the study's own):
+            # they stay unrecorded and are read again on the next sync
+            report.waiting += [(r[1], f"merging {coder}'s package: {e}")
+                               for r in touched[coder]]
+            continue
+        _merged(coder, mirror, result, touched[coder], report, records)
+
+
+def _merged(coder: str, mirror: Path, result: Any, rows: list[tuple[Any, ...]],
+            report: SyncReport, records: list[tuple[Any, ...]]) -> None:
+    report.merge_lines += [f"{coder}: {line.replace(str(mirror), 'her package')}"
+                           for line in result.lines()]
+    report.applied[coder] = len(rows)
+    records += rows
 
 
 def _ranges(counters: set[int]) -> list[list[int]]:
