@@ -519,3 +519,46 @@ def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path
             p.set_done(cid, 2)
             assert p.sight().ratings_state(cid, 2) == "shown"
     _each_package_opens_for_its_coder_only(team)
+
+
+def test_many_files_in_one_sync_keep_each_row_s_newest_change_and_a_bad_one_is_refused_alone(
+        tmp_path: Path) -> None:
+    """Five of her files arrive at once, shuffled: the lead's project holds each value as
+    her last file left it; a file with a column the table has not, or a row named by a key
+    that is not a row's, is refused with its reason while the files after it still land."""
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ana", "ana")
+    team.sync("ana")
+    team.net.settle()
+    assert "joined: ana" in team.sync("lee")
+    ana = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    with Project.open(team.package("ana"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        cols = [d[0] for d in p.db.execute("SELECT * FROM codings LIMIT 0").description
+                if d[0] != "id"]
+
+    def coding(pos: int, value: int, **extra: Any) -> list[Any]:
+        row: dict[str, Any] = dict.fromkeys(cols)
+        row.update(coder="ana", conversation_id=cid, position=pos, sentence=0, code="overall",
+                   value=value, updated_at="2026-12-06T10:00:00Z", source="coded", blind=1,
+                   **extra)
+        return ["codings", ["ana", cid, pos, 0, "overall"], row]
+
+    bad_key = coding(2, 5)
+    bad_key[1] = ["ana", [cid], 2, 0, "overall"]
+    files = {1: [coding(2, 1)], 2: [coding(2, 3), coding(4, 2)], 3: [coding(2, 5, zzz=1)],
+             4: [bad_key], 5: [coding(4, 4)]}
+    names = {}
+    for n, rows_of in sorted(files.items(), key=lambda f: -f[0]):
+        body = json.dumps({"coder": "ana", "install": ana["install"], "counter": n,
+                           "after": n - 1, "rows": rows_of}).encode()
+        data = team_seal.seal(body, ana["keys"]["ed25519"], [ana["lead"]["x25519"]])
+        names[n] = team_seal.name_for("c", "ana", ana["install"], n, data).text
+        (team.home["lee"] / "team" / TO_LEAD / names[n]).write_bytes(data)
+    lines = team.sync("lee")
+    assert "applied from ana: 3 change file(s)" in lines, lines
+    assert f"refused {names[3]}: a codings row with columns the table has not" in lines
+    assert f"refused {names[4]}: a codings row named by a key that is not a row's" in lines
+    assert sorted((r[2], r[5]) for r in rows(team.lead)["codings"]) == [(2, 3), (4, 4)]
+    assert team.sync("lee") == ["nothing new"]  # each read once

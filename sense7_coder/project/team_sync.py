@@ -287,6 +287,8 @@ def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Ch
     """Put the changes in the order their machines wrote them, check each file's columns
     (a file is refused whole), then write each coder's rows in one go."""
     done = store_team.counters(project.db)
+    for r in records:  # read and refused in this sync: what follows it need not wait
+        done.setdefault((r[2], r[3]), set()).add(r[4])
     allowed = {t: set(store_team.columns(project.db, t)) for t in store_team.OWN_TABLES}
     touched: dict[str, list[tuple[Any, ...]]] = {}
     ordered: dict[str, list[_Change]] = {}
