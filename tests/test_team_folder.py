@@ -562,3 +562,36 @@ def test_many_files_in_one_sync_keep_each_row_s_newest_change_and_a_bad_one_is_r
     assert f"refused {names[4]}: a codings row named by a key that is not a row's" in lines
     assert sorted((r[2], r[5]) for r in rows(team.lead)["codings"]) == [(2, 3), (4, 4)]
     assert team.sync("lee") == ["nothing new"]  # each read once
+
+
+def test_a_merge_refused_for_one_coder_holds_back_only_her_files(tmp_path: Path) -> None:
+    """Two coders' files in one sync, one with a value off the scale: the other's land."""
+    team = Team(tmp_path)
+    team.net.settle()
+    for coder in ("ana", "ben"):
+        team.join(coder, coder)
+        team.sync(coder)
+    team.net.settle()
+    team.sync("lee")
+    with Project.open(team.package("ben"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        p.set_value(Unit(cid, 2), "overall", 2)
+    team.sync("ben")
+    ana = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    with Project.open(team.package("ana"), backup=False) as p:
+        aid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        cols = [d[0] for d in p.db.execute("SELECT * FROM codings LIMIT 0").description
+                if d[0] != "id"]
+    row: dict[str, Any] = dict.fromkeys(cols)
+    row.update(coder="ana", conversation_id=aid, position=2, sentence=0, code="overall",
+               value=9, updated_at="2026-12-06T10:00:00Z", source="coded", blind=1)
+    body = json.dumps({"coder": "ana", "install": ana["install"], "counter": 1, "after": 0,
+                       "rows": [["codings", ["ana", aid, 2, 0, "overall"], row]]}).encode()
+    data = team_seal.seal(body, ana["keys"]["ed25519"], [ana["lead"]["x25519"]])
+    name = team_seal.name_for("c", "ana", ana["install"], 1, data).text
+    (team.home["ana"] / "team" / TO_LEAD / name).write_bytes(data)
+    team.net.settle()
+    lines = team.sync("lee")
+    assert "applied from ben: 1 change file(s)" in lines, lines
+    assert any(line.startswith(f"waiting for {name}: merging ana's package") for line in lines)
+    assert [(r[0], r[5]) for r in rows(team.lead)["codings"]] == [("ben", 2)]
