@@ -431,3 +431,170 @@ def test_a_value_off_the_scale_is_held_back_with_the_merge_s_reason(tmp_path: Pa
     team.net.settle()
     team.sync("lee")
     assert [r[5] for r in rows(team.lead)["codings"]] == [4]
+
+
+def _attributes(path: Path) -> set[str]:
+    con = sqlite3.connect(path)
+    try:
+        return {k for (text,) in con.execute("SELECT attributes FROM conversations")
+                for k in json.loads(text or "{}")}
+    finally:
+        con.close()
+
+
+def _reveal_round(team: Team) -> None:
+    lines = team.sync("lee")
+    for coder in CODERS:
+        assert f"sent {coder} a new package (her assignments, the codebook or the " \
+            "study's settings changed)" in lines, lines
+    team.net.settle()
+    for coder in CODERS:
+        lines = team.sync(coder)
+        assert "moved your work into the lead's new package (new assignments or " \
+            "codebook)" in lines, lines
+
+
+def _each_package_opens_for_its_coder_only(team: Team) -> None:
+    """What the folder carries to one coder opens with her key and with no other's."""
+    keys = {c: json.loads(sorted(team.keys(c).glob("coder-*.json"))[0].read_text())
+            for c in CODERS}
+    lead_key = {keys["ana"]["lead"]["ed25519"]}
+    for name in sorted(p.name for p in (team.home["lee"] / "team" / FOR_CODERS).iterdir()):
+        parts = team_seal.parse_name(name)
+        if parts is None or parts.kind != "p":
+            continue
+        data = (team.home["lee"] / "team" / FOR_CODERS / name).read_bytes()
+        assert b"user_ratings" not in data and b"SQLite format" not in data
+        assert team_seal.open_sealed(data, keys[parts.coder]["reader"], lead_key)
+        for other in set(CODERS) - {parts.coder}:
+            with pytest.raises(ProjectError):
+                team_seal.open_sealed(data, keys[other]["reader"], lead_key)
+
+
+def test_the_lead_s_reveal_reaches_each_coder_sealed_to_her_alone(tmp_path: Path) -> None:
+    """The lead shows a hidden attribute, then stops coding blind: each coder's next sync
+    brings her a package holding what was revealed (the attribute, then the users' ratings,
+    as a package made by hand of a study not coding blind holds them), her work kept; the
+    package the folder carries for one coder opens with no other coder's key."""
+    team = Team(tmp_path)
+    with Project.open(team.lead, backup=False) as lead:
+        lead.set_coder("lee")
+        lead.hidden_attributes = ["week"]
+    team.net.settle()
+    for coder in CODERS:
+        team.join(coder, coder)
+        team.sync(coder)
+    team.net.settle()
+    team.sync("lee")
+    team.net.settle()
+    for coder in CODERS:
+        team.sync(coder)  # her package from the lead, blind: no ratings, no 'week'
+        assert "week" not in _attributes(team.package(coder))
+        with Project.open(team.package(coder), backup=False) as p:
+            assert p.db.execute("SELECT COUNT(*) FROM user_ratings").fetchone()[0] == 0
+            cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+            p.set_value(Unit(cid, 2), "overall", 2)
+            assert p.sight().ratings_state(cid, 2) == "withheld"
+
+    with Project.open(team.lead, backup=False) as lead:  # the lead shows 'week'
+        lead.set_coder("lee")
+        lead.hidden_attributes = []
+    _reveal_round(team)
+    for coder in CODERS:
+        assert "week" in _attributes(team.package(coder))
+    with Project.open(team.lead, backup=False) as lead:  # and stops coding blind
+        lead.set_coder("lee")
+        lead.blind_coding = False
+        held = {c: {r[0] for r in lead.db.execute(
+            "SELECT conversation_id FROM assignments WHERE coder = ?", [c])} for c in CODERS}
+        ratings = {c: lead.db.execute(
+            f"SELECT COUNT(*) FROM user_ratings WHERE conversation_id IN "
+            f"({','.join('?' * len(held[c]))})", sorted(held[c])).fetchone()[0]
+            for c in CODERS}
+    _reveal_round(team)
+    for coder in CODERS:
+        with Project.open(team.package(coder), backup=False) as p:
+            got = p.db.execute("SELECT COUNT(*) FROM user_ratings").fetchone()[0]
+            assert got == ratings[coder] > 0
+            assert p.db.execute("SELECT COUNT(*) FROM codings WHERE coder = ? AND value = 2",
+                                [coder]).fetchone()[0] == 1  # her work kept
+            cid = p.db.execute("SELECT conversation_id FROM codings").fetchone()[0]
+            p.set_done(cid, 2)
+            assert p.sight().ratings_state(cid, 2) == "shown"
+    _each_package_opens_for_its_coder_only(team)
+
+
+def test_many_files_in_one_sync_keep_each_row_s_newest_change_and_a_bad_one_is_refused_alone(
+        tmp_path: Path) -> None:
+    """Five of her files arrive at once, shuffled: the lead's project holds each value as
+    her last file left it; a file with a column the table has not, or a row named by a key
+    that is not a row's, is refused with its reason while the files after it still land."""
+    team = Team(tmp_path)
+    team.net.settle()
+    team.join("ana", "ana")
+    team.sync("ana")
+    team.net.settle()
+    assert "joined: ana" in team.sync("lee")
+    ana = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    with Project.open(team.package("ana"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        cols = [d[0] for d in p.db.execute("SELECT * FROM codings LIMIT 0").description
+                if d[0] != "id"]
+
+    def coding(pos: int, value: int, **extra: Any) -> list[Any]:
+        row: dict[str, Any] = dict.fromkeys(cols)
+        row.update(coder="ana", conversation_id=cid, position=pos, sentence=0, code="overall",
+                   value=value, updated_at="2026-12-06T10:00:00Z", source="coded", blind=1,
+                   **extra)
+        return ["codings", ["ana", cid, pos, 0, "overall"], row]
+
+    bad_key = coding(2, 5)
+    bad_key[1] = ["ana", [cid], 2, 0, "overall"]
+    files = {1: [coding(2, 1)], 2: [coding(2, 3), coding(4, 2)], 3: [coding(2, 5, zzz=1)],
+             4: [bad_key], 5: [coding(4, 4)]}
+    names = {}
+    for n, rows_of in sorted(files.items(), key=lambda f: -f[0]):
+        body = json.dumps({"coder": "ana", "install": ana["install"], "counter": n,
+                           "after": n - 1, "rows": rows_of}).encode()
+        data = team_seal.seal(body, ana["keys"]["ed25519"], [ana["lead"]["x25519"]])
+        names[n] = team_seal.name_for("c", "ana", ana["install"], n, data).text
+        (team.home["lee"] / "team" / TO_LEAD / names[n]).write_bytes(data)
+    lines = team.sync("lee")
+    assert "applied from ana: 3 change file(s)" in lines, lines
+    assert f"refused {names[3]}: a codings row with columns the table has not" in lines
+    assert f"refused {names[4]}: a codings row named by a key that is not a row's" in lines
+    assert sorted((r[2], r[5]) for r in rows(team.lead)["codings"]) == [(2, 3), (4, 4)]
+    assert team.sync("lee") == ["nothing new"]  # each read once
+
+
+def test_a_merge_refused_for_one_coder_holds_back_only_her_files(tmp_path: Path) -> None:
+    """Two coders' files in one sync, one with a value off the scale: the other's land."""
+    team = Team(tmp_path)
+    team.net.settle()
+    for coder in ("ana", "ben"):
+        team.join(coder, coder)
+        team.sync(coder)
+    team.net.settle()
+    team.sync("lee")
+    with Project.open(team.package("ben"), backup=False) as p:
+        cid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        p.set_value(Unit(cid, 2), "overall", 2)
+    team.sync("ben")
+    ana = json.loads(sorted(team.keys("ana").glob("coder-*.json"))[0].read_text())
+    with Project.open(team.package("ana"), backup=False) as p:
+        aid = p.db.execute("SELECT conversation_id FROM assignments LIMIT 1").fetchone()[0]
+        cols = [d[0] for d in p.db.execute("SELECT * FROM codings LIMIT 0").description
+                if d[0] != "id"]
+    row: dict[str, Any] = dict.fromkeys(cols)
+    row.update(coder="ana", conversation_id=aid, position=2, sentence=0, code="overall",
+               value=9, updated_at="2026-12-06T10:00:00Z", source="coded", blind=1)
+    body = json.dumps({"coder": "ana", "install": ana["install"], "counter": 1, "after": 0,
+                       "rows": [["codings", ["ana", aid, 2, 0, "overall"], row]]}).encode()
+    data = team_seal.seal(body, ana["keys"]["ed25519"], [ana["lead"]["x25519"]])
+    name = team_seal.name_for("c", "ana", ana["install"], 1, data).text
+    (team.home["ana"] / "team" / TO_LEAD / name).write_bytes(data)
+    team.net.settle()
+    lines = team.sync("lee")
+    assert "applied from ben: 1 change file(s)" in lines, lines
+    assert any(line.startswith(f"waiting for {name}: merging ana's package") for line in lines)
+    assert [(r[0], r[5]) for r in rows(team.lead)["codings"]] == [("ben", 2)]

@@ -143,7 +143,6 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
     """The body of a sealed file whose signature is by one of ``writers`` (Ed25519 public
     keys, hex) and which was sealed to ``reader_private``; ProjectError otherwise."""
     from cryptography.exceptions import InvalidSignature, InvalidTag
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
@@ -151,7 +150,7 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
     if writer not in writers:
         raise ProjectError("signed by a key this team does not know")
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(writer)).verify(data[-64:], data[:-64])
+        _verifier(writer).verify(data[-64:], data[:-64])
     except InvalidSignature:
         raise ProjectError("its signature does not match: changed after it was written") from None
     n = data[4]
@@ -160,7 +159,7 @@ def open_sealed(data: bytes, reader_private: str, writers: set[str]) -> bytes:
     if n == 0 or len(data) < end + 12 + 16 + 64:
         raise ProjectError("not a sealed team file")
     me = _reader(reader_private)
-    mine = bytes.fromhex(_raw_public(me))
+    mine = _reader_public(reader_private)
     eph_pub = data[37:69]
     for i in range(n):
         at = start + i * (32 + _WRAP)
@@ -184,6 +183,19 @@ def _reader(private_hex: str) -> Any:
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
     return X25519PrivateKey.from_private_bytes(bytes.fromhex(private_hex))
+
+
+@functools.lru_cache(maxsize=256)
+def _verifier(public_hex: str) -> Any:
+    """A signing key's public half, made once per key (a team has a few machines)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    return Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
+
+
+@functools.lru_cache(maxsize=64)
+def _reader_public(private_hex: str) -> bytes:
+    return bytes.fromhex(_raw_public(_reader(private_hex)))
 
 
 def _wrapping_key(shared: bytes, eph_pub: bytes, reader: bytes) -> bytes:

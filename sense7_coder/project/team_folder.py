@@ -277,8 +277,9 @@ def remember_sent(project: Project, state: LeadState, coder: str) -> None:
     state.save()
 
 
-def listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
-    """(name, parts, size) of every file named as a team file, in one directory read."""
+def listing(folder: Path, sizes: bool = True) -> list[tuple[str, team_seal.FileName, int]]:
+    """(name, parts, size) of every file named as a team file, in one directory read (with
+    ``sizes`` False, no file is asked its size, and each gives -1)."""
     out = []
     try:
         entries = list(os.scandir(folder))
@@ -287,15 +288,16 @@ def listing(folder: Path) -> list[tuple[str, team_seal.FileName, int]]:
     for entry in entries:
         parts = team_seal.parse_name(entry.name)
         if parts is not None and entry.is_file():
-            out.append((entry.name, parts, entry.stat().st_size))
+            out.append((entry.name, parts, entry.stat().st_size if sizes else -1))
     return out
 
 
-def _whole(path: Path, parts: team_seal.FileName) -> bytes | None:
+def _whole(path: Path | str, parts: team_seal.FileName) -> bytes | None:
     """The file's bytes when they are the ones its name was given for; None when it is not
     there yet (empty, cut short, a placeholder that does not read)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError:
         return None
     if not data or hashlib.sha256(data).hexdigest() != parts.digest:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,12 +90,10 @@ def sync_lead(project: Project, keys: Path | None = None) -> SyncReport:
 
 
 def _sync_lead(project: Project, state: LeadState) -> SyncReport:
-    from .merge import merge
-
     report = SyncReport("lead")
     folder = state.folder / TO_LEAD
     known = store_team.known_files(project.db)
-    new = [f for f in listing(folder) if f[1].digest not in known]
+    new = [f for f in listing(folder, sizes=False) if f[1].digest not in known]
     if not new:
         report.packages = refresh_packages(project, state)
         return report
@@ -101,26 +101,65 @@ def _sync_lead(project: Project, state: LeadState) -> SyncReport:
     for name, parts, _ in sorted(new, key=lambda f: f[1].kind != "j"):
         if parts.kind == "j":
             _read_join(state, folder / name, parts, report, records)
-    changes = [_read_change(state, folder / name, parts, report, records)
-               for name, parts, _ in new if parts.kind == "c"]
-    touched = _apply_in_order(project, [c for c in changes if c is not None], report, records)
-    for coder, rows in sorted(touched.items()):
-        try:
-            mirror = mirror_path(Path(project.path), coder)
-            result = merge(project, [mirror], on_conflict="keep-source")
-            report.merge_lines += [f"{coder}: {line.replace(str(mirror), 'her package')}"
-                                   for line in result.lines()]
-            report.applied[coder] = len(rows)
-            records += rows
-        except ProjectError as e:
-            # not the files' fault (who is at the project, a conflict of the study's own):
-            # they stay unrecorded and are read again on the next sync
-            report.waiting += [(r[1], f"merging {coder}'s package: {e}") for r in rows]
+    inbox = os.fspath(folder)
+    # a month of files is many small objects kept to the end: the collector would walk
+    # them again and again while nothing of them can be garbage yet
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        changes = [_read_change(state, inbox, name, parts, report, records)
+                   for name, parts, _ in new if parts.kind == "c"]
+        touched = _apply_in_order(project, [c for c in changes if c is not None], report,
+                                  records)
+    finally:
+        if collecting:
+            gc.enable()
+    _merge_touched(project, touched, report, records)
     with project.pdb.atomic():
         store_team.record_files(project.db, records)
     _acknowledge(project, state, {r[2] for r in records})
     report.packages = refresh_packages(project, state)
     return report
+
+
+def _merge_touched(project: Project, touched: dict[str, list[tuple[Any, ...]]],
+                   report: SyncReport, records: list[tuple[Any, ...]]) -> None:
+    """Merge the package copies of the coders whose files were applied, as one by-hand
+    merge of their packages (one after the other, in one transaction); when that is
+    refused, each alone, so that only the coder it concerns waits."""
+    from .merge import MergeReport, merge
+
+    coders = sorted(touched)
+    mirrors = [mirror_path(Path(project.path), c) for c in coders]
+    if len(coders) > 1:
+        try:
+            result = merge(project, mirrors, on_conflict="keep-source")
+        except ProjectError:
+            pass
+        else:
+            for coder, mirror, source in zip(coders, mirrors, result.sources, strict=True):
+                alone = MergeReport([source], result.dry_run, result.on_conflict,
+                                    result.written)
+                _merged(coder, mirror, alone, touched[coder], report, records)
+            return
+    for coder, mirror in zip(coders, mirrors, strict=True):
+        try:
+            result = merge(project, [mirror], on_conflict="keep-source")
+        except ProjectError as e:
+            # not the files' fault (who is at the project, a conflict of the study's own):
+            # they stay unrecorded and are read again on the next sync
+            report.waiting += [(r[1], f"merging {coder}'s package: {e}")
+                               for r in touched[coder]]
+            continue
+        _merged(coder, mirror, result, touched[coder], report, records)
+
+
+def _merged(coder: str, mirror: Path, result: Any, rows: list[tuple[Any, ...]],
+            report: SyncReport, records: list[tuple[Any, ...]]) -> None:
+    report.merge_lines += [f"{coder}: {line.replace(str(mirror), 'her package')}"
+                           for line in result.lines()]
+    report.applied[coder] = len(rows)
+    records += rows
 
 
 def _ranges(counters: set[int]) -> list[list[int]]:
@@ -184,13 +223,13 @@ def _read_join(state: LeadState, path: Path, parts: team_seal.FileName, report: 
                     "refused" if why else "applied", why, _now()))
 
 
-def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
+def _read_change(state: LeadState, inbox: str, name: str, parts: team_seal.FileName,
                  report: SyncReport, records: list[tuple[Any, ...]]) -> _Change | None:
-    """A change file checked whole (name, signature, seal, rows), or None when it waits or
-    is refused (reported)."""
-    data = _whole(path, parts)
+    """The change file ``name`` in the folder ``inbox`` checked whole (name, signature,
+    seal, rows), or None when it waits or is refused (reported)."""
+    data = _whole(os.path.join(inbox, name), parts)
     if data is None:
-        report.waiting.append((path.name, "not whole yet"))
+        report.waiting.append((name, "not whole yet"))
         return None
     entry = state.data["coders"].get(parts.coder)
     signing = (entry or {}).get("installs", {}).get(parts.install)
@@ -201,7 +240,7 @@ def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
         why = f"named as {parts.coder}'s but from a machine of {owner}"
     elif signing is None:
         # its machine's join may not have arrived yet: read it again on a later sync
-        report.waiting.append((path.name, f"the join of {parts.coder}'s machine"))
+        report.waiting.append((name, f"the join of {parts.coder}'s machine"))
         return None
     else:
         try:
@@ -210,11 +249,11 @@ def _read_change(state: LeadState, path: Path, parts: team_seal.FileName,
             after = body.get("after", 0) if isinstance(body, dict) else None
             if not isinstance(after, int) or not 0 <= after < parts.counter:
                 raise ProjectError("its contents do not match its name")
-            return _Change(path.name, parts, _checked_rows(body, parts), after)
+            return _Change(name, parts, _checked_rows(body, parts), after)
         except (ProjectError, ValueError, TypeError) as e:
             why = str(e)
-    report.refused.append((path.name, why))
-    records.append((parts.digest, path.name, parts.coder, parts.install, parts.counter,
+    report.refused.append((name, why))
+    records.append((parts.digest, name, parts.coder, parts.install, parts.counter,
                     "refused", why, _now()))
     return None
 
@@ -245,45 +284,52 @@ def _apply_in_order(project: Project, changes: list[_Change], report: SyncReport
 def _apply_each(project: Project, mirrors: dict[str, Project], changes: list[_Change],
                 report: SyncReport, records: list[tuple[Any, ...]]
                 ) -> dict[str, list[tuple[Any, ...]]]:
+    """Put the changes in the order their machines wrote them, check each file's columns
+    (a file is refused whole), then write each coder's rows in one go."""
     done = store_team.counters(project.db)
+    for r in records:  # read and refused in this sync: what follows it need not wait
+        done.setdefault((r[2], r[3]), set()).add(r[4])
     allowed = {t: set(store_team.columns(project.db, t)) for t in store_team.OWN_TABLES}
     touched: dict[str, list[tuple[Any, ...]]] = {}
+    ordered: dict[str, list[_Change]] = {}
+    now = _now()
     waiting = sorted(changes, key=lambda c: (c.parts.coder, c.parts.install, c.parts.counter))
     progress = True
     while waiting and progress:
         progress = False
-        for change in list(waiting):
+        left = []
+        for change in waiting:
             p = change.parts
             if change.after and change.after not in done.get((p.coder, p.install), set()):
+                left.append(change)
                 continue
-            waiting.remove(change)
             progress = True
             done.setdefault((p.coder, p.install), set()).add(p.counter)
             record = (p.digest, change.name, p.coder, p.install, p.counter)
-            try:
-                _write_rows(mirrors[p.coder], change, report, allowed)
-            except (ProjectError, ValueError, TypeError) as e:
-                report.refused.append((change.name, str(e)))
-                records.append((*record, "refused", str(e), _now()))
+            bad = next((t for t, _, row in change.rows
+                        if row is not None and not set(row) <= allowed[t]), None)
+            if bad is not None:
+                why = f"a {bad} row with columns the table has not"
+                report.refused.append((change.name, why))
+                records.append((*record, "refused", why, now))
                 continue
-            touched.setdefault(p.coder, []).append((*record, "applied", None, _now()))
+            ordered.setdefault(p.coder, []).append(change)
+            touched.setdefault(p.coder, []).append((*record, "applied", None, now))
+        waiting = left
+    for coder, mine in sorted(ordered.items()):
+        _, crossed = store_team.apply_rows(
+            mirrors[coder].db, coder,
+            [(c.parts.install, c.parts.counter, c.rows) for c in mine])
+        report.crossed += [f"{coder} gave {table} {key[1:]} different values on two "
+                           f"machines: kept the change of machine {kept}"
+                           for table, key, kept in crossed]
     report.waiting += [(c.name, f"the change its machine wrote before it ({c.after})")
                        for c in waiting]
     return touched
 
 
-def _write_rows(mirror: Project, change: _Change, report: SyncReport,
-                allowed: dict[str, set[str]]) -> None:
-    p = change.parts
-    with mirror.pdb.atomic():
-        for table, _, row in change.rows:
-            if row is not None and not set(row) <= allowed[table]:
-                raise ProjectError(f"a {table} row with columns the table has not")
-        _, crossed = store_team.apply_rows(mirror.db, p.coder, p.install, p.counter,
-                                           change.rows)
-    report.crossed += [f"{p.coder} gave {table} {key[1:]} different values on two "
-                       f"machines: kept the change of machine {kept}"
-                       for table, key, kept in crossed]
+#: what JSON gives that no column holds
+_NESTED = frozenset((dict, list))
 
 
 def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[Any], Any]]:
@@ -300,12 +346,13 @@ def _checked_rows(body: Any, parts: team_seal.FileName) -> list[tuple[str, list[
             raise ProjectError(f"a row of '{table}', which a coder does not write")
         if not isinstance(key, list) or len(key) != len(columns) or key[0] != parts.coder:
             raise ProjectError(f"a {table} row of another coder than {parts.coder}")
+        if not _NESTED.isdisjoint(map(type, key)):
+            raise ProjectError(f"a {table} row named by a key that is not a row's")
         if row is not None and (not isinstance(row, dict) or [row.get(c) for c in columns]
-                                != key or any(isinstance(v, (dict, list))
-                                              for v in row.values())):
+                                != key or not _NESTED.isdisjoint(map(type, row.values()))):
             raise ProjectError(f"a {table} row that is not the one it names")
         out.append((table, key, row))
-    if len({(t, json.dumps(k)) for t, k, _ in out}) != len(out):
+    if len({(t, *k) for t, k, _ in out}) != len(out):
         raise ProjectError("it names one row twice")
     return out
 

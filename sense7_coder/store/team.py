@@ -50,43 +50,80 @@ def record_sent(db: Database, now: dict[tuple[str, str], str],
     db.conn.executemany("DELETE FROM team_sent WHERE tbl = ? AND key = ?", list(gone))
 
 
-def apply_rows(db: Database, coder: str, install: str, counter: int,
-               rows: Iterable[tuple[str, list[Any], dict[str, Any] | None]]
+def apply_rows(db: Database, coder: str,
+               changes: Iterable[tuple[str, int, Iterable[tuple[str, list[Any],
+                                                                dict[str, Any] | None]]]]
                ) -> tuple[int, list[tuple[str, list[Any], str]]]:
-    """Write each (table, key, row or None for a row taken away) where this change is newer
-    than the one that last wrote that row (by counter, then install); returns rows written
-    and the rows two machines of the coder gave different values (table, key, the machine
-    whose change is kept). The caller has checked the table, the key's coder and the
-    columns."""
+    """Write the rows of ``coder``'s changes, each (install, counter, rows), given in the
+    order they are applied: each (table, key, row or None for a row taken away) where its
+    change is newer than the one that last wrote that row (by counter, then install).
+    Returns rows written and the rows two machines of the coder gave different values
+    (table, key, the machine whose change is kept). The newest change of each row is found
+    first and written once, in one statement per table, as writing the changes one by one
+    would leave it. The caller has checked the table, the key's coder and the columns."""
+    stamps: dict[tuple[Any, ...], tuple[int, str]] = {}
+    texts: dict[tuple[Any, ...], str] = {}  # a row's key as its stamp names it
+    for t, k, i, n in db.execute("SELECT tbl, key, install, counter FROM team_stamps "
+                                 "WHERE coder = ?", [coder]):
+        at = (t, *json.loads(k))
+        stamps[at], texts[at] = (n, i), k
+    values: dict[tuple[Any, ...], Any] = {}  # a row's value as the writes so far leave it
+    final: dict[tuple[Any, ...], tuple[list[Any], dict[str, Any] | None]] = {}
     written = 0
     crossed = []
-    for table, key, row in rows:
-        key_text = json.dumps(key)
-        stamp = db.execute("SELECT counter, install FROM team_stamps WHERE coder = ? AND "
-                           "tbl = ? AND key = ?", [coder, table, key_text]).fetchone()
-        where = " AND ".join(f'"{c}" IS ?' for c in OWN_TABLES[table])
-        newer = stamp is None or (stamp[0], stamp[1]) < (counter, install)
-        if stamp is not None and stamp[1] != install and \
-                _value(db, table, where, key) != _value_of(table, row):
-            crossed.append((table, key, install if newer else stamp[1]))
-        if not newer:
-            continue
-        db.execute(f"DELETE FROM {table} WHERE {where}", key)
-        if row is not None:
-            names = ", ".join(f'"{c}"' for c in row)
-            db.execute(f"INSERT INTO {table} ({names}) VALUES ({','.join('?' * len(row))})",
-                       list(row.values()))
-        db.execute("INSERT OR REPLACE INTO team_stamps(coder, tbl, key, install, counter) "
-                   "VALUES (?, ?, ?, ?, ?)", [coder, table, key_text, install, counter])
-        written += 1
+    for install, counter, rows in changes:
+        for table, key, row in rows:
+            at = (table, *key)
+            stamp = stamps.get(at)
+            newer = stamp is None or stamp < (counter, install)
+            if stamp is not None and stamp[1] != install:
+                if at not in values:
+                    values[at] = _value(db, table, key)
+                if values[at] != _value_of(table, row):
+                    crossed.append((table, key, install if newer else stamp[1]))
+            if not newer:
+                continue
+            stamps[at] = (counter, install)
+            values[at] = _value_of(table, row)
+            final[at] = (key, row)
+            written += 1
+    _write_final(db, coder, final, {at: (texts.get(at) or json.dumps(final[at][0]),
+                                         *stamps[at]) for at in final})
     return written, crossed
+
+
+def _write_final(db: Database, coder: str,
+                 final: dict[tuple[Any, ...], tuple[list[Any], dict[str, Any] | None]],
+                 stamps: dict[tuple[Any, ...], tuple[str, int, str]]) -> None:
+    """Each row's newest change written: its row (or none) and its stamp (key as text,
+    counter, install)."""
+    for table, key_columns in OWN_TABLES.items():
+        mine = [(k, r) for at, (k, r) in final.items() if at[0] == table]
+        if not mine:
+            continue
+        where = " AND ".join(f'"{c}" IS ?' for c in key_columns)
+        db.conn.executemany(f"DELETE FROM {table} WHERE {where}", [k for k, _ in mine])
+        inserts: dict[tuple[str, ...], list[list[Any]]] = {}
+        for _, row in mine:
+            if row is not None:
+                inserts.setdefault(tuple(row), []).append(list(row.values()))
+        for names, values in inserts.items():
+            quoted = ", ".join(f'"{c}"' for c in names)
+            db.conn.executemany(f"INSERT INTO {table} ({quoted}) VALUES "
+                                f"({','.join('?' * len(names))})", values)
+    db.conn.executemany(
+        "INSERT OR REPLACE INTO team_stamps(coder, tbl, key, install, counter) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(coder, at[0], text, install, counter)
+         for at, (text, counter, install) in stamps.items()])
 
 
 _VALUE = {"codings": "value", "revisions": "value", "memos": "text", "spans": "value",
           "turn_status": "done", "value_rationales": "text"}
 
 
-def _value(db: Database, table: str, where: str, key: list[Any]) -> Any:
+def _value(db: Database, table: str, key: list[Any]) -> Any:
+    where = " AND ".join(f'"{c}" IS ?' for c in OWN_TABLES[table])
     row = db.execute(f"SELECT {_VALUE[table]} FROM {table} WHERE {where}", key).fetchone()
     return None if row is None else ("row", row[0])
 
