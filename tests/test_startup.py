@@ -146,7 +146,8 @@ HELP_MODULES = frozenset({
     "sense7_coder.domain.importers", "sense7_coder.domain.importers.common",
     "sense7_coder.domain.importers.formats", "sense7_coder.domain.measures",
     "sense7_coder.domain.merging", "sense7_coder.domain.models", "sense7_coder.domain.names",
-    "sense7_coder.domain.rows", "sense7_coder.domain.words", "sense7_coder.resources",
+    "sense7_coder.domain.progress", "sense7_coder.domain.rows", "sense7_coder.domain.words",
+    "sense7_coder.resources",
 })
 #: and what opening a project to read it adds (``info``, ``codebook list``): the facade and
 #: the store, with none of spans, merge, suggestions, agreement, identity's passphrases...

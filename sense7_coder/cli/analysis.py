@@ -11,7 +11,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from .wording import error_text
 # what it needs inside its function.
 if TYPE_CHECKING:
     from ..domain.agreement import AgreementReport
+    from ..domain.progress import ProgressFn
     from ..project import Project
     from ..project.agreement import AgreementOptions
 
@@ -252,7 +253,7 @@ def _options(args: argparse.Namespace) -> AgreementOptions:
     )
 
 
-def _progress(what: str) -> Callable[[int, int], None] | None:
+def _progress(what: str) -> ProgressFn | None:
     """A one-line progress display on stderr, when stderr is a terminal."""
     if not sys.stderr.isatty():
         return None

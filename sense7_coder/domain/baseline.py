@@ -13,11 +13,12 @@ the paper's target (the mean over turns of each turn's mean of the seven dimensi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import Cancelled, Sense7Error
+from .progress import CancelFn, ProgressFn
 
 N_SPLITS = 5
 
@@ -86,8 +87,8 @@ def cross_validated(
     *,
     runs: int = 1,
     group_by: str = "participant",
-    progress: Callable[[int, int], None] | None = None,
-    cancel: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> BaselineResult:
     """Out-of-fold scores of every sample, for ``runs`` reshufflings of the folds."""
     import numpy as np

@@ -15,13 +15,14 @@ distance to the nearest level (ordinal) or one minus the class's probability.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .baseline import N_SPLITS, Sample, cross_validated, features
 from .codebook import Code
 from .errors import Cancelled, Sense7Error
+from .progress import CancelFn, ProgressFn
 
 #: the class that stands for "not applicable" while a model learns classes
 NA_CLASS = "\0na"
@@ -48,8 +49,8 @@ def nearest_level(score: float, scale: Sequence[int]) -> int:
 
 
 def ordinal(code: Code, samples: Sequence[Sample], *, runs: int = 1, group_by: str,
-            progress: Callable[[int, int], None] | None = None,
-            cancel: Callable[[], bool] | None = None) -> dict[Hashable, CodeSuggestion]:
+            progress: ProgressFn | None = None,
+            cancel: CancelFn | None = None) -> dict[Hashable, CodeSuggestion]:
     import statistics
 
     scale = [int(v) for v in code.values]
@@ -69,8 +70,8 @@ def ordinal(code: Code, samples: Sequence[Sample], *, runs: int = 1, group_by: s
 
 
 def classes(samples: Sequence[LabelSample], *, runs: int = 1, group_by: str,
-            progress: Callable[[int, int], None] | None = None,
-            cancel: Callable[[], bool] | None = None) -> dict[Hashable, CodeSuggestion]:
+            progress: ProgressFn | None = None,
+            cancel: CancelFn | None = None) -> dict[Hashable, CodeSuggestion]:
     import numpy as np
     import pandas as pd
     from sklearn.linear_model import LogisticRegression

@@ -38,7 +38,6 @@ A file is written under a temporary name in the same folder and renamed when com
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from .errors import Cancelled, InputError
 from .files import ExportError as ExportError  # re-exported: export errors live in .files
 from .files import atomic_text_file
 from .models import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without pandas
+from .progress import CancelFn, ProgressFn
 
 LONG_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
@@ -77,8 +77,6 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 CHUNK_ROWS = 200_000
 LINE_END = "\r\n"
 
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 
 # -- building the tables ---------------------------------------------------------------------
@@ -393,8 +391,8 @@ def write_csv(
     path: str | Path,
     *,
     raw: bool = False,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     chunk_rows: int = CHUNK_ROWS,
 ) -> int:
     """Write ``frame`` as UTF-8 CSV at ``path``, atomically; returns the number of rows.

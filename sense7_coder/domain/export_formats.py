@@ -37,7 +37,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from .codebook import Code, Codebook
 from .errors import Cancelled, Hint
 from .export_kinds import TABLES
 from .files import ExportError, destination
+from .progress import CancelFn, ProgressFn
 
 TABLE_FORMATS = TABLES  # the export kinds table's file formats
 XLSX_MAX_ROWS = 1_048_575  # below the header row
@@ -56,8 +57,6 @@ NA_CODES = (99, 999, 9999, -99, -999)
 WIDE_SEPARATOR = "__"
 VALUE_COLUMNS = ("value", "user_rating")
 
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 _ILLEGAL_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _SPSS_RESERVED = {"ALL", "AND", "BY", "EQ", "GE", "GT", "LE", "LT", "NE", "NOT", "OR", "TO",
@@ -216,8 +215,8 @@ def write_xlsx(
     path: str | Path,
     *,
     sheet: str = "export",
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     chunk_rows: int = 50_000,
     computed_with: dict[str, str] | None = None,
 ) -> int:
@@ -269,8 +268,8 @@ def write_xlsx(
     return total
 
 
-def _append_rows(ws: Any, frame: Any, path: str | Path, progress: ProgressFn,
-                 cancel: CancelFn, chunk_rows: int) -> None:
+def _append_rows(ws: Any, frame: Any, path: str | Path, progress: ProgressFn | None,
+                 cancel: CancelFn | None, chunk_rows: int) -> None:
     """The frame's rows, in chunks (progress and cancel between them)."""
     total = len(frame)
     columns = _columns(frame)
@@ -451,8 +450,8 @@ def write_sav(
     *,
     kind: str,
     codebook: Codebook,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     computed_with: dict[str, str] | None = None,
 ) -> int:
     """Write ``frame`` as an SPSS ``.sav`` file with labels, atomically; returns the rows.
@@ -485,8 +484,8 @@ def write_table(
     *,
     kind: str,
     codebook: Codebook,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     computed_with: dict[str, str] | None = None,
 ) -> int:
     """Write an export table as ``xlsx`` or ``sav`` (CSV is :func:`.export.write_csv`)."""

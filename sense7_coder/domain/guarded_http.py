@@ -27,11 +27,11 @@ import select
 import socket
 import ssl
 import time
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .errors import Cancelled
+from .progress import CancelFn
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """The most bytes a reply's body may hold (4 MiB); a chat completion is a few kilobytes."""
@@ -83,7 +83,7 @@ def origin(url: str) -> tuple[str, str, int]:
 class _Guard:
     """The cancel flag and the deadline, checked between short waits."""
 
-    def __init__(self, timeout_s: float, cancel: Callable[[], bool] | None) -> None:
+    def __init__(self, timeout_s: float, cancel: CancelFn | None) -> None:
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
         self.cancel = cancel
@@ -252,7 +252,7 @@ def _exchange(url: str, body: bytes, headers: dict[str, str], guard: _Guard, lim
 
 
 def post(url: str, body: bytes, headers: dict[str, str], *, timeout_s: float,
-         cancel: Callable[[], bool] | None = None, limit: int = MAX_REPLY_BYTES,
+         cancel: CancelFn | None = None, limit: int = MAX_REPLY_BYTES,
          context: ssl.SSLContext | None = None) -> bytes:
     """POST ``body`` to ``url``; the body of a 2xx reply.
 

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 from . import guarded_http
 from .codebook import Code, Level
 from .errors import Cancelled, Sense7Error
+from .progress import CancelFn, ProgressFn
 from .request_pool import send_all
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class ChatClient:
         if self.api_key is not None and not _HEADER_SAFE.fullmatch(self.api_key):
             raise LLMError("the API key holds a line break or another control character")
 
-    def chat(self, body: bytes, cancel: Callable[[], bool] | None) -> str:
+    def chat(self, body: bytes, cancel: CancelFn | None) -> str:
         """POST one chat request to the endpoint (the key only to it) and return the text
         content of its reply; _Malformed when the reply is no chat completion."""
         headers = {"Content-Type": "application/json", "Accept": "application/json",
@@ -210,13 +211,13 @@ class ChatClient:
         return content
 
     def _post(self, messages: list[dict[str, str]], seed: int,
-              cancel: Callable[[], bool] | None) -> str:
+              cancel: CancelFn | None) -> str:
         return self.chat(json.dumps({"model": self.api_model, "messages": messages,
                                      "temperature": self.temperature,
                                      "seed": seed}).encode("utf-8"), cancel)
 
     def score(self, messages: list[dict[str, str]], seed: int,
-              cancel: Callable[[], bool] | None = None) -> tuple[str, float, str]:
+              cancel: CancelFn | None = None) -> tuple[str, float, str]:
         """(reply, score, reasoning), retrying what may pass; LLMError when it does not.
 
         ``cancel`` is asked at least every tenth of a second, also while waiting for the
@@ -256,7 +257,7 @@ def attempts(n: int) -> str:
 _HEADER_SAFE = re.compile(r"[\x20-\x7e]*")
 
 
-def _sleep(seconds: float, cancel: Callable[[], bool] | None) -> None:
+def _sleep(seconds: float, cancel: CancelFn | None) -> None:
     """Wait, asking ``cancel`` every tenth of a second."""
     end = time.monotonic() + seconds
     while (left := end - time.monotonic()) > 0:
@@ -309,8 +310,8 @@ def judge(
     cached: Callable[[str], bool],
     save: Callable[[Job, str, float, str], None],
     concurrency: int = 4,
-    progress: Callable[[int, int], None] | None = None,
-    cancel: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     unanswered: list[tuple[Job, str]] | None = None,
 ) -> int:
     """Ask for every job not yet cached; returns how many requests were answered now.
@@ -319,7 +320,7 @@ def judge(
     goes on; without that list it stops the run like an endpoint failure."""
     todo = [j for j in jobs if not cached(j.key)]
 
-    def send(job: Job, stopped: Callable[[], bool]) -> tuple[str, float, str]:
+    def send(job: Job, stopped: CancelFn) -> tuple[str, float, str]:
         return client.score(job.messages, job.run, stopped)
 
     def receive(job: Job, done: Future[tuple[str, float, str]]) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .errors import Cancelled, ProjectError
+from .progress import CancelFn, ProgressFn
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -28,12 +29,12 @@ def check_settings(concurrency: int, timeout_s: float, retries: int) -> None:
 
 def send_all(
     items: Sequence[T],
-    send: Callable[[T, Callable[[], bool]], R],
+    send: Callable[[T, CancelFn], R],
     receive: Callable[[T, Future[R]], bool],
     *,
     concurrency: int = 4,
-    progress: Callable[[int, int], None] | None = None,
-    cancel: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> int:
     """Calls ``send(item, stopped)`` for every item, in order, in worker threads with at
     most ``concurrency`` in flight; ``stopped()`` tells a call that the run is over

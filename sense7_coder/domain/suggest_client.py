@@ -34,6 +34,7 @@ from .llm_judge import (
     attempts,
     retryable_problem,
 )
+from .progress import CancelFn, ProgressFn
 from .replies import Reading, read_reply, response_format
 from .request_pool import send_all
 
@@ -67,7 +68,7 @@ class SuggestClient(ChatClient):
         return json.dumps(body).encode("utf-8")
 
     def _post_codes(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int,
-                    cancel: Callable[[], bool] | None) -> str:
+                    cancel: CancelFn | None) -> str:
         structured = self.structured
         try:
             return self.chat(self._body(messages, codes, seed, structured), cancel)
@@ -79,7 +80,7 @@ class SuggestClient(ChatClient):
             return self.chat(self._body(messages, codes, seed, False), cancel)
 
     def ask(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int = 0,
-            cancel: Callable[[], bool] | None = None) -> Answer:
+            cancel: CancelFn | None = None) -> Answer:
         """Each code's value from the server; an unreadable reply is asked again (seed + 1,
         ...) up to the retries, then returned as it is (no answer). LLMError when the
         endpoint fails."""
@@ -126,13 +127,13 @@ class Request:
 
 def ask_all(requests: Sequence[Request], client: SuggestClient, *,
             save: Callable[[Request, Answer], None], concurrency: int = 4,
-            progress: Callable[[int, int], None] | None = None,
-            cancel: Callable[[], bool] | None = None, where: Callable[[Request], str] = str
+            progress: ProgressFn | None = None,
+            cancel: CancelFn | None = None, where: Callable[[Request], str] = str
             ) -> int:
     """Send every request with at most ``concurrency`` in flight; returns how many were
     answered. The first endpoint failure stops the run (LLMError naming ``where`` the
     request was), keeping what ``save`` got before it."""
-    def send(req: Request, stopped: Callable[[], bool]) -> Answer:
+    def send(req: Request, stopped: CancelFn) -> Answer:
         return client.ask(req.messages, req.codes, req.seed, stopped)
 
     def receive(req: Request, done: Future[Answer]) -> bool:

@@ -24,7 +24,7 @@ The maths lives in :mod:`sense7_coder.domain.agreement`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +48,7 @@ from ..domain.agreement.report import MEASURES
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
+from ..domain.progress import CancelFn, ProgressFn
 from ..store import frames
 from ..store import predictions as store_pred
 from ..store.conversations import (
@@ -75,9 +76,6 @@ from .ratings import (
     code_values,
     read_ratings,
 )
-
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 #: which coders' values agreement uses (see :attr:`AgreementOptions.values`)
 VALUES = ("blind", "final")
@@ -301,8 +299,8 @@ def project_agreement(
     project: Project,
     options: AgreementOptions | None = None,
     *,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> AgreementReport:
     """Agreement for every selected code of the project (one job; may run off the GUI thread
     on its own :class:`Project`). Raises :class:`ProjectError` when nothing matches."""

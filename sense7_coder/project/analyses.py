@@ -9,13 +9,13 @@ the dimensions of the rating analyses; every code enters the code frequency, co-
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import RATING_KEYS
+from ..domain.progress import CancelFn, ProgressFn
 from ..store import predictions as store_pred
 from ..store.conversations import ConversationFilter, json_object
 from .project import Project
@@ -157,8 +157,8 @@ def run_analyses(
     source: str = "users",
     conversations: ConversationFilter | None = None,
     figures: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    cancel: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     agreement: bool = True,
 ) -> AnalysisOutput:
     """Compute every analysis for ``source`` and write it under ``out_dir`` (every table
@@ -181,8 +181,8 @@ def _make_folder(out_dir: Path) -> None:
 
 def _run_analyses(project: Project, out_dir: Path, source: str,
                   conversations: ConversationFilter | None, figures: bool,
-                  progress: Callable[[int, int], None] | None,
-                  cancel: Callable[[], bool] | None, agreement: bool = True) -> AnalysisOutput:
+                  progress: ProgressFn | None,
+                  cancel: CancelFn | None, agreement: bool = True) -> AnalysisOutput:
     """:func:`run_analyses`, inside its snapshot."""
     from ..domain import analyses as an
     from ..domain import plots
@@ -290,7 +290,7 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
 
 
 def _evaluation(project: Project, conversations: ConversationFilter | None, table: Any,
-                figure: Any, cancel: Callable[[], bool] | None) -> None:
+                figure: Any, cancel: CancelFn | None) -> None:
     """The predictors (and models' suggestions) against the users' ratings, per dimension
     and per turn, with intervals over conversations: a table and a figure, when any exist."""
     import pandas as pd
@@ -307,7 +307,7 @@ def _evaluation(project: Project, conversations: ConversationFilter | None, tabl
 
 def _write_index(project: Project, out: AnalysisOutput,
                  filt: ConversationFilter | None, figures: bool, agreement: bool = True,
-                 cancel: Callable[[], bool] | None = None) -> Path:
+                 cancel: CancelFn | None = None) -> Path:
     """The report (see :mod:`.analysis_report`): agreement first, then every table."""
     from .analysis_report import ReportInput, agreement_part, write_report
 

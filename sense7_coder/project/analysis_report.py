@@ -13,12 +13,13 @@ import base64
 import datetime as dt
 import html
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
+from ..domain.progress import CancelFn
 from ..domain.words import sentence
 from ..store.conversations import ConversationFilter
 from .project import Project
@@ -193,7 +194,7 @@ class AgreementPart:
 
 def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: Path,
                    figures: bool, draws: int = AGREEMENT_DRAWS,
-                   cancel: Callable[[], bool] | None = None) -> AgreementPart:
+                   cancel: CancelFn | None = None) -> AgreementPart:
     """Alpha per code among the coders, and each coder against the users, as the report's
     key figures and tables; empty with a note when there are not two coders to compare."""
     from ..domain import plots

@@ -11,12 +11,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
 from ..domain.models import RATING_KEYS
+from ..domain.progress import CancelFn
 from ..store.conversations import ConversationFilter
 from ..store.shapes import changed_message
 from .project import Project
@@ -39,7 +40,7 @@ def check_target(project: Project, level: str,
 
 def evaluate_per_dimension(project: Project, conversations: ConversationFilter | None = None,
                            *, draws: int = DRAWS, seed: int = SEED,
-                           cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+                           cancel: CancelFn | None = None) -> list[dict[str, Any]]:
     """One row per predictor, level and dimension: the paper's five figures against the
     users' ratings, each with a bootstrap interval over conversations.
 

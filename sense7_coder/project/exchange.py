@@ -7,13 +7,13 @@ temporary name and renamed when complete; a codebook import is one transaction (
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
 from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
+from ..domain.progress import CancelFn, ProgressFn
 from ..domain.refi import codebook_qdc, load_qdc
 from ..domain.refi_project import (
     Mark,
@@ -32,8 +32,6 @@ from ..store.db import refuse_open_project_file
 from . import codebook_ops
 from .project import Project
 
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 ORIGIN = f"sense7-coder {__version__}"
 #: the user the adjudicated consensus is exported as
 CONSENSUS_USER = "consensus"
@@ -76,8 +74,8 @@ def export_qdpx(
     out: str | Path,
     *,
     consensus: bool = True,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> QdpxSummary:
     """Write the whole project as a REFI-QDA ``.qdpx`` (conversations, codebook, every
     coder's codings and memos, and the consensus as the user ``consensus``)."""
@@ -91,8 +89,8 @@ def export_qdpx(
                        len(doc.users))
 
 
-def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn,
-                   cancel: CancelFn) -> tuple[ProjectDocument, int]:
+def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn | None,
+                   cancel: CancelFn | None) -> tuple[ProjectDocument, int]:
     """The project as a REFI-QDA document, and its number of sources."""
     db = project.db
     codings = frames.codings_frame(db)

@@ -30,6 +30,7 @@ from ..domain.export import (
 from ..domain.export_formats import table_format, write_table
 from ..domain.export_kinds import PROVENANCE_KINDS, UNBLINDED_KINDS
 from ..domain.files import atomic_text_file, destination
+from ..domain.progress import CancelFn, ProgressFn
 from ..domain.versions import computed_with
 from ..domain.words import count
 from ..store import frames
@@ -37,9 +38,6 @@ from ..store.conversations import ConversationFilter
 from ..store.db import refuse_open_project_file
 from .agreement import AgreementOptions, check_request, project_agreement
 from .project import Project
-
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 
 @dataclass
@@ -78,8 +76,8 @@ def export_frame(
     kind: str,
     options: AgreementOptions | None = None,
     *,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     with_text: bool = False,
     value: str | None = None,
     provenance: bool = False,
@@ -124,7 +122,7 @@ TURN_ATTRIBUTE_KINDS = ("long", "segments", "final")
 
 
 def _export_frame(project: Project, kind: str, options: AgreementOptions,
-                  progress: ProgressFn, cancel: CancelFn, with_text: bool,
+                  progress: ProgressFn | None, cancel: CancelFn | None, with_text: bool,
                   value: str | None, provenance: bool = False) -> pd.DataFrame:
     """:func:`export_frame`, inside its snapshot."""
     if kind in TEAM_KINDS:
@@ -267,8 +265,8 @@ def export_project(
     *,
     raw: bool = False,
     to: str | None = None,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     with_text: bool = False,
     value: str | None = None,
     provenance: bool = False,

@@ -20,6 +20,7 @@ from ..domain.errors import Cancelled, Hint, InputError, ProjectError
 from ..domain.importers import ImportOptions
 from ..domain.importers.reading import StreamedFile, stream_files
 from ..domain.models import Coding, Conversation, Sentence, Unit
+from ..domain.progress import CancelFn, ProgressFn
 from ..domain.sentences import segment_turns
 from ..domain.spans import Span, SpanCoding
 from ..domain.words import count
@@ -33,8 +34,6 @@ from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project
 
 T = TypeVar("T")
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 
 @dataclass
@@ -147,8 +146,8 @@ def import_files(
     options: ImportOptions | None = None,
     *,
     dry_run: bool = False,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> ImportSummary:
     """Read every file, check it and write it, all in one transaction (nothing is written
     on a dry run). Files are read a share at a time and written as they are read (JSON

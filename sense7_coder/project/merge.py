@@ -44,6 +44,7 @@ from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.merging import ON_CONFLICT
 from ..domain.models import ROLES_OF, Unit
 from ..domain.names import names_text
+from ..domain.progress import CancelFn, ProgressFn
 from ..store import StorageError
 from ..store import assignments as store_assignments
 from ..store import codings as store_codings
@@ -56,9 +57,6 @@ from .changes import EVERYTHING, NOTHING, Changes
 from .dry_run import trial
 from .merge_rows import validate_rows
 from .project import Project
-
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 #: steps of progress per source file
 _STEPS = 6
@@ -488,8 +486,8 @@ def merge(
     *,
     dry_run: bool = False,
     on_conflict: str = "refuse",
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> MergeReport:
     """Merge the project files ``sources`` into ``target`` (see the module notes).
 

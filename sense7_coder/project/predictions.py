@@ -10,13 +10,15 @@ turns of each turn's mean of the seven dimensions; at turn level the user's over
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..domain.errors import ProjectError
 from ..domain.evaluation import conversation_targets, evaluate_runs
+from ..domain.progress import CancelFn as Cancel
+from ..domain.progress import ProgressFn as Progress
 from ..store import codes as store_codes
 from ..store import predictions as store_pred
 from ..store.conversations import ConversationFilter
@@ -28,8 +30,6 @@ PROMPT_KEY = "llm_prompt"
 #: predictor names the tool itself writes
 BASELINE = "baseline"
 
-Progress = Callable[[int, int], None]
-Cancel = Callable[[], bool]
 
 
 def _check_level(level: str) -> None:

@@ -16,7 +16,7 @@ Decisions are stored only through :meth:`Project.set_consensus` (or, for the bat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_refere
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
+from ..domain.progress import CancelFn, ProgressFn
 from ..store import frames
 from ..store import rationales as store_rationales
 from ..store.conversations import ConversationFilter
@@ -42,9 +43,6 @@ from .ratings import (
     unit_key,
 )
 from .undo import Command
-
-ProgressFn = Callable[[int, int], None] | None
-CancelFn = Callable[[], bool] | None
 
 NO_MAJORITY = object()  # marker: no value holds a strict majority
 MAJORITY_RATIONALE = "majority of coders"
@@ -354,8 +352,8 @@ def accept_majorities(
     overwrite: bool = False,
     rationale: str = MAJORITY_RATIONALE,
     values: str = "blind",
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
 ) -> Command:
     """Accept the strict majority on every unit rated by two coders or more that has one.
 
@@ -394,7 +392,7 @@ READS_BEFORE_WRITING = 3
 
 
 def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptions,
-                overwrite: bool, progress: ProgressFn, cancel: CancelFn,
+                overwrite: bool, progress: ProgressFn | None, cancel: CancelFn | None,
                 ) -> list[tuple[Unit, str, Value]]:
     """The strict majority of every unit that has one (see :func:`accept_majorities`)."""
     data = read_ratings(project, selected, coders=opts.coders,
@@ -423,8 +421,8 @@ def coders_vs_consensus(
     conversations: ConversationFilter | None = None,
     bootstrap: int = 0,
     seed: int | None = 0,
-    progress: ProgressFn = None,
-    cancel: CancelFn = None,
+    progress: ProgressFn | None = None,
+    cancel: CancelFn | None = None,
     values: str = "blind",
 ) -> AgreementReport:
     """Each coder's agreement with the consensus, per code that has decisions."""

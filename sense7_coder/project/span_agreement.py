@@ -18,13 +18,14 @@ Blind projects: only a lead may compute it, as every agreement figure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled
 from ..domain.models import ROLES_OF
+from ..domain.progress import CancelFn
 from ..store import spans as store_spans
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def span_codes(project: Project, codes: Sequence[str] = ()) -> list[Code]:
 def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
                    conversations: ConversationFilter | None = None, draws: int = 1000,
                    seed: int | None = 0, gamma: bool = False,
-                   cancel: Callable[[], bool] | None = None) -> list[SpanAgreement]:
+                   cancel: CancelFn | None = None) -> list[SpanAgreement]:
     """One :class:`SpanAgreement` per span code (of ``codes``; all when none); ``cancel``
     stops the bootstrap draws (:class:`Cancelled`)."""
     from .agreement import check_draws
@@ -88,7 +89,7 @@ def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Seque
 
 def _one(project: Project, code: Code, coders: Sequence[str],
          turns: list[tuple[str, int, str, int]], covered: dict[str, set[str]], draws: int,
-         seed: int | None, with_gamma: bool, cancel: Callable[[], bool] | None
+         seed: int | None, with_gamma: bool, cancel: CancelFn | None
          ) -> SpanAgreement:
     import numpy as np
 
@@ -166,7 +167,7 @@ def _inside(spans: list[tuple[str, str, int, int, int, Hashable]],
 
 
 def _presence(matrix: np.ndarray, group: np.ndarray, draws: int, seed: int | None,
-              cancel: Callable[[], bool] | None = None
+              cancel: CancelFn | None = None
               ) -> tuple[float | None, tuple[float, float] | None]:
     """Nominal alpha of 'the code is present in the turn' (``matrix``: coders x turns),
     and its bootstrap interval over the turns' conversations (``group``: 0..k-1)."""

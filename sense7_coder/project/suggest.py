@@ -13,7 +13,7 @@ end: a run is there whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from ..domain.codebook import Code
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
+from ..domain.progress import CancelFn as Cancel
+from ..domain.progress import ProgressFn as Progress
 from ..domain.replies import Reading
 from ..domain.rows import MAX_REPLY_CHARS
 from ..domain.suggest_prompts import (
@@ -42,8 +44,6 @@ from .project import Project
 from .suggestions import NewSuggestion, SuggestionRun, store_checked_run
 
 UNITS = ("turn", "sentence", "conversation")
-Progress = Callable[[int, int], None]
-Cancel = Callable[[], bool]
 
 
 # -- prompts per code ----------------------------------------------------------------------------

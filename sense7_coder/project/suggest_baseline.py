@@ -11,7 +11,7 @@ codebook). Units without a target are still suggested: they are in some fold's t
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ..domain.baseline import Sample
@@ -19,6 +19,7 @@ from ..domain.code_baseline import NA_CLASS, CodeSuggestion, LabelSample, classe
 from ..domain.codebook import Code
 from ..domain.errors import ProjectError, Sense7Error
 from ..domain.models import Unit
+from ..domain.progress import CancelFn, ProgressFn
 from ..store import frames
 from ..store.conversations import ConversationFilter
 from .predictions import check_runs, cv_group, grouping
@@ -85,8 +86,8 @@ def _level(code: Code, value: Any) -> Any:
 
 def run_baseline(project: Project, codes: Sequence[str] = (), *, unit: str | None = None,
                  conversations: ConversationFilter | None = None, runs: int = 1,
-                 name: str = "baseline", progress: Callable[[int, int], None] | None = None,
-                 cancel: Callable[[], bool] | None = None) -> SuggestionRun:
+                 name: str = "baseline", progress: ProgressFn | None = None,
+                 cancel: CancelFn | None = None) -> SuggestionRun:
     """Suggest every selected code of every unit with the baseline; store one run."""
     project.require_lead("run a model over the project")
     check_runs(runs)

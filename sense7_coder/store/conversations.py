@@ -11,8 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from ..domain.models import Conversation, Participant, Sentence, Turn
-
-Progress = Callable[[int, int], None] | None
+from ..domain.progress import ProgressFn
 
 
 def _json(d: dict[str, Any]) -> str:
@@ -49,7 +48,7 @@ def insert_conversations(
     conversations: Sequence[Conversation],
     participants: Sequence[Participant] = (),
     *,
-    progress: Progress = None,
+    progress: ProgressFn | None = None,
     check: Callable[[], None] | None = None,
 ) -> int:
     """Insert conversations with their turns and ratings (caller holds the transaction).

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.errors import Cancelled, Sense7Error
+from ..domain.progress import CancelFn, ProgressFn
 from ..domain.words import sentence
 from .wording import error_text
 
@@ -60,8 +61,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-ProgressFn = Callable[[int, int], None]
-CancelFn = Callable[[], bool]
 JobFn = Callable[[ProgressFn, CancelFn], T]
 
 #: least time between two progress updates sent to the GUI thread

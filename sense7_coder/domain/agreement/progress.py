@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..errors import Cancelled
-
-ProgressFn = Callable[[int, int], None]
-CancelFn = Callable[[], bool]
+from ..progress import CancelFn, ProgressFn
 
 
 class Steps:

@@ -30,12 +30,13 @@ conversations (the bootstrap) is the same computation over the drawn turns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import Cancelled
+from ..progress import CancelFn
 
 #: one observer's units of one piece of continuum: (start, end, category), end exclusive
 Units = Sequence[tuple[int, int, Hashable]]
@@ -163,7 +164,7 @@ def unitizing_alpha(length: int, observers: Sequence[Units],
 
 def bootstrap(groups: Mapping[Hashable, Sequence[_Piece]], m: int,
               categories: Sequence[Hashable], draws: int, seed: int | None,
-              level: float = 0.95, cancel: Callable[[], bool] | None = None
+              level: float = 0.95, cancel: CancelFn | None = None
               ) -> tuple[float, float] | None:
     """A percentile interval of αu from ``draws`` resamples of the groups (conversations)
     with replacement; None when fewer than two groups or no draw is defined."""

@@ -17,12 +17,13 @@ else adds anything (:func:`.unitizing._pair`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import Cancelled
+from ..progress import CancelFn
 from .unitizing import UnitizingResult, _expected
 
 
@@ -155,7 +156,7 @@ def combine(by_category: dict[Hashable, Cuts], lengths: np.ndarray, m: int,
 
 def bootstrap(by_category: dict[Hashable, Cuts], lengths: np.ndarray, group: np.ndarray,
               m: int, draws: int, seed: int | None, level: float = 0.95,
-              cancel: Callable[[], bool] | None = None) -> tuple[float, float] | None:
+              cancel: CancelFn | None = None) -> tuple[float, float] | None:
     """A percentile interval of αu from ``draws`` resamples of the groups (``group``: each
     turn's conversation index 0..k-1, in first-seen order) with replacement, drawn as
     :func:`.unitizing.bootstrap` draws them; None when fewer than two groups or too few

@@ -11,7 +11,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import Cancelled, Hint, InputError
 from ..models import NA_LABELS, RATING_KEYS, ROLES, SCALE_LABELS
+from ..progress import CancelFn, ProgressFn
 from ..rows import odd_character
 from .formats import FORMATS as FORMATS  # the formats table's keys, auto first
 
@@ -60,8 +61,6 @@ DEFAULT_ROLE_NAMES: dict[str, str] = {
 #: How often (in rows or messages) long loops report progress and look at cancel().
 CHECK_EVERY = 2000
 
-ProgressFn = Callable[[int, int], None]
-CancelFn = Callable[[], bool]
 
 
 @dataclass

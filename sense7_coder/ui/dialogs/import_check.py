@@ -8,7 +8,7 @@ present, clashing ids).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from ...domain.errors import Cancelled, Hint, InputError, Sense7Error
 from ...domain.importers import ImportOptions, PreviewResult, preview
 from ...domain.importers.reading import plan
 from ...domain.models import ROLES
+from ...domain.progress import CancelFn, ProgressFn
 from ...project import Project
 from ...project.imports import ImportSummary, import_files
 from ..wording import error_text
@@ -163,8 +164,8 @@ def check_import(
     project: Project,
     paths: Sequence[Path],
     options: ImportOptions,
-    progress: Callable[[int, int], None],
-    cancel: Callable[[], bool],
+    progress: ProgressFn,
+    cancel: CancelFn,
 ) -> ImportCheck:
     """Preview every file and dry-run the import. Nothing is written to the project."""
     check = ImportCheck(groups=plan_groups([Path(p) for p in paths], options))
