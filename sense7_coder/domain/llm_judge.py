@@ -216,37 +216,62 @@ class ChatClient:
                                      "temperature": self.temperature,
                                      "seed": seed}).encode("utf-8"), cancel)
 
+    def retrying(self, attempt: Callable[[int], str | None],
+                 cancel: CancelFn | None) -> tuple[str, int]:
+        """The one retry loop of every request to the endpoint (the judge's and the
+        suggest client's). ``attempt(n)`` sends the n-th try and returns None when its reply
+        served, or why it did not (asked again at once: the server answered); a failure
+        that may pass (no answer, 429, 5xx) is asked again after a backoff, any other
+        raises :class:`LLMError` at once. ``cancel`` is asked before every try and at least
+        every tenth of a second while waiting. Returns the last problem ("" when a reply
+        served) and the tries made."""
+        self.check_key()
+        problem = ""
+        for n in range(self.retries + 1):
+            if cancel is not None and cancel():
+                raise Cancelled()
+            wait = min(self.backoff_s * 2 ** n, MAX_BACKOFF_S)
+            try:
+                unread = attempt(n)
+            except TRANSPORT_FAILURES as e:
+                problem, wait = retryable_problem(e, self.url, self.api_model, wait)
+            else:
+                if unread is None:
+                    return "", n + 1
+                problem = unread
+                continue
+            if n < self.retries:
+                _sleep(wait, cancel)
+        return problem, self.retries + 1
+
     def score(self, messages: list[dict[str, str]], seed: int,
               cancel: CancelFn | None = None) -> tuple[str, float, str]:
-        """(reply, score, reasoning), retrying what may pass; LLMError when it does not.
+        """(reply, score, reasoning), retrying what may pass; LLMError when it does not,
+        :class:`NoScore` when every reply came but none held a score.
 
         ``cancel`` is asked at least every tenth of a second, also while waiting for the
         server and between retries; :class:`Cancelled` when it answers True.
         """
-        self.check_key()
-        problem = ""
-        unread = 0  # attempts answered with a reply that held no score
-        for attempt in range(self.retries + 1):
-            if cancel is not None and cancel():
-                raise Cancelled()
-            wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
+        got: list[tuple[str, float, str]] = []
+        unread = 0  # tries answered with a reply that held no score
+
+        def one(_n: int) -> str | None:
+            nonlocal unread
+            reply = self._post(messages, seed, cancel)
             try:
-                reply = self._post(messages, seed, cancel)
-                try:
-                    score, reasoning = parse_score(reply)
-                except ValueError:
-                    unread += 1
-                    raise
-                return reply, score, reasoning
-            except TRANSPORT_FAILURES as e:
-                problem, wait = retryable_problem(e, self.url, self.api_model, wait)
-            except ValueError as e:  # parse_score
-                problem = f"{e}: {reply[:200]!r}"
-            if attempt < self.retries:
-                _sleep(wait, cancel)
-        if unread == self.retries + 1:
-            raise NoScore(f"{problem} after {attempts(self.retries + 1)}")
-        raise LLMError(f"{self.url}: {problem} after {attempts(self.retries + 1)}")
+                score, reasoning = parse_score(reply)
+            except ValueError as e:
+                unread += 1
+                return f"{e}: {reply[:200]!r}"
+            got.append((reply, score, reasoning))
+            return None
+
+        problem, tries = self.retrying(one, cancel)
+        if got:
+            return got[0]
+        if unread == tries:
+            raise NoScore(f"{problem} after {attempts(tries)}")
+        raise LLMError(f"{self.url}: {problem} after {attempts(tries)}")
 
 
 def attempts(n: int) -> str:

@@ -24,15 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from . import guarded_http
 from .codebook import Code
-from .errors import Cancelled
 from .llm_judge import (
-    MAX_BACKOFF_S,
-    TRANSPORT_FAILURES,
     ChatClient,
     LLMError,
-    _sleep,
     attempts,
-    retryable_problem,
 )
 from .progress import CancelFn, ProgressFn
 from .replies import Reading, read_reply, response_format
@@ -82,36 +77,28 @@ class SuggestClient(ChatClient):
     def ask(self, messages: list[dict[str, str]], codes: Sequence[Code], seed: int = 0,
             cancel: CancelFn | None = None) -> Answer:
         """Each code's value from the server; an unreadable reply is asked again (seed + 1,
-        ...) up to the retries, then returned as it is (no answer). LLMError when the
-        endpoint fails."""
-        self.check_key()
-        problem = ""
-        best: Answer | None = None
+        ...) up to the retries, then the best one is returned as it is (no answer for the
+        codes it did not give). LLMError when the endpoint fails."""
+        best: list[Answer] = []
         sent = 0
-        for attempt in range(self.retries + 1):
-            if cancel is not None and cancel():
-                raise Cancelled()
-            wait = min(self.backoff_s * 2 ** attempt, MAX_BACKOFF_S)
-            try:
-                sent += 1
-                reply = self._post_codes(messages, codes, seed + attempt, cancel)
-                readings = read_reply(reply, codes)
-                answer = Answer(readings, reply, sent)
-                read = sum(isinstance(r, Reading) for r in readings.values())
-                if best is None or read > sum(isinstance(r, Reading)
-                                              for r in best.readings.values()):
-                    best = answer
-                if read == len(codes):
-                    return answer
-                continue  # asked again at once: the server is fine, the reply was not
-            except TRANSPORT_FAILURES as e:
-                problem, wait = retryable_problem(e, self.url, self.api_model, wait)
-            if attempt < self.retries:
-                _sleep(wait, cancel)
-        if best is not None:
-            best.attempts = sent
-            return best
-        raise LLMError(f"{self.url}: {problem} after {attempts(self.retries + 1)}")
+
+        def read(answer: Answer) -> int:
+            return sum(isinstance(r, Reading) for r in answer.readings.values())
+
+        def one(n: int) -> str | None:
+            nonlocal sent
+            sent += 1
+            reply = self._post_codes(messages, codes, seed + n, cancel)
+            answer = Answer(read_reply(reply, codes), reply, sent)
+            if not best or read(answer) > read(best[0]):
+                best[:] = [answer]
+            return None if read(answer) == len(codes) else "a reply without every code"
+
+        problem, tries = self.retrying(one, cancel)
+        if best:
+            best[0].attempts = sent
+            return best[0]
+        raise LLMError(f"{self.url}: {problem} after {attempts(tries)}")
 
 
 @dataclass
