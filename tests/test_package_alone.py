@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from analysis_support import conversation_lines, make_project
+from test_beside_files import dump  # the whole file as SQL, read from a copy
 
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
@@ -226,17 +227,6 @@ def crash_mid_commit(path: Path) -> Path:
     assert journal.stat().st_size > 0
     assert path.read_bytes() != before  # the file was written to: the journal must undo it
     return journal
-
-
-def dump(path: Path) -> list[str]:
-    copy = path.with_name("dump-" + path.name)
-    shutil.copyfile(path, copy)
-    conn = sqlite3.connect(copy)
-    try:
-        return list(conn.iterdump())
-    finally:
-        conn.close()
-        copy.unlink()
 
 
 def test_a_package_s_own_journal_of_an_interrupted_commit_is_played_back(

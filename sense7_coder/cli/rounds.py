@@ -142,16 +142,21 @@ def _status_lines(status: Any, listed: int) -> list[str]:
     return lines
 
 
-def cmd_round_status(args: argparse.Namespace) -> int:
-    from ..project.rounds import round_status
-
-    with open_as(args, args.project) as project:
-        status = round_status(project, args.round, args.bootstrap)
+def _print_status(args: argparse.Namespace, status: Any) -> int:
+    """A round's figures as ``status`` and ``close`` print them (text or JSON)."""
     if args.format == "json":
         print(json.dumps(status.to_dict(args.list), indent=2, ensure_ascii=False, default=str))
     else:
         print("\n".join(_status_lines(status, args.list)))
     return 0
+
+
+def cmd_round_status(args: argparse.Namespace) -> int:
+    from ..project.rounds import round_status
+
+    with open_as(args, args.project) as project:
+        status = round_status(project, args.round, args.bootstrap)
+    return _print_status(args, status)
 
 
 def cmd_round_close(args: argparse.Namespace) -> int:
@@ -159,11 +164,7 @@ def cmd_round_close(args: argparse.Namespace) -> int:
 
     with open_as(args, args.project) as project:
         status = close_round(project, args.round, args.bootstrap)
-    if args.format == "json":
-        print(json.dumps(status.to_dict(args.list), indent=2, ensure_ascii=False, default=str))
-    else:
-        print("\n".join(_status_lines(status, args.list)))
-    return 0
+    return _print_status(args, status)
 
 
 def cmd_round_list(args: argparse.Namespace) -> int:
