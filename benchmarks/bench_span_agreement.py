@@ -89,7 +89,7 @@ def main() -> int:
 
     from sense7_coder.project import Project
     from sense7_coder.project.span_agreement import span_agreement
-    from sense7_coder.store import spans as store_spans
+    from sense7_coder.store import span_arrays
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "spans.sense7"
@@ -107,9 +107,8 @@ def main() -> int:
                 krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
 
             def read() -> None:  # what the point estimates read, nothing computed
-                store_spans.turn_lengths(project.db)
-                store_spans.covered_conversations(project.db)
-                store_spans.span_cuts(project.db, "warmth")
+                span_arrays.span_rows(project.db, "warmth", [0, 1])
+                span_arrays.common_turns(project.db, ["alice", "bob"], ["assistant"])
 
             times = alternate({"point": point_estimates, "presence": presence, "read": read},
                               rounds=args.rounds, warmup=2)

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled
 from ..domain.models import ROLES_OF
 from ..domain.progress import CancelFn
-from ..store import spans as store_spans
+from ..store import span_arrays
 
 if TYPE_CHECKING:
     import numpy as np
@@ -80,90 +80,120 @@ def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Seque
     chosen = span_codes(project, codes)
     if not chosen:
         return []
-    db = project.db
-    turns = store_spans.turn_lengths(db, conversations)
-    covered = store_spans.covered_conversations(db)
-    return [_one(project, code, coders, turns, covered, draws, seed, gamma, cancel)
+    return [_one(project, code, coders, conversations, draws, seed, gamma, cancel)
             for code in chosen]
 
 
 def _one(project: Project, code: Code, coders: Sequence[str],
-         turns: list[tuple[str, int, str, int]], covered: dict[str, set[str]], draws: int,
-         seed: int | None, with_gamma: bool, cancel: CancelFn | None
-         ) -> SpanAgreement:
+         conversations: ConversationFilter | None, draws: int, seed: int | None,
+         with_gamma: bool, cancel: CancelFn | None) -> SpanAgreement:
     import numpy as np
 
     from ..domain.agreement import unitizing_arrays
 
-    spans = store_spans.span_cuts(project.db, code.key)
-    names = sorted({s[0] for s in spans if not coders or s[0] in coders})
-    if len(names) < 2:
-        return SpanAgreement(code.key, names, 0, 0, len(spans),
-                             note="fewer than two coders made spans of this code")
-    common = set.intersection(*(covered.get(n, set()) for n in names))
-    roles = ROLES_OF.get(code.applies_to, ("assistant",))
-    chosen = [(cid, pos, length) for cid, pos, role, length in turns
-              if cid in common and role in roles]
-    lengths = np.array([length for _, _, length in chosen], dtype=np.int64)
     categories: list[Hashable] = list(code.values) or [1]
-    rows, values, outside = _inside(spans, chosen, names, categories)
-    n_conversations = len({cid for cid, _, _ in chosen})
-    result = SpanAgreement(code.key, names, n_conversations, len(chosen), len(rows))
-    if outside:
-        result.note = f"{outside} span(s) outside their turn's text left out"
-    if not chosen:
+    spans = span_arrays.span_rows(project.db, code.key, categories)
+    names = [n for n in spans.coders if not coders or n in coders]
+    if len(names) < 2:
+        return SpanAgreement(code.key, names, 0, 0, len(spans.start),
+                             note="fewer than two coders made spans of this code")
+    roles = ROLES_OF.get(code.applies_to, ("assistant",))
+    turns = span_arrays.common_turns(project.db, names, roles, conversations)
+    units = _inside(spans, turns, names)
+    rowids = turns.rowid
+    first = np.ones(len(rowids), dtype=bool)
+    first[1:] = rowids[1:] != rowids[:-1]
+    group = np.cumsum(first) - 1  # each turn's conversation, 0..k-1 in import order
+    result = SpanAgreement(code.key, names, int(first.sum()), len(rowids), len(units.turn))
+    if units.outside:
+        result.note = f"{units.outside} span(s) outside their turn's text left out"
+    if not len(rowids):
         result.note = "the coders worked on no conversation in common"
         return result
-    cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
-    m = len(names)
-    cuts = unitizing_arrays.by_category(lengths, cols[0], cols[1], cols[2], cols[3], cols[4],
-                                        m, categories)
-    first: dict[str, int] = {}
-    group = np.array([first.setdefault(cid, len(first)) for cid, _, _ in chosen])
+    lengths, m = turns.length, len(names)
+    cuts = unitizing_arrays.by_category(lengths, units.turn, units.coder, units.start,
+                                        units.end, units.level, m, categories)
     result.alpha_u = unitizing_arrays.combine(cuts, lengths, m).alpha
     result.alpha_u_ci = unitizing_arrays.bootstrap(cuts, lengths, group, m, draws, seed,
                                                    cancel=cancel)
-    presence = np.zeros((m, len(chosen)))  # coders x turns: any span of the code
-    presence[cols[1], cols[0]] = 1
+    presence = np.zeros((m, len(rowids)))  # coders x turns: any span of the code
+    presence[units.coder, units.turn] = 1
     result.presence, result.presence_ci = _presence(presence, group, draws, seed, cancel)
     if with_gamma:
-        from .span_gamma import gamma
-
-        by_turn: dict[tuple[str, int], list[list[tuple[int, int, Hashable]]]] = {
-            (cid, pos): [[] for _ in names] for cid, pos, _ in chosen}
-        keys = list(by_turn)
-        for (t, o, start, end, _k), value in zip(rows, values, strict=True):
-            by_turn[keys[t]][o].append((start, end, value))
-        result.gamma, note = gamma(chosen, by_turn, names, seed)
+        result.gamma, note = _gamma(units, turns, names, categories, seed)
         if note:
             result.note = note
     return result
 
 
-def _inside(spans: list[tuple[str, str, int, int, int, Hashable]],
-            chosen: list[tuple[str, int, int]], names: list[str], categories: list[Hashable]
-            ) -> tuple[list[tuple[int, int, int, int, int]], list[Hashable], int]:
-    """(turn, coder, start, end, category) indices of the spans of the compared coders on
-    the ``chosen`` turns that lie inside their turn's text (category -1: a value not of the
-    code), their values, and how many lay outside."""
-    where = {(cid, pos): i for i, (cid, pos, _) in enumerate(chosen)}
-    limit = [length for _, _, length in chosen]
-    index = {n: i for i, n in enumerate(names)}
-    category = {c: i for i, c in enumerate(categories)}
-    rows: list[tuple[int, int, int, int, int]] = []
-    values: list[Hashable] = []
-    outside = 0
-    for coder, cid, pos, start, end, value in spans:
-        t = where.get((cid, pos))
-        o = index.get(coder)
-        if t is None or o is None:
-            continue
-        if not 0 <= start < end <= limit[t]:
-            outside += 1  # a file edited by hand: never written by sense7-coder
-            continue
-        rows.append((t, o, start, end, category.get(value, -1)))
-        values.append(value)
-    return rows, values, outside
+class _Units(NamedTuple):
+    """The compared coders' spans on the chosen turns, inside their turn's text: turn
+    index, coder index (into the compared names), start, end, level index."""
+
+    turn: np.ndarray
+    coder: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    level: np.ndarray
+    outside: int
+
+
+def _inside(spans: span_arrays.SpanRows, turns: span_arrays.TurnLengths,
+            names: list[str]) -> _Units:
+    """The spans of the compared coders on the chosen turns that lie inside their turn's
+    text, and how many lay outside (a file edited by hand: sense7-coder never writes
+    one)."""
+    import numpy as np
+
+    renumber = np.full(len(spans.coders) + 1, -1, dtype=np.int64)
+    for i, name in enumerate(spans.coders):
+        if name in names:
+            renumber[i] = names.index(name)
+    coder = renumber[spans.coder]
+    turn_key, key = _keys(turns, spans)
+    at = np.minimum(np.searchsorted(turn_key, key), max(len(turn_key) - 1, 0))
+    on_turn = (coder >= 0) & (len(turn_key) > 0)
+    on_turn &= turn_key[at] == key if len(turn_key) else False
+    limit = turns.length[at] if len(turn_key) else np.zeros(len(key), dtype=np.int64)
+    fits = (spans.start >= 0) & (spans.start < spans.end) & (spans.end <= limit)
+    keep = on_turn & fits
+    return _Units(at[keep], coder[keep], spans.start[keep], spans.end[keep],
+                  spans.level[keep], int((on_turn & ~fits).sum()))
+
+
+def _keys(turns: span_arrays.TurnLengths, spans: span_arrays.SpanRows
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """One number per turn (ascending, as the turns come) and per span (that of its turn
+    where it has one): the ranks of the conversation and the position among the turns'."""
+    import numpy as np
+
+    rowids, positions = np.unique(turns.rowid), np.unique(turns.position)
+
+    def rank(values: np.ndarray, among: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(among, values)
+        found = at < len(among)
+        found[found] = among[at[found]] == values[found]
+        return np.where(found, at, len(among))  # one past the end: no such turn
+
+    width = len(positions) + 1
+    return (rank(turns.rowid, rowids) * width + rank(turns.position, positions),
+            rank(spans.rowid, rowids) * width + rank(spans.position, positions))
+
+
+def _gamma(units: _Units, turns: span_arrays.TurnLengths, names: list[str],
+           categories: list[Hashable], seed: int | None) -> tuple[float | None, str]:
+    from .span_gamma import gamma
+
+    chosen: list[tuple[Hashable, int, int]] = [(int(r), int(p), int(n))
+              for r, p, n in zip(turns.rowid, turns.position, turns.length, strict=True)]
+    by_turn: dict[tuple[Hashable, int], list[list[tuple[int, int, Hashable]]]] = {
+        (r, p): [[] for _ in names] for r, p, _ in chosen}
+    for t, o, start, end, level in zip(units.turn.tolist(), units.coder.tolist(),
+                                       units.start.tolist(), units.end.tolist(),
+                                       units.level.tolist(), strict=True):
+        r, p, _ = chosen[t]
+        by_turn[(r, p)][o].append((start, end, categories[level] if level >= 0 else None))
+    return gamma(chosen, by_turn, names, seed)
 
 
 def _presence(matrix: np.ndarray, group: np.ndarray, draws: int, seed: int | None,

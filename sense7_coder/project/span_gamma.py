@@ -25,7 +25,7 @@ MISSING = ("gamma needs pygamma-agreement (pip install 'sense7-coder[spans]'); "
 Units = list[list[tuple[int, int, Hashable]]]
 
 
-def continuum_of(chosen: list[tuple[str, int, int]], by_turn: dict[tuple[str, int], Units],
+def continuum_of(chosen: list[tuple[Hashable, int, int]], by_turn: dict[tuple[Hashable, int], Units],
                  names: list[str]) -> Any:
     """The continuum of ``chosen`` turns ((conversation, position, length)), whose units
     per coder (in the order of ``names``) are in ``by_turn``; None when nothing is
@@ -54,7 +54,7 @@ def dissimilarity() -> Any:
     return CombinedCategoricalDissimilarity(**DISSIMILARITY)
 
 
-def gamma(chosen: list[tuple[str, int, int]], by_turn: dict[tuple[str, int], Units],
+def gamma(chosen: list[tuple[Hashable, int, int]], by_turn: dict[tuple[Hashable, int], Units],
           names: list[str], seed: int | None = 0) -> tuple[float | None, str]:
     """γ over the ``chosen`` turns, or None and why not (see :func:`continuum_of`)."""
     try:

@@ -106,15 +106,6 @@ def all_spans(db: Database, code: str | None = None,
     return rows
 
 
-def span_cuts(db: Database, code: str) -> list[tuple[str, str, int, int, int, Any]]:
-    """(coder, conversation_id, position, start, end, value) of every span of ``code``,
-    in text order: what agreement on spans reads, without building a :class:`Span` each."""
-    return db.execute(
-        "SELECT coder, conversation_id, position, start, end, value FROM spans "
-        "WHERE code = ? ORDER BY conversation_id, position, start, end, coder",
-        [code]).fetchall()
-
-
 def count_spans(db: Database) -> int:
     return int(db.execute("SELECT count(*) FROM spans").fetchone()[0])
 
@@ -132,7 +123,7 @@ def mark_spans_merged(db: Database, after_rowid: int, origin: str) -> int:
 
 
 __all__ = ["MISSING", "all_spans", "count_spans", "delete_span", "get_span", "insert_spans",
-           "put_span", "span_cuts", "spanned_turns", "spans_of_conversation"]
+           "put_span", "spanned_turns", "spans_of_conversation"]
 
 
 #: the columns of :func:`spans_frame`
@@ -160,26 +151,3 @@ def spans_frame(db: Database, *, codes: Sequence[str] = (), coders: Sequence[str
            f"{where} ORDER BY c.rowid, s.position, s.start, s.end, d.ord, s.code, s.coder")
     rows = db.execute(sql, params).fetchall()
     return pd.DataFrame([tuple(r) for r in rows], columns=list(SPAN_COLUMNS))
-
-
-def covered_conversations(db: Database) -> dict[str, set[str]]:
-    """coder -> conversations the coder worked on: marked a turn done or made a span."""
-    out: dict[str, set[str]] = {}
-    for coder, cid in db.execute(
-            "SELECT coder, conversation_id FROM turn_status WHERE done = 1 "
-            "UNION SELECT coder, conversation_id FROM spans"):
-        out.setdefault(coder, set()).add(cid)
-    return out
-
-
-def turn_lengths(db: Database, conversations: ConversationFilter | None = None
-                 ) -> list[tuple[str, int, str, int]]:
-    """(conversation id, position, role, characters of its text) of every turn of the
-    matching conversations, in conversation and turn order."""
-    from .conversations import _filter_sql
-
-    sql, params = _filter_sql(conversations) if conversations is not None else ("", [])
-    return [(r[0], int(r[1]), r[2], int(r[3])) for r in db.execute(
-        "SELECT t.conversation_id, t.position, t.role, length(t.text) FROM turns t "
-        "JOIN conversations c ON c.conversation_id = t.conversation_id"
-        f"{sql} ORDER BY c.rowid, t.position", params)]

@@ -45,7 +45,10 @@ def _merge(turn: np.ndarray, observer: np.ndarray, start: np.ndarray, end: np.nd
     (turn, observer, start): (turn, observer, start, end)."""
     if len(start) == 0:
         return turn, observer, start, end
-    order = np.lexsort((end, start, observer, turn))
+    if (int(turn.max()) + 1) * m * (span + 1) < 1 << 62:  # one key: a third of the time
+        order = np.argsort((turn * m + observer) * (span + 1) + start, kind="stable")
+    else:
+        order = np.lexsort((start, observer, turn))
     turn, observer, start, end = turn[order], observer[order], start[order], end[order]
     group = turn * m + observer
     # a running maximum of the ends that restarts per group: groups are laid apart by
