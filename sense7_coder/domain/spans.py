@@ -76,11 +76,6 @@ class Span:
         return turn_text[self.start:self.end]
 
 
-def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """Do two stretches [start, end) share at least one character?"""
-    return a[0] < b[1] and b[0] < a[1]
-
-
 @dataclass
 class SpanCoding(Coding):
     """A coding of a span code read from a file (``import-codings``): the turn's unit plus

@@ -40,7 +40,3 @@ def computed_with(app: str, app_version: str) -> dict[str, str]:
     return {app: app_version, **library_versions()}
 
 
-def versions_text(app: str, app_version: str) -> str:
-    """'sense7-coder 0.2.0 (numpy 2.4.6, scipy 1.17.1, krippendorff 0.9.0)'."""
-    libs = ", ".join(f"{name} {v}" for name, v in library_versions().items())
-    return f"{app} {app_version} ({libs})"

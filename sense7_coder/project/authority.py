@@ -8,7 +8,7 @@ the checks below rather than writing a condition of their own:
   only her own; a lead anyone's. Nobody named on the command line counts as a lead only
   where :meth:`~.rules.ProjectRules.require_lead` lets the person at the file act as one
   (no lead passphrase, no blind coding, or a study being set up);
-* **the reveal lock** (:func:`lock_of`): a blind coder's value of a turn revealed to her is
+* **the reveal lock** (:class:`Locks`): a blind coder's value of a turn revealed to her is
   locked while the lead keeps the lock on; with the lock off a change goes beside the blind
   value (a revision). Whether a turn was revealed is the project's own answer
   (:meth:`~.rules.ProjectRules.revealed_to`), so every path means the same by it;
@@ -35,7 +35,7 @@ from .hints import AS_LEAD
 if TYPE_CHECKING:
     from .rules import ProjectRules as Project
 
-#: what :func:`lock_of` answers for a value to be written
+#: what :meth:`Locks.of` answers for a value to be written
 FREE, REVISION, LOCKED = "free", "revision", "locked"
 
 
@@ -51,11 +51,6 @@ def require_write_as(project: Project, coder: str, what: str = "write") -> None:
     if coder == project.coder:
         return
     project.require_lead(f"{what} the values of '{coder}'")
-
-
-def require_write_as_all(project: Project, coders: Iterable[str], what: str = "write") -> None:
-    for coder in sorted(set(coders)):
-        require_write_as(project, coder, what)
 
 
 def require_study(project: Project, what: str) -> None:
@@ -119,10 +114,6 @@ class Locks:
         if not self.revealed(coder, conversation_id, position):
             return FREE
         return LOCKED if self.lock else REVISION
-
-
-def lock_of(project: Project, coder: str, conversation_id: str, position: int) -> str:
-    return Locks(project).of(coder, conversation_id, position)
 
 
 def locked_message(coder: str, conversation_id: str, position: int, code: str) -> str:

@@ -146,10 +146,6 @@ def _apply(project: Project, label: str,
     return project.apply(label, [_cell(key, after) for key, after in writes])
 
 
-def astuple(key: SpanKey) -> tuple[str, str, int, int, int, str]:
-    return (key.coder, key.conversation_id, key.position, key.start, key.end, key.code)
-
-
 def add(project: Project, conversation_id: str, position: int, start: int, end: int,
         code: str, value: Value | object = _KEEP, memo: str = "") -> Command:
     """The current coder marks ``start``-``end`` of a turn with ``code`` (and a level)."""

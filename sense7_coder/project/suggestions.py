@@ -34,10 +34,6 @@ def rater_name(model: str) -> str:
     return f"{RATER_PREFIX}{model}"
 
 
-def is_model_rater(name: str) -> bool:
-    return name.startswith(RATER_PREFIX)
-
-
 @dataclass(frozen=True)
 class Suggestion:
     """One run's suggestion of one code on one unit.

@@ -165,16 +165,6 @@ def revisions_of_conversation(db: Database, conversation_id: str) -> list[dict[s
     ]
 
 
-def ever_done(db: Database, coder: str, conversation_id: str, position: int) -> bool:
-    """Whether ``coder`` has marked the turn done, now or at any time before (its history)."""
-    if get_done(db, coder, conversation_id, position):
-        return True
-    return db.execute(
-        "SELECT 1 FROM history WHERE conversation_id = ? AND position = ? AND kind = 'done' "
-        "AND coder = ? AND after = 1 LIMIT 1", [conversation_id, position, coder],
-    ).fetchone() is not None
-
-
 def codings_of_conversation(
     db: Database, conversation_id: str, coder: str | None = None,
     positions: Iterable[int] | None = None,

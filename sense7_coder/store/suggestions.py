@@ -134,16 +134,6 @@ def suggestions_of(db: Database, conversation_id: str, position: int | None = No
 
 
 @read_snapshot
-def run_suggestions(db: Database, run: int) -> list[dict[str, Any]]:
-    """Every suggestion of one run, in import order of the conversations."""
-    _check_statuses(db)
-    sql = (f"SELECT {', '.join(_COLUMNS)} FROM suggestions s JOIN suggestion_runs r "
-           "ON r.run = s.run JOIN conversations c ON c.conversation_id = s.conversation_id "
-           "WHERE s.run = ? ORDER BY c.rowid, s.position, s.sentence, s.code")
-    return [_typed(r) for r in db.execute(sql, [run])]
-
-
-@read_snapshot
 def all_suggestions(db: Database, models: Sequence[str] | None = None,
                     conversations: ConversationFilter | None = None) -> list[dict[str, Any]]:
     """Every suggestion of finished runs (of ``models``, in the conversations that pass
@@ -190,12 +180,6 @@ def latest_values(db: Database, models: Sequence[str] | None = None,
             raise ValueError(f"position {position!r}, sentence {sentence!r}")
         out.append((model, cid, position, sentence, code, value))
     return out
-
-
-def suggestion_count(db: Database) -> int:
-    if not db["suggestions"].exists():
-        return 0
-    return int(db.execute("SELECT COUNT(*) FROM suggestions").fetchone()[0])
 
 
 # -- per-code prompts ------------------------------------------------------------------------

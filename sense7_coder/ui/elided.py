@@ -26,9 +26,6 @@ class ElidedLabel(QLabel):
         self.setAccessibleName(text)
         self._update_tip()
 
-    def set_tip(self, tip: str) -> None:
-        self.tip = tip
-        self._update_tip()
 
     def is_cut(self) -> bool:
         text = self.text()
