@@ -136,7 +136,7 @@ def segment_turns(turns: Iterable[tuple[str, int, str]]) -> Iterator[Sentence]:
     """
     nlp = _pipeline()
     sentencizer = _sentencizer(nlp)
-    tokenizer = cast("Tokenizer", nlp.tokenizer)
+    tokenizer: Tokenizer = nlp.tokenizer
     keys: deque[tuple[str, int]] = deque()
 
     def texts() -> Iterator[str]:

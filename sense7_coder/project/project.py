@@ -637,8 +637,9 @@ class Project(ProjectRules):
         if conv is None or not sight.works_blind:
             return conv
         for turn in conv.turns:
-            if not sight.is_open(conversation_id, turn.position):
+            if not sight.sees_turn_attributes(conversation_id, turn.position):
                 turn.attributes = {}
+            if not sight.sees_ratings(conversation_id, turn.position):
                 turn.ratings = {}
                 turn.comment = None
         hidden = [a for a in sight.hidden_attributes

@@ -38,8 +38,6 @@ from .project import Project, typed_coder_name
 from .ratings import RESERVED
 from .reconcile import Disagreement, disagreements
 
-#: the thresholds Krippendorff (2004, 2019) recommends for alpha
-THRESHOLDS = (0.667, 0.800)
 #: bootstrap draws of a round's intervals
 ROUND_DRAWS = 1000
 

@@ -59,7 +59,6 @@ class SpanCoding(QObject):
         start.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         start.activated.connect(self.start_selecting)
         workspace.hub.changed.connect(lambda _changes: self.view.refresh_marks())
-        self._spans: list[Span] = []
 
     # -- reading -----------------------------------------------------------------------------
     @property
