@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from sense7_coder.domain.errors import Cancelled
-from sense7_coder.domain.llm_judge import LLMError, parse_score
+from sense7_coder.domain.llm.judge import LLMError, parse_score
 from sense7_coder.project import Project
 from sense7_coder.project.predictions import (
     evaluate_predictor,

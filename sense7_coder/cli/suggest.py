@@ -149,7 +149,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     if args.model == "llm" and not (args.endpoint and args.api_model):
         raise Sense7Error("--model llm needs --endpoint URL and --api-model NAME")
     if args.model == "llm":  # before the plan is counted and shown
-        from ..domain.request_pool import check_settings
+        from ..domain.llm.pool import check_settings
 
         check_settings(args.concurrency, args.timeout, max(0, args.retries))
     filt = _conversation_filter(args)

@@ -244,7 +244,7 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
 
 
 def llm_prompt(project: Project) -> str:
-    from ..domain.llm_judge import DEFAULT_PROMPT
+    from ..domain.llm.judge import DEFAULT_PROMPT
 
     return store_codes.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
 
@@ -262,7 +262,7 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
             progress: Progress | None = None, cancel: Cancel | None = None) -> dict[str, int]:
     """Ask the judge about every conversation (``runs`` times; cached answers are reused),
     then store its scores as predictor ``name`` (default ``llm:<api model>``)."""
-    from ..domain.llm_judge import (
+    from ..domain.llm.judge import (
         ChatClient,
         Job,
         chat_request,
@@ -271,7 +271,7 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         parse_score,
         request_key,
     )
-    from ..domain.request_pool import check_settings
+    from ..domain.llm.pool import check_settings
 
     check_runs(runs)
     if not endpoint.startswith(("http://", "https://")):
