@@ -192,7 +192,7 @@ def _llm(args: argparse.Namespace, project: Any, filt: Any) -> int:
 
 
 def _baseline(args: argparse.Namespace, project: Any, filt: Any) -> int:
-    from ..project.suggest_baseline import run_baseline
+    from ..project.prediction.suggest_baseline import run_baseline
 
     run = run_baseline(project, args.codes, unit=args.unit, conversations=filt,
                        runs=args.runs, name=args.name or "baseline",
