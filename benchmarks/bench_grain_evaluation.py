@@ -33,7 +33,7 @@ from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sense7_coder.domain.grain_evaluation import (  # noqa: E402
+from sense7_coder.domain.prediction.grain import (  # noqa: E402
     evaluate_with_intervals,
     resamples,
 )

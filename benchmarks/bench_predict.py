@@ -40,9 +40,13 @@ def build(folder: Path, n: int, turns: int) -> Project:
 
 
 def bench_baseline(folder: Path, n: int) -> None:
-    from sense7_coder.domain.baseline import _pipeline
-    from sense7_coder.domain.evaluation import turn_dimension_mean
-    from sense7_coder.project.predictions import evaluate_predictor, rated_turns, run_baseline
+    from sense7_coder.domain.prediction.baseline import _pipeline
+    from sense7_coder.domain.prediction.evaluation import turn_dimension_mean
+    from sense7_coder.project.prediction.predictors import (
+        evaluate_predictor,
+        rated_turns,
+        run_baseline,
+    )
 
     project = build(folder, n, 6)
     turns = rated_turns(project)

@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sense7_coder.domain.suggest_client import (  # noqa: E402
+from sense7_coder.domain.llm.suggest_client import (  # noqa: E402
     Request,
     SuggestClient,
     ask_all,

@@ -34,8 +34,8 @@ from sense7_coder.domain import team_seal  # noqa: E402
 from sense7_coder.project import Project  # noqa: E402
 from sense7_coder.project.assignments import assign  # noqa: E402
 from sense7_coder.project.merge import merge  # noqa: E402
-from sense7_coder.project.team_folder import TO_LEAD, coder_state, invite, join, link  # noqa: E402
-from sense7_coder.project.team_sync import sync_coder, sync_lead  # noqa: E402
+from sense7_coder.project.team.folder import TO_LEAD, coder_state, invite, join, link  # noqa: E402
+from sense7_coder.project.team.sync import sync_coder, sync_lead  # noqa: E402
 
 COMPARED = ("SELECT coder, conversation_id, position, sentence, code, value FROM codings "
             "ORDER BY 1, 2, 3, 4, 5")

@@ -3,7 +3,7 @@ an independent reference on seeded random designs, and the coverage of its inter
 
 Our side is the public API (:func:`sense7_coder.domain.agreement.code_agreement`,
 :func:`~sense7_coder.domain.agreement.rater_vs_reference`,
-:func:`sense7_coder.domain.evaluation.evaluate`). The references are other packages
+:func:`sense7_coder.domain.prediction.evaluation.evaluate`). The references are other packages
 (krippendorff, scikit-learn, statsmodels, pingouin, scipy, pandas) or, where no package
 computes the figure with missing ratings, the published formula written out here.
 
@@ -33,7 +33,7 @@ import pandas as pd
 
 from sense7_coder.domain.agreement import code_agreement, rater_vs_reference
 from sense7_coder.domain.agreement.icc import FORMS, INTERVAL_METHOD, f_intervals
-from sense7_coder.domain.evaluation import evaluate
+from sense7_coder.domain.prediction.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 2027

@@ -57,7 +57,7 @@ def resolve_codebook(name_or_path: str) -> Codebook:
     or REFI-QDA ``.qdc``/``.qdpx``)."""
     p = Path(name_or_path)
     if p.suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA (ATLAS.ti, MAXQDA, QualCoder...)
-        from .domain.refi import load_qdc
+        from .domain.refi.qdc import load_qdc
 
         return load_qdc(p)
     if p.suffix == ".json" or p.exists():

@@ -3,8 +3,9 @@
 * the import contracts in ``pyproject.toml`` (``[tool.importlinter]``): the layers cli ->
   ui -> project -> store -> domain, Qt only under ``ui/``, sqlite3 and sqlite-utils only
   under ``store/``, the window and the command line reach the store only through the
-  project facade, the command line opens the window through one lazy door, and no circles
-  between sibling packages;
+  project facade, the command line opens the window through one lazy door, no circles
+  between sibling packages, and the feature packages as units (the LLM client, REFI-QDA,
+  prediction and team work reach neither one another nor the agreement maths);
 * no import circles between modules (imports inside functions and under ``TYPE_CHECKING``
   count: a circle is a circle however it is spelled);
 * outside ``store/`` nothing connects to a database or runs SQL;

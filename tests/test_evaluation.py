@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sense7_coder.domain.evaluation import (
+from sense7_coder.domain.prediction.evaluation import (
     conversation_targets,
     evaluate,
     evaluate_runs,

@@ -13,14 +13,14 @@ from scipy.stats import spearmanr
 from sklearn.metrics import accuracy_score, f1_score, mean_absolute_error
 
 from sense7_coder.cli import main
-from sense7_coder.domain.grain_evaluation import (
+from sense7_coder.domain.models import Conversation, Turn
+from sense7_coder.domain.prediction.grain import (
     SCALE,
     clip_interval,
     evaluate_with_intervals,
     figures,
     resamples,
 )
-from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.project import Project
 
 
@@ -145,8 +145,8 @@ def test_overall_only_ratings_point_to_the_turn_level(tmp_path: Path,
     assert code == 0, err
     assert re.search(r"^baseline +18 ", out, re.M)
     # the API says the same without naming an option
-    from sense7_coder.project import predictions as pred
-    from sense7_coder.project.evaluation import MissingTarget
+    from sense7_coder.project.prediction import predictors as pred
+    from sense7_coder.project.prediction.evaluation import MissingTarget
 
     with Project.open(path) as p, pytest.raises(MissingTarget) as caught:
         pred.run_baseline(p, level="conversation")
@@ -190,10 +190,10 @@ def test_analyze_writes_the_evaluation_per_dimension(tmp_path: Path,
 
 def test_models_suggestions_are_measured_per_code_against_the_users(demo_project: Path
                                                                     ) -> None:
-    from sense7_coder.domain.evaluation import evaluate
     from sense7_coder.domain.models import Unit
-    from sense7_coder.project.evaluation import evaluate_per_dimension
-    from sense7_coder.project.predictions import rated_turns
+    from sense7_coder.domain.prediction.evaluation import evaluate
+    from sense7_coder.project.prediction.evaluation import evaluate_per_dimension
+    from sense7_coder.project.prediction.predictors import rated_turns
     from sense7_coder.project.suggestions import NewSuggestion, store_run
 
     with Project.open(demo_project, backup=False) as p:
@@ -229,7 +229,7 @@ def test_a_hand_edited_suggestion_off_the_scale_is_named_not_measured(demo_proje
 
     from sense7_coder.domain.errors import ProjectError
     from sense7_coder.domain.models import Unit
-    from sense7_coder.project.evaluation import evaluate_per_dimension
+    from sense7_coder.project.prediction.evaluation import evaluate_per_dimension
     from sense7_coder.project.suggestions import NewSuggestion, store_run
 
     with Project.open(demo_project, backup=False) as p:

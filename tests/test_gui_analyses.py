@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from sense7_coder.project import Project
-from sense7_coder.project.predictions import (
+from sense7_coder.project.prediction.predictors import (
     import_predictions,
     set_suggestions_allowed,
     suggestions,
@@ -98,7 +98,7 @@ def test_workspace_shows_suggestions_beside_the_ratings_only_when_allowed(
 
 def test_llm_judge_from_the_window_with_its_prompt_stored(
         qtbot: Any, project: Project) -> None:
-    from sense7_coder.project.predictions import llm_prompt
+    from sense7_coder.project.prediction.predictors import llm_prompt
     from tests.test_llm_judge import FakeServer, score_by_length
 
     server = FakeServer(score_by_length)

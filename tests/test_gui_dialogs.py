@@ -445,7 +445,7 @@ def test_codebook_files_are_never_the_project_file(qtbot: Any, coded: Project,
 
 def test_codebook_editor_reads_and_writes_refi_qdc(qtbot: Any, coded: Project, tmp_path: Path,
                                                   model_checks: ModelChecks) -> None:
-    from sense7_coder.domain.refi import load_qdc
+    from sense7_coder.domain.refi.qdc import load_qdc
 
     editor = open_editor(qtbot, coded, model_checks)
     assert editor.import_codebook_file(Path(__file__).parent / "refi" / "atlas-style.qdc")

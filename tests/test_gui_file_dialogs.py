@@ -188,7 +188,7 @@ def codebook_and_team(w: Any, picks: Picks) -> None:
     picks.run(["ana.sense7"], team.ask_package)
     picks.qtbot.waitUntil(lambda: "for ana" in team.status.text(), timeout=60_000)
     # the team folder: link one (a folder beside the project), write an invitation
-    from sense7_coder.project.team_view import TeamWatch
+    from sense7_coder.project.team.view import TeamWatch
     from sense7_coder.ui.team_folder_panel import TeamFolderDialog
 
     (picks.folder / "team").mkdir()

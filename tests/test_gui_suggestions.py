@@ -100,7 +100,7 @@ def test_a_blind_coder_sees_it_after_own_value_and_reveal(gui, demo_project: Pat
 
 def test_the_analysis_window_shows_the_evaluation_per_dimension(qtbot, demo_project: Path,
                                                                 tmp_path: Path) -> None:
-    from sense7_coder.project.predictions import run_baseline
+    from sense7_coder.project.prediction.predictors import run_baseline
     from sense7_coder.ui.analysis.analysis_panel import AnalysisPanel
 
     with Project.open(demo_project, backup=False) as p:

@@ -11,8 +11,8 @@ from analysis_support import make_project
 
 from sense7_coder.domain.models import Unit
 from sense7_coder.project.assignments import assign
-from sense7_coder.project.team_folder import TO_LEAD, coder_state, invite, join, link
-from sense7_coder.project.team_sync import sync_coder, sync_lead
+from sense7_coder.project.team.folder import TO_LEAD, coder_state, invite, join, link
+from sense7_coder.project.team.sync import sync_coder, sync_lead
 from sense7_coder.ui.team_folder_panel import TeamFolderDialog, install, poll
 
 

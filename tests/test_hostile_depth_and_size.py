@@ -17,7 +17,7 @@ from sense7_coder.domain.errors import Sense7Error
 from sense7_coder.project import Project
 from sense7_coder.project.codebook_ops import read_codebook_file
 from sense7_coder.project.imports import import_codings, import_files
-from sense7_coder.project.predictions import import_predictions
+from sense7_coder.project.prediction.predictors import import_predictions
 
 DEPTHS = st.sampled_from([50, 1_000, 20_000, 100_000])
 HUGE = st.one_of(

@@ -23,9 +23,9 @@ from sense7_coder.project.export import export_frame
 from sense7_coder.project.identity import PassphraseNeeded
 from sense7_coder.project.merge import merge
 from sense7_coder.project.package import make_package
-from sense7_coder.project.predictions import evaluate_all, predictor_counts
+from sense7_coder.project.prediction.predictors import evaluate_all, predictor_counts
 from sense7_coder.project.reconcile import coders_vs_consensus, disagreements, unit_values
-from sense7_coder.project.team_tables import history_table, retrieve
+from sense7_coder.project.team.tables import history_table, retrieve
 
 SECRET = "correct horse battery"
 

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from sense7_coder.domain.errors import Cancelled
-from sense7_coder.domain.llm_judge import LLMError, parse_score
+from sense7_coder.domain.llm.judge import LLMError, parse_score
 from sense7_coder.project import Project
-from sense7_coder.project.predictions import predictor_counts, run_llm
+from sense7_coder.project.prediction.predictors import predictor_counts, run_llm
 
 SERVER_LIFE_S = 8.0  # no handler of these servers runs longer than this
 KEY = "sk-test-secret-key"

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from sense7_coder.domain.errors import Cancelled
-from sense7_coder.domain.llm_judge import LLMError, parse_score
+from sense7_coder.domain.llm.judge import LLMError, parse_score
 from sense7_coder.project import Project
-from sense7_coder.project.predictions import (
+from sense7_coder.project.prediction.predictors import (
     evaluate_predictor,
     llm_prompt,
     predictor_counts,
@@ -255,7 +255,7 @@ def test_the_requests_said_sent_are_the_requests_the_server_saw(
         demo_project: Path, serve: Callable[..., FakeServer]):
     """Every reply unreadable: the run used to print '0 requests sent' while the server
     had answered every conversation three times (two retries each)."""
-    from sense7_coder.project.predictions import llm_run_line
+    from sense7_coder.project.prediction.predictors import llm_run_line
 
     server = serve(lambda body, n: (200, completion("I'd rather not say.")))
     with Project.open(demo_project, backup=False) as p:

@@ -152,8 +152,8 @@ def test_bundle_checks_schema_breaking_qdpx_is_refused_for_the_schema_alone(
     schema file are there)."""
     from sense7_coder.cli import main
     from sense7_coder.domain.errors import InputError
-    from sense7_coder.domain.refi_import import read_qdpx
-    from sense7_coder.project.refi_import import schema_file
+    from sense7_coder.domain.refi.reading import read_qdpx
+    from sense7_coder.project.refi.importing import schema_file
 
     check = packaging_module("check_bundle")
     qdpx = tmp_path / "demo.qdpx"

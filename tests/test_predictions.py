@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from sense7_coder.domain.errors import InputError, ProjectError
-from sense7_coder.domain.evaluation import evaluate
+from sense7_coder.domain.prediction.evaluation import evaluate
 from sense7_coder.domain.synthetic import write_study
 from sense7_coder.project import Project
 from sense7_coder.project.changes import PREDICTIONS
 from sense7_coder.project.imports import import_files
-from sense7_coder.project.predictions import (
+from sense7_coder.project.prediction.predictors import (
     evaluate_predictor,
     import_predictions,
     predictor_counts,

@@ -17,7 +17,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.codebook import Codebook
 from sense7_coder.domain.errors import CodebookError
 from sense7_coder.domain.models import Unit
-from sense7_coder.domain.refi import (
+from sense7_coder.domain.refi.qdc import (
     CODEBOOK_NS,
     PROJECT_NS,
     code_guid,

@@ -23,7 +23,7 @@ from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.demo import build_demo
 from sense7_coder.project.exchange import export_qdc, export_qdpx
-from sense7_coder.project.refi_import import new_project_from_qdpx
+from sense7_coder.project.refi.importing import new_project_from_qdpx
 
 HERE = Path(__file__).parent / "refi"
 P = "{urn:QDA-XML:project:1.0}"
@@ -362,7 +362,7 @@ def test_atlas_crlf_counts_a_line_end_as_one(tmp_path: Path) -> None:
 
 def test_qdc_nominal_level_with_empty_label_comes_back_empty() -> None:
     from sense7_coder.domain.codebook import Codebook, code_from_dict
-    from sense7_coder.domain.refi import codebook_from_qdc, codebook_qdc
+    from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc
 
     kind = code_from_dict({"key": "kind", "label": "Kind", "kind": "nominal", "unit": "turn",
                            "levels": [{"value": "a", "label": ""},
@@ -446,7 +446,7 @@ def test_attributes_named_like_a_field_or_the_variable_come_back(tmp_path: Path)
 
 def test_qdc_codes_sharing_a_label_or_spaced_oddly_come_back() -> None:
     from sense7_coder.domain.codebook import Codebook, code_from_dict
-    from sense7_coder.domain.refi import codebook_from_qdc, codebook_qdc
+    from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc
 
     def ordinal(key: str, label: str) -> Any:
         return code_from_dict({"key": key, "label": label, "kind": "ordinal", "unit": "turn",

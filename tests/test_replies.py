@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sense7_coder.domain.codebook import Code, Level
-from sense7_coder.domain.replies import Reading, read_reply, reply_schema, response_format
+from sense7_coder.domain.llm.replies import Reading, read_reply, reply_schema, response_format
 from sense7_coder.resources import resolve_codebook
 
 BOOK = resolve_codebook("sense7")

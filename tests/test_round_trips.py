@@ -11,7 +11,7 @@ from analysis_support import code, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.codebook import Code, Codebook, CodebookError, Level
-from sense7_coder.domain.refi import codebook_from_qdc, codebook_qdc, load_qdc
+from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc, load_qdc
 from sense7_coder.project import Project
 from sense7_coder.project.exchange import export_qdc, import_qdc
 

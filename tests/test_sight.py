@@ -26,7 +26,7 @@ from sense7_coder.project.package import make_package
 from sense7_coder.project.project import HIDDEN_VALUE
 from sense7_coder.project.sight import RATINGS_HIDDEN, RATINGS_SHOWN, RATINGS_WITHHELD
 from sense7_coder.project.suggestions import NewSuggestion, store_run, suggestions
-from sense7_coder.project.team_tables import memos_table, turn_history
+from sense7_coder.project.team.tables import memos_table, turn_history
 
 T2 = Unit("c1", 2)
 BOB_VALUE, BOB_MEMO = 1, "bob wonders about tone"

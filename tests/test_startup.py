@@ -152,9 +152,12 @@ HELP_MODULES = frozenset({
 #: and what opening a project to read it adds (``info``, ``codebook list``): the facade and
 #: the store, with none of spans, merge, suggestions, agreement, identity's passphrases...
 PROJECT_MODULES = HELP_MODULES | frozenset({
-    "sense7_coder.domain.evaluation", "sense7_coder.paths", "sense7_coder.project",
+    "sense7_coder.paths", "sense7_coder.project",
     "sense7_coder.project.cells", "sense7_coder.project.changes", "sense7_coder.project.hints",
-    "sense7_coder.project.identity", "sense7_coder.project.predictions",
+    "sense7_coder.project.identity",
+    # the predictors a project holds, counted by ``info`` (the packages load nothing more)
+    "sense7_coder.domain.prediction", "sense7_coder.domain.prediction.evaluation",
+    "sense7_coder.project.prediction", "sense7_coder.project.prediction.predictors",
     "sense7_coder.project.project", "sense7_coder.project.rules", "sense7_coder.project.undo",
     "sense7_coder.store", "sense7_coder.store.backups", "sense7_coder.store.beside",
     "sense7_coder.store.checked", "sense7_coder.store.codes", "sense7_coder.store.codings",

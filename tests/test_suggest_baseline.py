@@ -9,7 +9,7 @@ import pytest
 from sense7_coder.domain.codebook import Code, Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project.suggest_baseline import run_baseline
+from sense7_coder.project.prediction.suggest_baseline import run_baseline
 from sense7_coder.project.suggestions import suggestions
 
 

@@ -14,7 +14,7 @@ import pytest
 from test_llm_judge import FakeServer, completion
 
 from sense7_coder.domain.errors import Cancelled
-from sense7_coder.domain.llm_judge import LLMError
+from sense7_coder.domain.llm.judge import LLMError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.suggest import code_prompt, plan, run_llm, set_code_prompt

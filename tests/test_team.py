@@ -20,7 +20,7 @@ from sense7_coder.project.export import export_frame
 from sense7_coder.project.imports import import_codings
 from sense7_coder.project.package import make_package
 from sense7_coder.project.project import HIDDEN_VALUE
-from sense7_coder.project.team_tables import history_table
+from sense7_coder.project.team.tables import history_table
 from sense7_coder.store import conversations as store_conv
 from sense7_coder.store.db import APPLICATION_ID
 from sense7_coder.store.schema import migrations

@@ -21,8 +21,8 @@ from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project, rationales
 from sense7_coder.project.assignments import assign
 from sense7_coder.project.merge import merge
-from sense7_coder.project.team_folder import FOR_CODERS, TO_LEAD, invite, join, link
-from sense7_coder.project.team_sync import sync
+from sense7_coder.project.team.folder import FOR_CODERS, TO_LEAD, invite, join, link
+from sense7_coder.project.team.sync import sync
 
 CODERS = ("ana", "ben", "cai")
 COMPARED = {

@@ -327,7 +327,7 @@ def cmd_import_ratings(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from ..project.predictions import predictor_counts
+    from ..project.prediction.predictors import predictor_counts
 
     with _open(args) as project:
         info = project.info()

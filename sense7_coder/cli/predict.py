@@ -148,7 +148,7 @@ def _fmt(value: Any) -> str:
 def _require_target(project: Any, level: str) -> None:
     """Refuse a level whose target the users' ratings lack, in this command's terms."""
     from ..domain.errors import Sense7Error
-    from ..project.evaluation import MissingTarget, check_target
+    from ..project.prediction.evaluation import MissingTarget, check_target
 
     try:
         check_target(project, level)
@@ -165,7 +165,7 @@ def _require_target(project: Any, level: str) -> None:
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..domain.errors import Sense7Error
-    from ..project import predictions as pred
+    from ..project.prediction import predictors as pred
 
     if args.runs < 1:
         raise Sense7Error("--runs must be 1 or more")

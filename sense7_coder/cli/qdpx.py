@@ -11,7 +11,7 @@ from .acting import open_as
 
 
 def init_from_qdpx(args: argparse.Namespace) -> int:
-    from ..project.refi_import import new_project_from_qdpx
+    from ..project.refi.importing import new_project_from_qdpx
 
     roles = parse_roles(getattr(args, "roles", "") or "")
     project, summary = new_project_from_qdpx(args.project, args.from_qdpx, roles=roles)
@@ -24,7 +24,7 @@ def init_from_qdpx(args: argparse.Namespace) -> int:
 
 
 def import_qdpx_files(args: argparse.Namespace) -> int:
-    from ..project.refi_import import import_qdpx
+    from ..project.refi.importing import import_qdpx
 
     if not all(f.suffix.lower() == ".qdpx" for f in args.files):
         raise Sense7Error("import REFI-QDA projects (.qdpx) on their own, without other files")

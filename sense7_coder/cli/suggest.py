@@ -149,7 +149,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     if args.model == "llm" and not (args.endpoint and args.api_model):
         raise Sense7Error("--model llm needs --endpoint URL and --api-model NAME")
     if args.model == "llm":  # before the plan is counted and shown
-        from ..domain.request_pool import check_settings
+        from ..domain.llm.pool import check_settings
 
         check_settings(args.concurrency, args.timeout, max(0, args.retries))
     filt = _conversation_filter(args)
@@ -192,7 +192,7 @@ def _llm(args: argparse.Namespace, project: Any, filt: Any) -> int:
 
 
 def _baseline(args: argparse.Namespace, project: Any, filt: Any) -> int:
-    from ..project.suggest_baseline import run_baseline
+    from ..project.prediction.suggest_baseline import run_baseline
 
     run = run_baseline(project, args.codes, unit=args.unit, conversations=filt,
                        runs=args.runs, name=args.name or "baseline",

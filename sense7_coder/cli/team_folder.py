@@ -50,7 +50,7 @@ def _as(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_link(args: argparse.Namespace) -> int:
-    from ..project.team_folder import link
+    from ..project.team.folder import link
 
     with open_as(args) as project:
         state = link(project, args.folder)
@@ -59,7 +59,7 @@ def cmd_link(args: argparse.Namespace) -> int:
 
 
 def cmd_invite(args: argparse.Namespace) -> int:
-    from ..project.team_folder import invite
+    from ..project.team.folder import invite
 
     with open_as(args) as project:
         out = invite(project, args.coder, args.out)
@@ -69,8 +69,8 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from ..project.team_folder import join
-    from ..project.team_sync import sync_coder
+    from ..project.team.folder import join
+    from ..project.team.sync import sync_coder
 
     state = join(args.invitation, args.package, args.folder)
     print(f"joined as {state.data['coder']} on this computer (machine {state.data['install']})")
@@ -80,8 +80,8 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from ..project.team_folder import coder_state, lead_state
-    from ..project.team_sync import sync_coder, sync_lead
+    from ..project.team.folder import coder_state, lead_state
+    from ..project.team.sync import sync_coder, sync_lead
 
     state = coder_state(args.project)
     if state is not None:

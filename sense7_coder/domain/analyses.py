@@ -173,7 +173,7 @@ def desired_vs_experienced(conversations: Any, conv_means: Any, desired: str,
     mean rating over its turns; plus a one-row summary with Spearman's rho of each."""
     import pandas as pd
 
-    from .evaluation import spearman
+    from .prediction.evaluation import spearman
 
     rating = conv_means.groupby("conversation_id", sort=False)["value"].mean()
     attrs = pd.DataFrame(list(conversations["attributes"]), index=conversations.index)

@@ -17,7 +17,7 @@ Kinds (``EXPORT_KINDS``):
 * ``agreement`` -- the agreement report, one row per figure.
 * ``codebook`` -- one row per code x level.
 * ``assignments``, ``history``, ``segments``, ``memos``, ``ratings`` -- the team tables
-  (see :mod:`sense7_coder.project.team_tables`).
+  (see :mod:`sense7_coder.project.team.tables`).
 
 Files are UTF-8 with CRLF line ends (RFC 4180), so that a cell holding a line break or a
 carriage return is quoted and every reader sees one record per row.

@@ -295,8 +295,8 @@ def _evaluation(project: Project, conversations: ConversationFilter | None, tabl
     and per turn, with intervals over conversations: a table and a figure, when any exist."""
     import pandas as pd
 
-    from ..domain import plots_evaluation
-    from .evaluation import evaluate_per_dimension
+    from ..domain.prediction import figure as plots_evaluation
+    from .prediction.evaluation import evaluate_per_dimension
 
     rows = evaluate_per_dimension(project, conversations, cancel=cancel)
     if rows:

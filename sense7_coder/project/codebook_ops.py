@@ -229,7 +229,7 @@ def read_codebook_file(path: str | Path) -> Codebook:
     """
     refuse_open_project_file(path, "to import the codebook from")
     if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
-        from ..domain.refi import load_qdc
+        from ..domain.refi.qdc import load_qdc
 
         return load_qdc(path)
     return load_codebook(path)

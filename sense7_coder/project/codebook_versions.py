@@ -79,7 +79,7 @@ def export_at(project: Project, number: int, path: str | Path) -> Path:
     book = codebook_at(project, number)
     refuse_open_project_file(path, "to export the codebook to")
     if Path(path).suffix.lower() == ".qdc":
-        from ..domain.refi import codebook_qdc
+        from ..domain.refi.qdc import codebook_qdc
         from .exchange import ORIGIN
 
         data = codebook_qdc(book, origin=ORIGIN)

@@ -1,6 +1,6 @@
 """Exchanging codebooks and coded projects with other QDA tools (REFI-QDA).
 
-The mapping is described in :mod:`sense7_coder.domain.refi`. Files are written under a
+The mapping is described in :mod:`sense7_coder.domain.refi.qdc`. Files are written under a
 temporary name and renamed when complete; a codebook import is one transaction (through
 :func:`.codebook_ops.apply_codebook`, with the same checks as any codebook change).
 """
@@ -14,8 +14,8 @@ from .. import __version__
 from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
 from ..domain.progress import CancelFn, ProgressFn
-from ..domain.refi import codebook_qdc, load_qdc
-from ..domain.refi_project import (
+from ..domain.refi.qdc import codebook_qdc, load_qdc
+from ..domain.refi.writing import (
     Mark,
     ProjectDocument,
     Source,

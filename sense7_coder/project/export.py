@@ -171,7 +171,7 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
     if provenance:
         table = _long_with_provenance(project, table, codings, keys, options)
     if with_text:
-        from .team_tables import unit_texts
+        from .team.tables import unit_texts
 
         table["text"] = unit_texts(project, table)
     from .span_export import long_with_spans
@@ -213,8 +213,8 @@ def _final_table(project: Project, options: AgreementOptions) -> pd.DataFrame:
 def _whole_tables(project: Project, options: AgreementOptions, filt: ConversationFilter
                   ) -> dict[str, Callable[[], pd.DataFrame]]:
     """The team exports that take no code: each kind's table, made when called."""
-    from . import team_tables
     from .rationales import rationale_table
+    from .team import tables as team_tables
 
     return {
         "assignments": lambda: team_tables.assignments_table(project),
@@ -228,7 +228,7 @@ def _whole_tables(project: Project, options: AgreementOptions, filt: Conversatio
 
 def _team_table(project: Project, kind: str, options: AgreementOptions,
                 value: str | None) -> pd.DataFrame:
-    from . import team_tables
+    from .team import tables as team_tables
 
     if value is not None and kind != "segments":
         raise ProjectError("a value applies to the segments export only")

@@ -19,8 +19,8 @@ from ..domain.agreement import (
     CodeFrameSpec,
 )
 from ..domain.codebook import Code
-from ..domain.evaluation import to_level
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
+from ..domain.prediction.evaluation import to_level
 from ..store import frames
 from ..store import predictions as store_pred
 from ..store.conversations import (

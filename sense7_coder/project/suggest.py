@@ -20,12 +20,7 @@ from urllib.parse import urlsplit
 
 from ..domain.codebook import Code
 from ..domain.errors import ProjectError
-from ..domain.models import Unit
-from ..domain.progress import CancelFn as Cancel
-from ..domain.progress import ProgressFn as Progress
-from ..domain.replies import Reading
-from ..domain.rows import MAX_REPLY_CHARS
-from ..domain.suggest_prompts import (
+from ..domain.llm.prompts import (
     CONTEXT_TURNS,
     REPLY_TOKENS_PER_CODE,
     ShownTurn,
@@ -35,6 +30,11 @@ from ..domain.suggest_prompts import (
     system_prompt,
     unit_text,
 )
+from ..domain.llm.replies import Reading
+from ..domain.models import Unit
+from ..domain.progress import CancelFn as Cancel
+from ..domain.progress import ProgressFn as Progress
+from ..domain.rows import MAX_REPLY_CHARS
 from ..store import conversations as store_conv
 from ..store import predictions as store_pred
 from ..store import suggestions as store_sug
@@ -51,7 +51,7 @@ UNITS = ("turn", "sentence", "conversation")
 def code_prompt(project: Project, key: str) -> tuple[str, bool]:
     """A code's guidance as the model reads it and whether it is the lead's own text
     (else built from the codebook)."""
-    from ..domain.suggest_prompts import code_guidance
+    from ..domain.llm.prompts import code_guidance
 
     code = project.code(key)
     stored = store_sug.prompt(project.db, key)
@@ -241,10 +241,10 @@ def run_llm(project: Project, the_plan: Plan, endpoint: str, api_model: str, *,
     """Ask the server about every unit of ``the_plan`` and store the answers as one run of
     the model ``name`` (default: the API model). Unreadable replies become *no answer*;
     LLMError (the endpoint failed) stops the run, keeping the answers in the cache."""
-    from ..domain.llm_judge import request_key
-    from ..domain.replies import read_reply
-    from ..domain.request_pool import check_settings
-    from ..domain.suggest_client import Answer, Request, SuggestClient, ask_all
+    from ..domain.llm.judge import request_key
+    from ..domain.llm.pool import check_settings
+    from ..domain.llm.replies import read_reply
+    from ..domain.llm.suggest_client import Answer, Request, SuggestClient, ask_all
 
     project.require_lead("run a model over the project")
     if not endpoint.startswith(("http://", "https://")):

@@ -1,4 +1,4 @@
-"""SQL of the team folder (project/team_sync.py): a coder's own rows as change rows, what
+"""SQL of the team folder (project/team/sync.py): a coder's own rows as change rows, what
 was last sent of each, the rows a change file brings written into the lead's copy of that
 coder's package (newest change per row wins, whatever order files arrive in), and the
 record of every change file read (tables of m019)."""

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.words import count
 from ..project import Project
-from ..project.team_tables import turn_history
+from ..project.team.tables import turn_history
 from .screen import fit_to_screen
 
 COLUMNS = ("Time (UTC)", "Coder", "What", "Code", "Before", "After", "How")

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from ..project import Project
 from ..project.attributes import filter_choices
 from ..project.changes import Changes
-from ..project.team_tables import retrieve
+from ..project.team.tables import retrieve
 from .analysis.stale import changes_figures
 from .table_tools import ask_csv_path, copy_export_buttons, copy_table, table_window, write_table
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..domain.errors import Sense7Error
-from ..project.team_tables import tab_separated
+from ..project.team.tables import tab_separated
 from . import file_dialogs
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Coding › Team folder: the lead links the project to a folder a sync service carries,
 invites coders and sees, per coder, when her files last arrived, what was applied and what
 was refused and why; a coder sees what she sent and whether the lead has read it. The
-window's poll syncs whenever something moved (project/team_view.py decides, cheaply).
+window's poll syncs whenever something moved (project/team/view.py decides, cheaply).
 
 Installed on a window by :func:`install` (menu item and poll timer)."""
 
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.errors import Sense7Error
 from ..project.changes import Changes
-from ..project.team_view import TeamView, TeamWatch, team_view
+from ..project.team.view import TeamView, TeamWatch, team_view
 from . import file_dialogs
 from .palette import error_style
 from .wording import error_text
@@ -184,14 +184,14 @@ class TeamFolderDialog(QDialog):
         self.refresh()
 
     def link(self) -> None:
-        from ..project.team_folder import link
+        from ..project.team.folder import link
 
         folder = file_dialogs.choose_folder(self, "The team folder (synced, shared)")
         if folder:
             self._run(lambda: link(self.win.project, Path(folder)))
 
     def invite(self) -> None:
-        from ..project.team_folder import invite
+        from ..project.team.folder import invite
 
         coders = [c["name"] for c in self.win.project.coders() if c["role"] == "coder"]
         for coder in coders:
@@ -206,8 +206,8 @@ class TeamFolderDialog(QDialog):
 
     def take_package(self) -> None:
         """Let go of the package, move her work into the lead's new one, open it again."""
-        from ..project.team_folder import coder_state
-        from ..project.team_sync import sync_coder
+        from ..project.team.folder import coder_state
+        from ..project.team.sync import sync_coder
 
         project = self.win.project
         if project is None:

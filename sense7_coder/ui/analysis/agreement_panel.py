@@ -251,7 +251,7 @@ class AgreementPanel(QWidget):
         ))
 
     def _predictors(self) -> list[str]:
-        from ...project.predictions import predictor_counts
+        from ...project.prediction.predictors import predictor_counts
 
         return [n for n, c in predictor_counts(self.project).items() if c["turn"]]
 

@@ -35,10 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
-from ...project import predictions as pred
 from ...project.agreement import AgreementOptions
 from ...project.analyses import SOURCES, AnalysisOutput, run_analyses
 from ...project.changes import PREDICTIONS, Changes
+from ...project.prediction import predictors as pred
 from .. import file_dialogs
 from ..dialogs.form_widgets import path_row
 from ..palette import error_style

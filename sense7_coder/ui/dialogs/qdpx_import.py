@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
-from ...project.refi_import import QdpxImportSummary, import_qdpx
+from ...project.refi.importing import QdpxImportSummary, import_qdpx
 from .. import file_dialogs
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 

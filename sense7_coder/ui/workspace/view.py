@@ -19,7 +19,7 @@ from ...domain.words import and_list
 from ...project import Project
 from ...project import workspace as ws
 from ...project.changes import Changes
-from ...project.predictions import suggestions
+from ...project.prediction.predictors import suggestions
 from ...project.sight import RATINGS_HIDDEN, RATINGS_WITHHELD
 from ..changes_hub import ChangesHub
 from ..palette import tone

@@ -1,4 +1,4 @@
-"""Syncing through a team folder (see :mod:`.team_folder`).
+"""Syncing through a team folder (see :mod:`.folder`).
 
 A coder's sync turns every own row (codings, revisions, memos, spans, done marks) that
 changed since the last sync into one change file, sealed to the lead and signed by her
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domain import team_seal
-from ..domain.errors import ProjectError
-from ..store import team as store_team
-from .project import Project
-from .team_downstream import refresh_packages, take_newer_package
-from .team_folder import (
+from ...domain import team_seal
+from ...domain.errors import ProjectError
+from ...store import team as store_team
+from ..project import Project
+from .downstream import refresh_packages, take_newer_package
+from .folder import (
     FOR_CODERS,
     TO_LEAD,
     CoderState,
@@ -127,7 +127,7 @@ def _merge_touched(project: Project, touched: dict[str, list[tuple[Any, ...]]],
     """Merge the package copies of the coders whose files were applied, as one by-hand
     merge of their packages (one after the other, in one transaction); when that is
     refused, each alone, so that only the coder it concerns waits."""
-    from .merge import MergeReport, merge
+    from ..merge import MergeReport, merge
 
     coders = sorted(touched)
     mirrors = [mirror_path(Path(project.path), c) for c in coders]

@@ -30,7 +30,7 @@ How sense7-coder maps onto it:
   code, pointing at the level's child code; conversation-level codes are codings of a
   selection of the whole source; coders (and the consensus) are users; a memo is the
   ``Description`` of its coder's selection; conversation fields and attributes are text
-  variables of each source (see :mod:`.refi_project`). A binary code's "absent"
+  variables of each source (see :mod:`.writing`). A binary code's "absent"
   is left out (a REFI coding says that a code applies).
 """
 
@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
-from . import rows
-from .codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
-from .errors import CodebookError, InputError
+from .. import rows
+from ..codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
+from ..errors import CodebookError, InputError
 
 CODEBOOK_NS = "urn:QDA-XML:codebook:1.0"
 PROJECT_NS = "urn:QDA-XML:project:1.0"
@@ -493,7 +493,7 @@ MAX_QDC_BYTES = 64 * 1024 * 1024
 
 def load_qdc(path: str | Path) -> Codebook:
     """The codebook of a REFI-QDA ``.qdc`` file, or of the project inside a ``.qdpx``."""
-    from .importers.common import read_bytes, regular_file
+    from ..importers.common import read_bytes, regular_file
 
     path = Path(path)
     try:

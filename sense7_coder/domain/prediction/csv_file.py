@@ -19,9 +19,9 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from .errors import InputError
-from .export import unneutralise
-from .importers.tables import norm, read_named_columns
+from ..errors import InputError
+from ..export import unneutralise
+from ..importers.tables import norm, read_named_columns
 
 REQUIRED = ("conversation_id", "score")
 OPTIONAL = ("turn", "run")

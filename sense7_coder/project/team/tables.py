@@ -29,14 +29,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..domain.errors import ProjectError
-from ..domain.export import NA_TEXT
-from ..store import assignments as store_assignments
-from ..store import frames
-from ..store import history as store_history
-from ..store import segments as store_segments
-from ..store.conversations import ConversationFilter
-from .project import Project
+from ...domain.errors import ProjectError
+from ...domain.export import NA_TEXT
+from ...store import assignments as store_assignments
+from ...store import frames
+from ...store import history as store_history
+from ...store import segments as store_segments
+from ...store.conversations import ConversationFilter
+from ..project import Project
 
 HISTORY_COLUMNS = ("time", "coder", "action", "kind", "conversation_id", "turn", "sentence",
                    "code", "before", "after", "source", "actor", "origin")
@@ -92,7 +92,7 @@ def segments_table(project: Project, *, codes: list[str] | None = None,
                           with_value=with_value, conversations=conversations)
     table = pd.DataFrame(out + spans, columns=list(SEGMENT_COLUMNS))
     if spans and out:  # the spans among the other units, in conversation order
-        from ..store.attributes import sheet_rows
+        from ...store.attributes import sheet_rows
 
         rank = {row[0]: i for i, row in enumerate(sheet_rows(project.db))}
         order = sorted(range(len(table)), key=lambda i: (
@@ -108,7 +108,7 @@ def span_segments(project: Project, *, codes: list[str] | None = None,
                   ) -> list[tuple[Any, ...]]:
     """The ``segments`` rows of coded spans: the span's text, its offsets (code points,
     end exclusive) and its context in the turn."""
-    from .span_queries import span_rows_of
+    from ..span_queries import span_rows_of
 
     book = project.codebook
     out = []
@@ -130,7 +130,7 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     """Every memo: on units, and on spans (with the span's offsets and code), in
     conversation and turn order; to a coder working blind (:meth:`.Sight.sees_memo`) only
     their own and those of units open to them."""
-    from ..store import spans as store_spans
+    from ...store import spans as store_spans
 
     frame = frames.memos_frame(project.db, coders=coders or (), conversations=conversations)
     units = pd.DataFrame({

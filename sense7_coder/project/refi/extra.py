@@ -1,5 +1,5 @@
 """What a ``.qdpx`` written by sense7-coder carries for itself (the ``sense7-coder`` text
-variable of each source, see :func:`sense7_coder.domain.refi_project.conversation_extra`):
+variable of each source, see :func:`sense7_coder.domain.refi.writing.conversation_extra`):
 each turn's role, speaker, time, users' ratings, comment and attributes, the attributes
 that are not text, and the coders' done marks. Read back through the checks every row
 passes; a value that fails names the file, source and field."""
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..domain import rows
-from ..domain.errors import InputError
-from ..domain.models import Conversation
-from ..domain.refi_import import RefiProject, RefiSource
-from ..domain.refi_project import EXTRA_VARIABLE
-from ..store import codings as store_codings
+from ...domain import rows
+from ...domain.errors import InputError
+from ...domain.models import Conversation
+from ...domain.refi.reading import RefiProject, RefiSource
+from ...domain.refi.writing import EXTRA_VARIABLE
+from ...store import codings as store_codings
 
 
 def whole(src: RefiSource, start: int, end: int) -> bool:

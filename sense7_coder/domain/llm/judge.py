@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from . import guarded_http
-from .codebook import Code, Level
-from .errors import Cancelled, Sense7Error
-from .progress import CancelFn, ProgressFn
-from .request_pool import send_all
+from ..codebook import Code, Level
+from ..errors import Cancelled, Sense7Error
+from ..progress import CancelFn, ProgressFn
+from . import http as guarded_http
+from .pool import send_all
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

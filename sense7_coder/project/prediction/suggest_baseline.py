@@ -1,5 +1,5 @@
 """The baseline as a model that suggests codes: learnt per code from the project's own
-coded units, out of fold (see :mod:`..domain.code_baseline`).
+coded units, out of fold (see :mod:`...domain.prediction.code_baseline`).
 
 A unit's target for a code is its consensus value where there is one, else the coders'
 value: their mean (ordinal, not-applicable values left out) or the class most of them
@@ -14,18 +14,24 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from ..domain.baseline import Sample
-from ..domain.code_baseline import NA_CLASS, CodeSuggestion, LabelSample, classes, ordinal
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError, Sense7Error
-from ..domain.models import Unit
-from ..domain.progress import CancelFn, ProgressFn
-from ..store import frames
-from ..store.conversations import ConversationFilter
-from .predictions import check_runs, cv_group, grouping
-from .project import Project
-from .suggest import plan as make_plan
-from .suggestions import NewSuggestion, SuggestionRun, store_checked_run
+from ...domain.codebook import Code
+from ...domain.errors import ProjectError, Sense7Error
+from ...domain.models import Unit
+from ...domain.prediction.baseline import Sample
+from ...domain.prediction.code_baseline import (
+    NA_CLASS,
+    CodeSuggestion,
+    LabelSample,
+    classes,
+    ordinal,
+)
+from ...domain.progress import CancelFn, ProgressFn
+from ...store import frames
+from ...store.conversations import ConversationFilter
+from ..project import Project
+from ..suggest import plan as make_plan
+from ..suggestions import NewSuggestion, SuggestionRun, store_checked_run
+from .predictors import check_runs, cv_group, grouping
 
 
 def _targets(project: Project, code: Code, conversations: ConversationFilter | None
@@ -148,7 +154,7 @@ def run_baseline(project: Project, codes: Sequence[str] = (), *, unit: str | Non
 
 def _conversations(project: Project, conversations: ConversationFilter | None
                    ) -> list[tuple[Any, ...]]:
-    from ..store import predictions as store_pred
+    from ...store import predictions as store_pred
 
     return store_pred.conversation_table(project.db, conversations)
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..store import team as store_team
-from .project import Project
-from .team_downstream import WAITING_PACKAGE
-from .team_folder import FOR_CODERS, TO_LEAD, coder_state, lead_state, listing
-from .team_sync import SyncReport, sync_coder, sync_lead
+from ...store import team as store_team
+from ..project import Project
+from .downstream import WAITING_PACKAGE
+from .folder import FOR_CODERS, TO_LEAD, coder_state, lead_state, listing
+from .sync import SyncReport, sync_coder, sync_lead
 
 
 @dataclass

@@ -11,7 +11,7 @@ sense7-coder itself: checked and bounded before anything is written.
   ``PlainTextContent``) become conversations: split into turns when the text is a
   transcript whose lines start with known speakers (``User:``, ``Assistant:``, ``Seeker:``
   ...), else one ``user`` turn. Other sources (pictures, audio, PDF) are counted and left.
-* Codes become the codebook (:func:`sense7_coder.domain.refi.codebook_from_qdc`); codes of
+* Codes become the codebook (:func:`sense7_coder.domain.refi.qdc.codebook_from_qdc`); codes of
   other tools are span codes that apply to any turn. Users become coders.
 * Each ``Coding`` of a ``PlainTextSelection`` (code-point offsets into the source, end
   exclusive) lands on the turns it covers: clipped to each turn's text; a turn code whose
@@ -21,7 +21,7 @@ sense7-coder itself: checked and bounded before anything is written.
   referred to from a selection or a source become memos of their turn or conversation (a
   note holding a selection, QualCoder's annotation, of that passage's turn); notes on no
   source are listed. Cases and sets of documents become attributes; CR LF line ends,
-  duplicate GUIDs and odd names are handled in :mod:`.refi_parts`.
+  duplicate GUIDs and odd names are handled in :mod:`.variants`.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import refi
-from . import refi_parts as parts
-from .codebook import Code, Codebook
-from .errors import CodebookError, InputError
-from .importers.common import RoleResolver
-from .refi_project import EXTRA_VARIABLE
+from ..codebook import Code, Codebook
+from ..errors import CodebookError, InputError
+from ..importers.common import RoleResolver
+from . import qdc as refi
+from . import variants as parts
+from .writing import EXTRA_VARIABLE
 
 MAX_MEMBERS = 20_000
 MAX_TOTAL_BYTES = 1024 * 2**20

@@ -17,8 +17,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import Cancelled, Sense7Error
-from .progress import CancelFn, ProgressFn
+from ..errors import Cancelled, Sense7Error
+from ..progress import CancelFn, ProgressFn
 
 N_SPLITS = 5
 

@@ -1,13 +1,13 @@
 """Many requests to an LLM endpoint with a few in flight at once: the loop the judge
-(:func:`.llm_judge.judge`) and the suggest client (:func:`.suggest_client.ask_all`) share."""
+(:func:`.judge.judge`) and the suggest client (:func:`.suggest_client.ask_all`) share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from .errors import Cancelled, ProjectError
-from .progress import CancelFn, ProgressFn
+from ..errors import Cancelled, ProjectError
+from ..progress import CancelFn, ProgressFn
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

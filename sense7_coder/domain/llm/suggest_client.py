@@ -1,6 +1,6 @@
 """Asking an OpenAI-compatible server for suggested values, many requests at once.
 
-* :class:`SuggestClient` posts one request through :mod:`.guarded_http` (no redirect to
+* :class:`SuggestClient` posts one request through :mod:`.http` (no redirect to
   another origin, a deadline, a 4 MiB cap, cancellable within a second). It asks for
   structured output (``response_format`` with the codes' JSON schema); a server that
   refuses that with HTTP 400 is asked again without it, and so is every later request of
@@ -8,7 +8,7 @@
   that holds no readable value is asked again (another seed) up to the retries, then
   stands as *no answer* with the reply kept. Other HTTP errors (401, 403, 404...), a
   refused connection after the retries and a redirect elsewhere fail the run
-  (:class:`~.llm_judge.LLMError`): the endpoint itself is wrong.
+  (:class:`~.judge.LLMError`): the endpoint itself is wrong.
 * :func:`ask_all` keeps at most ``concurrency`` requests in flight (threads), hands each
   answer to ``save`` on the calling thread as it arrives, and stops on the first endpoint
   failure or a cancel.
@@ -22,16 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import guarded_http
-from .codebook import Code
-from .llm_judge import (
-    ChatClient,
-    LLMError,
-    attempts,
-)
-from .progress import CancelFn, ProgressFn
+from ..codebook import Code
+from ..progress import CancelFn, ProgressFn
+from . import http as guarded_http
+from .judge import ChatClient, LLMError, attempts
+from .pool import send_all
 from .replies import Reading, read_reply, response_format
-from .request_pool import send_all
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .models import DIMENSIONS
+from ..models import DIMENSIONS
 
 LEVELS = (1, 2, 3, 4, 5)
 METRICS = ("accuracy", "macro_f1", "within_one", "mae", "spearman")

@@ -4,7 +4,7 @@ Predictions are suggestions: they are stored apart from every coder's codings (t
 ``predictions`` and ``turn_predictions``) under the predictor's name, and a predictor's
 scores at one level are replaced as a whole by each run of it.
 
-Targets (see :mod:`..domain.evaluation`): at conversation level the mean over assistant
+Targets (see :mod:`...domain.prediction.evaluation`): at conversation level the mean over assistant
 turns of each turn's mean of the seven dimensions; at turn level the user's overall rating.
 """
 
@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain.errors import ProjectError
-from ..domain.evaluation import conversation_targets, evaluate_runs
-from ..domain.progress import CancelFn as Cancel
-from ..domain.progress import ProgressFn as Progress
-from ..store import codes as store_codes
-from ..store import predictions as store_pred
-from ..store.conversations import ConversationFilter
-from .changes import NOTHING, PREDICTIONS, Changes
-from .project import Project
+from ...domain.errors import ProjectError
+from ...domain.prediction.evaluation import conversation_targets, evaluate_runs
+from ...domain.progress import CancelFn as Cancel
+from ...domain.progress import ProgressFn as Progress
+from ...store import codes as store_codes
+from ...store import predictions as store_pred
+from ...store.conversations import ConversationFilter
+from ..changes import NOTHING, PREDICTIONS, Changes
+from ..project import Project
 
 LEVELS = ("conversation", "turn")
 PROMPT_KEY = "llm_prompt"
@@ -52,7 +52,7 @@ def rated_turns(project: Project, conversations: ConversationFilter | None = Non
     """Every assistant turn with its context and the user's ratings (possibly none)."""
     import pandas as pd
 
-    from ..store.frames import user_ratings_frame
+    from ...store.frames import user_ratings_frame
 
     ratings: dict[tuple[str, int], dict[str, int | None]] = {}
     frame = user_ratings_frame(project.db, conversations=conversations)
@@ -105,7 +105,7 @@ def import_predictions(project: Project, path: str | Path, predictor: str | None
                        *, dry_run: bool = False) -> PredictionImport:
     """Read a predictions CSV (checked against the project) and store it in one transaction,
     replacing that predictor's earlier scores at the file's level."""
-    from ..domain.predictions_csv import read_predictions_csv
+    from ...domain.prediction.csv_file import read_predictions_csv
 
     path = Path(path)
     name = (predictor or path.stem).strip()
@@ -145,7 +145,7 @@ def evaluate_predictor(project: Project, predictor: str, level: str = "conversat
     project.require_unblinded("evaluate predictors against the users' ratings")
     _check_level(level)
     runs = stored_runs(project, predictor, level, conversations)
-    from .targets import require_target
+    from ..targets import require_target
 
     require_target(rated_turns(project, conversations), level)
     if not runs:
@@ -208,13 +208,13 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
                  name: str = BASELINE) -> Any:
     """Train and cross-validate the baseline on the users' ratings; store its out-of-fold
     scores under ``name`` (one transaction) and return the :class:`BaselineResult`."""
-    from ..domain.baseline import Sample, cross_validated
-    from ..domain.evaluation import turn_dimension_mean
+    from ...domain.prediction.baseline import Sample, cross_validated
+    from ...domain.prediction.evaluation import turn_dimension_mean
 
     _check_level(level)
     check_runs(runs)
     turns = rated_turns(project, conversations)
-    from .targets import require_target
+    from ..targets import require_target
 
     require_target(turns, level)
     group_by = grouping(turns)
@@ -244,7 +244,7 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
 
 
 def llm_prompt(project: Project) -> str:
-    from ..domain.llm_judge import DEFAULT_PROMPT
+    from ...domain.llm.judge import DEFAULT_PROMPT
 
     return store_codes.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
 
@@ -262,7 +262,7 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
             progress: Progress | None = None, cancel: Cancel | None = None) -> dict[str, int]:
     """Ask the judge about every conversation (``runs`` times; cached answers are reused),
     then store its scores as predictor ``name`` (default ``llm:<api model>``)."""
-    from ..domain.llm_judge import (
+    from ...domain.llm.judge import (
         ChatClient,
         Job,
         chat_request,
@@ -271,7 +271,7 @@ def run_llm(project: Project, endpoint: str, api_model: str, *, runs: int = 1,
         parse_score,
         request_key,
     )
-    from ..domain.request_pool import check_settings
+    from ...domain.llm.pool import check_settings
 
     check_runs(runs)
     if not endpoint.startswith(("http://", "https://")):

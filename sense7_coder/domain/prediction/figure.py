@@ -1,17 +1,17 @@
 """The figure of the evaluation per dimension: predictors against the users' ratings.
 
-Drawn in the shared look (:mod:`.plots`: Agg canvas, Okabe-Ito palette); each predictor has
+Drawn in the shared look (:mod:`..plots`: Agg canvas, Okabe-Ito palette); each predictor has
 its own colour *and* marker, so the figure reads in grey too. Intervals are clipped to the
-range a figure can take (:data:`.grain_evaluation.SCALE`).
+range a figure can take (:data:`.grain.SCALE`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..plots import PALETTE, _figure, _styled
 from .evaluation import METRICS
-from .grain_evaluation import CONFIDENCE, SCALE, clip_interval
-from .plots import PALETTE, _figure, _styled
+from .grain import CONFIDENCE, SCALE, clip_interval
 
 LABELS = {"accuracy": "accuracy", "macro_f1": "macro-F1", "within_one": "within one level",
           "mae": "MAE (lower is better)", "spearman": "Spearman's ρ"}

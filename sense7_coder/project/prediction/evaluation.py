@@ -6,7 +6,7 @@
   terms (the command line names its options; this layer names none).
 * :func:`evaluate_per_dimension` -- every stored predictor (and every model's suggestions
   for a code the users rated) against the users' rating of the same dimension, with
-  bootstrap intervals over conversations (:mod:`..domain.grain_evaluation`).
+  bootstrap intervals over conversations (:mod:`...domain.prediction.grain`).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ..domain.errors import Cancelled, ProjectError
-from ..domain.grain_evaluation import DRAWS, SEED, evaluate_with_intervals
-from ..domain.models import RATING_KEYS
-from ..domain.progress import CancelFn
-from ..store.conversations import ConversationFilter
-from ..store.shapes import changed_message
-from .project import Project
-from .targets import MissingTarget, require_target
+from ...domain.errors import Cancelled, ProjectError
+from ...domain.models import RATING_KEYS
+from ...domain.prediction.grain import DRAWS, SEED, evaluate_with_intervals
+from ...domain.progress import CancelFn
+from ...store.conversations import ConversationFilter
+from ...store.shapes import changed_message
+from ..project import Project
+from ..targets import MissingTarget, require_target
 
 __all__ = ["CONVERSATION_TARGET", "MissingTarget", "check_target", "evaluate_per_dimension",
            "require_target"]
@@ -33,7 +33,7 @@ CONVERSATION_TARGET = "seven-dimension mean"
 def check_target(project: Project, level: str,
                  conversations: ConversationFilter | None = None) -> None:
     """:func:`require_target` on the project's assistant turns."""
-    from .predictions import rated_turns
+    from .predictors import rated_turns
 
     require_target(rated_turns(project, conversations), level)
 
@@ -49,7 +49,7 @@ def evaluate_per_dimension(project: Project, conversations: ConversationFilter |
     conversation target. A model's suggestions (raters ``model:NAME``) are compared per
     code with the user's rating of the same dimension, turn by turn."""
     project.require_unblinded("evaluate predictors against the users' ratings")
-    from .predictions import predictor_counts, rated_turns, stored_runs, targets
+    from .predictors import predictor_counts, rated_turns, stored_runs, targets
 
     turns = rated_turns(project, conversations)
     rows: list[dict[str, Any]] = []
@@ -83,8 +83,8 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
     """(rater ``model:NAME``, rating key, run -> (conversation, position) -> value) of the
     models' answered suggestions on turns, for the ordinal codes that stand for a users'
     rating key (``user_rating``); a run is one of the model's runs."""
-    from ..store import suggestions as store_sug
-    from .suggestions import rater_name
+    from ...store import suggestions as store_sug
+    from ..suggestions import rater_name
 
     codes = {c.key: c for c in project.codebook.codes if c.kind == "ordinal" and c.user_rating}
     keys = {k: c.user_rating for k, c in codes.items()}
@@ -92,7 +92,7 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
         return []
     wanted = None
     if conversations is not None:
-        from .predictions import rated_turns
+        from .predictors import rated_turns
 
         wanted = {t.conversation_id for t in rated_turns(project, conversations)}
     out: dict[tuple[str, str], dict[int, dict[Hashable, float | None]]] = {}

@@ -19,10 +19,10 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..codebook import Code
+from ..errors import Cancelled, Sense7Error
+from ..progress import CancelFn, ProgressFn
 from .baseline import N_SPLITS, Sample, cross_validated, features
-from .codebook import Code
-from .errors import Cancelled, Sense7Error
-from .progress import CancelFn, ProgressFn
 
 #: the class that stands for "not applicable" while a model learns classes
 NA_CLASS = "\0na"

@@ -12,20 +12,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..domain import team_seal
-from ..domain.errors import ProjectError
-from ..store import locks
-from ..store import team as store_team
-from .project import Project
-from .team_folder import (
-    FOR_CODERS,
-    CoderState,
-    LeadState,
-    _whole,
-    listing,
-    mirror_path,
-    send_package,
-)
+from ...domain import team_seal
+from ...domain.errors import ProjectError
+from ...store import locks
+from ...store import team as store_team
+from ..project import Project
+from .folder import FOR_CODERS, CoderState, LeadState, _whole, listing, mirror_path, send_package
 
 WAITING_PACKAGE = "a new package from the lead is waiting"
 
@@ -33,7 +25,7 @@ WAITING_PACKAGE = "a new package from the lead is waiting"
 def refresh_packages(project: Project, state: LeadState) -> list[str]:
     """Send a new package to each coder whose share of the lead's project changed; returns
     a line per coder sent one."""
-    from .package import make_package
+    from ..package import make_package
 
     lines = []
     for coder, entry in sorted(state.data["coders"].items()):

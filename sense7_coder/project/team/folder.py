@@ -1,6 +1,6 @@
 """A team folder: the folder a sync service carries (Dropbox, OneDrive, Nextcloud,
 Syncthing, a network share), through which the lead and the coders exchange sealed files
-(:mod:`..domain.team_seal`); no live project file is ever in it.
+(:mod:`...domain.team_seal`); no live project file is ever in it.
 
 Layout of the folder::
 
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain import team_seal
-from ..domain.errors import ProjectError
-from ..paths import user_data_dir
-from ..store import team as store_team
-from .project import Project
+from ...domain import team_seal
+from ...domain.errors import ProjectError
+from ...paths import user_data_dir
+from ...store import team as store_team
+from ..project import Project
 
 MARKER = "sense7-team.json"
 TO_LEAD = "to-lead"
@@ -186,7 +186,7 @@ def link(project: Project, folder: Path, keys: Path | None = None) -> LeadState:
 def invite(project: Project, coder: str, out: Path, keys: Path | None = None) -> Path:
     """Write ``out``, the invitation of ``coder`` (to hand her privately), and put her
     package, sealed to her, in the team folder."""
-    from .package import make_package
+    from ..package import make_package
 
     state = lead_state(project.path, keys)
     if state is None:

@@ -19,8 +19,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import refi, rows
-from .errors import InputError
+from .. import rows
+from ..errors import InputError
+from . import qdc as refi
 
 #: elements whose GUIDs must be unique among their own kind
 _GUID_KINDS = ("User", "Code", "TextSource", "PictureSource", "PDFSource", "AudioSource",

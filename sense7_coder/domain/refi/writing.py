@@ -1,6 +1,6 @@
 """REFI-QDA projects (``.qdpx``): a coded sense7-coder project for other QDA tools.
 
-The mapping is described in :mod:`.refi`; the code book inside a project is written the
+The mapping is described in :mod:`.qdc`; the code book inside a project is written the
 same way as a ``.qdc``.
 """
 
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .codebook import Codebook
-from .models import Conversation
-from .refi import (
+from ..codebook import Codebook
+from ..models import Conversation
+from .qdc import (
     PROJECT_NS,
     PROJECT_SCHEMA,
     XSI,

@@ -30,8 +30,8 @@ import time
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .errors import Cancelled
-from .progress import CancelFn
+from ..errors import Cancelled
+from ..progress import CancelFn
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """The most bytes a reply's body may hold (4 MiB); a chat completion is a few kilobytes."""

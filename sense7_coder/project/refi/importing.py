@@ -2,7 +2,7 @@
 transaction: its codebook is merged into the project's (as ``codebook import`` does), its
 text sources become conversations, its users coders, its codings turn, sentence,
 conversation or span codings and its notes memos (see
-:mod:`sense7_coder.domain.refi_import` for the mapping). Every row passes the checks the
+:mod:`sense7_coder.domain.refi.reading` for the mapping). Every row passes the checks the
 API makes (coder names, conversation ids, values on the code's scale, spans inside their
 turn's text); the first that fails names the file and nothing is written."""
 
@@ -13,25 +13,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..domain import rows
-from ..domain.errors import InputError, ProjectError
-from ..domain.importers.common import RoleResolver
-from ..domain.models import Conversation, Participant, Turn, Unit
-from ..domain.refi_import import RefiProject, RefiSource, read_qdpx, turn_pieces
-from ..domain.sentences import segment_turns
-from ..domain.spans import Span, SpanKey
-from ..store import codings as store_codings
-from ..store import conversations as store_conv
-from ..store import spans as store_spans
-from ..store.db import refuse_open_project_file
-from . import authority, codebook_ops, refi_extra
-from .changes import EVERYTHING, NOTHING, Changes
-from .dry_run import trial
-from .imports import write_imported
-from .project import Project
-from .spans import checked_span
+from ...domain import rows
+from ...domain.errors import InputError, ProjectError
+from ...domain.importers.common import RoleResolver
+from ...domain.models import Conversation, Participant, Turn, Unit
+from ...domain.refi.reading import RefiProject, RefiSource, read_qdpx, turn_pieces
+from ...domain.sentences import segment_turns
+from ...domain.spans import Span, SpanKey
+from ...store import codings as store_codings
+from ...store import conversations as store_conv
+from ...store import spans as store_spans
+from ...store.db import refuse_open_project_file
+from .. import authority, codebook_ops
+from ..changes import EVERYTHING, NOTHING, Changes
+from ..dry_run import trial
+from ..imports import write_imported
+from ..project import Project
+from ..spans import checked_span
+from . import extra as refi_extra
 
-#: the users sense7-coder exports its consensus as (see :mod:`.exchange`)
+#: the users sense7-coder exports its consensus as (see :mod:`..exchange`)
 CONSENSUS_USERS = ("consensus", "consensus (adjudicated)")
 #: variables sense7-coder writes for each source, read back into their own fields
 _FIELDS = ("participant_id", "model", "topic")
@@ -80,7 +81,7 @@ class QdpxImportSummary:
 
 def schema_file() -> Path:
     """The REFI-QDA project schema that ships with sense7-coder."""
-    from ..resources import resources_dir
+    from ...resources import resources_dir
 
     return resources_dir() / "refi" / "Project.xsd"
 
