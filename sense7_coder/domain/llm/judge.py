@@ -7,7 +7,7 @@ that asks for one score from 1 to 5. Only the standard library talks to the endp
 
 * :func:`parse_score` reads the score from a reply: a JSON object with ``score`` (also
   inside a code fence), ``score: N`` / ``rating: N``, or a reply that is just a number.
-* :class:`ChatClient` posts one request through :mod:`.guarded_http` (no redirect to another
+* :class:`ChatClient` posts one request through :mod:`.http` (no redirect to another
   origin, a deadline for the whole request, a cap on the reply's size, cancellable within a
   second), retrying timeouts, dropped connections, HTTP 429 and 5xx with exponential
   backoff (``Retry-After`` honoured up to the cap) and replies it cannot read; other HTTP
