@@ -663,8 +663,7 @@ def test_codecs_named_in_messages_exist() -> None:
 def test_a_project_in_use_given_as_input_is_refused_by_name(
     study: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # the project being imported into is named as such; any other database in use is
-    # refused by the readers from its name alone
+    # the project being imported into is named as such, its -wal too
     refused(capsys, study, ["import", study, study, "--format", "csv"],
             "study.sense7: this is the open project file study.sense7")
     refused(capsys, study, ["import-codings", study, study],
@@ -680,7 +679,7 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
     readers must refuse a project in use without opening it."""
     from sense7_coder.domain.codebook import load_codebook
     from sense7_coder.domain.codings_csv import read_codings_csv
-    from sense7_coder.domain.errors import CodebookError, InputError
+    from sense7_coder.domain.errors import ProjectError
     from sense7_coder.domain.importers import ImportOptions, read_files
 
     opened: list[str] = []
@@ -699,11 +698,11 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
         monkeypatch.setattr("builtins.open", py_open)
         monkeypatch.setattr(io, "open", py_open)
         for fmt in ("csv", "json", "jsonl", "transcript", "sense7-xlsx"):
-            with pytest.raises(InputError, match="is a database in use"):
+            with pytest.raises(ProjectError, match="is the open project file study.sense7"):
                 read_files([study], ImportOptions(format=fmt))
-        with pytest.raises(InputError, match="is a database in use"):
+        with pytest.raises(ProjectError, match="is the open project file study.sense7"):
             read_codings_csv(study, project.codebook)
-        with pytest.raises(CodebookError, match="is a database in use"):
+        with pytest.raises(ProjectError, match="is the open project file study.sense7"):
             load_codebook(study)
         monkeypatch.undo()
     assert not [p for p in opened if p.startswith(str(study))]

@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _prompts(args: argparse.Namespace) -> int | None:
     from ..domain.errors import Sense7Error
-    from ..domain.importers.common import read_bytes
+    from ..domain.file_reading import read_bytes
     from ..project import suggest as sg
 
     if args.show_prompt:

@@ -38,7 +38,7 @@ from . import refi
 from . import refi_parts as parts
 from .codebook import Code, Codebook
 from .errors import CodebookError, InputError
-from .importers.common import RoleResolver
+from .importers.roles import RoleResolver
 from .refi_project import EXTRA_VARIABLE
 
 MAX_MEMBERS = 20_000

@@ -4,7 +4,8 @@ Every SQLite connection to a project is made by :func:`.db.connect` and recorded
 the file's resolved path, and every :class:`.db.ProjectDB` too. Two uses:
 
 * whether this process has a project open (restore and merge refuse then; a file open here
-  is not read with a plain file handle, see :func:`refuse_open_project_file`);
+  is not read with a plain file handle, see :func:`refuse_open_project_file`: the one guard,
+  which every reader of the domain passes through :func:`.file_reading.guard_inputs_with`);
 * reconnecting after this process lost its locks on a file (:mod:`.lock_guard`): SQLite
   shares one lock state and one ``-shm`` mapping per file among all of a process's
   connections to it, so every one of them must be closed before a new connection can take
@@ -25,6 +26,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..domain import file_reading
 from ..domain.errors import ProjectError
 from .schema import APPLICATION_ID
 
@@ -151,6 +153,15 @@ def refuse_open_project_file(path: str | Path, what: str) -> None:
     if _is_project_file(path, st):
         raise ProjectError(f"{path}: this is a sense7-coder project file; choose another "
                            f"file {what}")
+
+
+def _refuse_as_input(path: Path) -> None:
+    refuse_open_project_file(path, "to read")
+
+
+# every reader of the domain asks this module before it opens a file: the one guard, by
+# device and inode, whatever name (a link, another spelling) the file is reached through
+file_reading.guard_inputs_with(_refuse_as_input)
 
 
 def _is_project_file(path: str | Path, st: os.stat_result) -> bool:

@@ -22,18 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from ..file_reading import MAX_JSON_DEPTH, check_encoding, regular_file
 from ..models import Conversation
-from .common import (
-    CHECK_EVERY,
-    MAX_JSON_DEPTH,
-    ImportOptions,
-    RecordError,
-    RoleResolver,
-    Ticker,
-    check_encoding,
-    gc_paused,
-    regular_file,
-)
+from .options import ImportOptions
+from .roles import RoleResolver
+from .ticker import CHECK_EVERY, Ticker, gc_paused
+from .values import RecordError
 
 #: bytes read at a time
 CHUNK = 1 << 20
