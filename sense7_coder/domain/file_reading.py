@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import Hint, InputError
 
@@ -104,12 +105,11 @@ def regular_file(path: Path) -> os.stat_result:
     return st
 
 
-def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """The bytes of a regular file (at most ``limit`` of them); anything else is refused.
-
-    The file is opened without blocking and checked again once open, so a pipe or a
-    device put in its place can neither hang the reader nor fill memory.
-    """
+def open_regular(path: Path) -> BinaryIO:
+    """A regular file opened for reading (after :func:`regular_file`); anything else is
+    refused in one line naming it. The file is opened without blocking and checked again
+    once open, so a pipe or a device put in its place can neither hang the reader nor
+    fill memory. For readers that stream the file (ijson) and for :func:`read_bytes`."""
     regular_file(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
@@ -121,12 +121,20 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise _not_regular(path, mode)
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read() if limit is None else fh.read(limit)
-    except OSError as e:
-        raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
-    finally:
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (at most ``limit`` of them); anything else is refused
+    (see :func:`open_regular`)."""
+    with open_regular(path) as fh:
+        try:
+            return fh.read() if limit is None else fh.read(limit)
+        except OSError as e:
+            raise InputError(str(path), f"cannot be read ({e.strerror or e})") from None
 
 
 def _line_of(data: bytes, offset: int) -> str:

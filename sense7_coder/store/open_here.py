@@ -171,10 +171,17 @@ def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
     reading its first bytes cannot drop a lock of ours."""
     if not stat.S_ISREG(st.st_mode) or st.st_size < 72:
         return False
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(72)
+    try:  # without blocking, checked once open: a pipe put in its place cannot hang us
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, 72)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return (head[:16] == SQLITE_HEADER
             and int.from_bytes(head[68:72], "big") == APPLICATION_ID)
