@@ -155,7 +155,8 @@ HELP_MODULES = frozenset({
 #: the store, with none of spans, merge, suggestions, agreement, identity's passphrases...
 PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.domain.evaluation", "sense7_coder.paths", "sense7_coder.project",
-    "sense7_coder.project.cells", "sense7_coder.project.changes", "sense7_coder.project.hints",
+    "sense7_coder.project.cells", "sense7_coder.project.changes", "sense7_coder.project.coders",
+    "sense7_coder.project.hints",
     "sense7_coder.project.identity", "sense7_coder.project.predictions",
     "sense7_coder.project.project", "sense7_coder.project.rules", "sense7_coder.project.undo",
     "sense7_coder.store", "sense7_coder.store.backups", "sense7_coder.store.beside",
@@ -163,7 +164,8 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.store.conversations", "sense7_coder.store.db", "sense7_coder.store.folders",
     "sense7_coder.store.history", "sense7_coder.store.later_migrations",
     "sense7_coder.store.locks", "sense7_coder.store.migrating", "sense7_coder.store.predictions",
-    "sense7_coder.store.schema", "sense7_coder.store.shapes", "sense7_coder.store.trust",
+    "sense7_coder.store.file_messages", "sense7_coder.store.schema",
+    "sense7_coder.store.shapes", "sense7_coder.store.snapshots", "sense7_coder.store.trust",
     "sense7_coder.store.values",
     # who sees and who may write what, decided when the project opens (sight, authority),
     # and the guards of one file shared by many programs (journal, lock guard)
