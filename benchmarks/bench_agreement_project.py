@@ -59,7 +59,7 @@ from sense7_coder.project.agreement import (  # noqa: E402
 from sense7_coder.resources import resolve_codebook  # noqa: E402
 from sense7_coder.store import conversations as store_conv  # noqa: E402
 from sense7_coder.store import frames  # noqa: E402
-from sense7_coder.store.db import strict_text  # noqa: E402
+from sense7_coder.store.snapshots import strict_text  # noqa: E402
 
 PER_CONVERSATION = 5
 

@@ -282,7 +282,7 @@ def test_a_backups_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None
     from sense7_coder.domain.errors import ProjectError
     from sense7_coder.project import Project
     from sense7_coder.project.restore import list_backups, restore_backup
-    from sense7_coder.store.db import backups_dir
+    from sense7_coder.store.backups import backups_dir
 
     path = tmp_path / "b.sense7"
     Project.create(path, codebook_from_dict({"name": "t", "codes": [{"key": "a"}]})).close()

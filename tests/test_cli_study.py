@@ -96,7 +96,12 @@ def test_bad_requests_change_nothing(fresh: Path, tmp_path: Path,
     before = history(fresh)
     empty = tmp_path / "empty.txt"
     empty.write_text("\n", encoding="utf-8")
+    # read as every input file is: another encoding is named, the project is not a file
+    wide = tmp_path / "wide.txt"
+    wide.write_text("correct horse\n", encoding="utf-16")
     for args, said in (
+            (["--passphrase-file", str(wide)], "wide.txt: the file is UTF-16 encoded"),
+            (["--passphrase-file", str(fresh)], "is a sense7-coder project file"),
             (["--hide-attribute", "nosuch"], "no attribute 'nosuch'"),
             (["--role", "ana"], "NAME=ROLE"),
             (["--role", "ana=boss"], "must be one of"),

@@ -25,7 +25,7 @@ CODES = ("C901", "PLR0912", "PLR0915")
 #: the record's totals: lowered with it (the rewrite below says the new figures), never
 #: raised. Two branches that each re-recorded their files upward would merge into a record
 #: higher than either; this line changes in both, so the merge stops on it instead.
-TOTALS = {"C901": 56, "PLR0912": 20, "PLR0915": 31}
+TOTALS = {"C901": 55, "PLR0912": 20, "PLR0915": 31}
 
 
 def _counts() -> dict[str, dict[str, int]]:
@@ -82,11 +82,16 @@ def test_the_exemptions_are_the_record() -> None:
     assert set(CODES) <= set(config["tool"]["ruff"]["lint"]["select"])
 
 
-def test_no_module_is_over_700_lines() -> None:
-    """Short modules named after what they hold: a module that outgrows 700 lines is split
-    along its seams (as frames/packed, db/backups, agreement/ratings, project/rules were)."""
+#: the most lines a module may have
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """Short modules named after what they hold: a module that outgrows 600 lines is split
+    along its seams (as frames/plain_frames, db/snapshots, project/coders, main_window/opening,
+    importers/common into options, roles, values, ticker and domain/file_reading were)."""
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "sense7_coder").rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700}
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
     assert not long
 
 

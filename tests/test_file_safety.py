@@ -27,7 +27,8 @@ from sense7_coder.store import codings as store_codings
 from sense7_coder.store import conversations as store_conv
 from sense7_coder.store import db as store_db
 from sense7_coder.store import merge as store_merge
-from sense7_coder.store.db import ProjectDB, backup_project, backups_dir
+from sense7_coder.store.backups import backups_dir
+from sense7_coder.store.db import ProjectDB, backup_project
 from sense7_coder.store.schema import APPLICATION_ID, migrations
 
 #: a nominal code whose levels look like numbers (ESConv-style numbered strategies)

@@ -663,14 +663,53 @@ def test_codecs_named_in_messages_exist() -> None:
 def test_a_project_in_use_given_as_input_is_refused_by_name(
     study: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # the project being imported into is named as such; any other database in use is
-    # refused by the readers from its name alone
+    # the project being imported into is named as such, its -wal too
     refused(capsys, study, ["import", study, study, "--format", "csv"],
             "study.sense7: this is the open project file study.sense7")
     refused(capsys, study, ["import-codings", study, study],
             "study.sense7: this is the open project file study.sense7")
     refused(capsys, study, ["import", study, study.with_name("study.sense7-wal"), "--format",
                             "jsonl"], "study.sense7-wal: this is the open project file")
+
+
+def test_the_open_project_reached_through_another_name_is_refused(
+    study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One guard, by device and inode: a symbolic link and a hard link to the project are
+    the project, for every reader and for the export; each refusal is one line naming the
+    file given."""
+    (tmp_path / "links").mkdir()
+    symlink, hardlink = tmp_path / "links" / "alias.csv", tmp_path / "links" / "hard.csv"
+    symlink.symlink_to(study)
+    os.link(study, hardlink)
+    for link in (symlink, hardlink):
+        for args in (["import", study, link, "--format", "csv"],
+                     ["import-codings", study, link], ["import-ratings", study, link],
+                     ["export", study, link, "--kind", "long"]):
+            refused(capsys, study, args, f"{link}: this is the open project file study.sense7")
+    assert symlink.is_symlink() and hardlink.stat().st_ino == study.stat().st_ino
+
+
+def test_a_file_named_like_the_project_elsewhere_is_read_and_written(
+    study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the project itself is refused, not its name: a CSV called study.sense7 in another
+    folder (with a -wal beside it) is imported, and an export there is written."""
+    other = tmp_path / "elsewhere" / "study.sense7"
+    other.parent.mkdir()
+    other.write_text("conversation_id,role,text\nc9,user,hello\nc9,assistant,hi\n",
+                     encoding="utf-8")
+    other.with_name("study.sense7-wal").write_bytes(b"")
+    code, _, err = run(capsys, "import", study, other, "--format", "csv")
+    assert code == 0, err
+    conn = sqlite3.connect(study)
+    assert ("c9",) in conn.execute("SELECT conversation_id FROM conversations").fetchall()
+    conn.close()
+    out = tmp_path / "elsewhere2" / "study.sense7"
+    out.parent.mkdir()
+    code, _, err = run(capsys, "export", study, out, "--kind", "long", "--to", "csv")
+    assert code == 0, err
+    assert out.read_text(encoding="utf-8").startswith("coder,")
 
 
 def test_reading_inputs_never_opens_a_project_held_by_this_process(
@@ -680,7 +719,7 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
     readers must refuse a project in use without opening it."""
     from sense7_coder.domain.codebook import load_codebook
     from sense7_coder.domain.codings_csv import read_codings_csv
-    from sense7_coder.domain.errors import CodebookError, InputError
+    from sense7_coder.domain.errors import ProjectError
     from sense7_coder.domain.importers import ImportOptions, read_files
 
     opened: list[str] = []
@@ -699,11 +738,11 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
         monkeypatch.setattr("builtins.open", py_open)
         monkeypatch.setattr(io, "open", py_open)
         for fmt in ("csv", "json", "jsonl", "transcript", "sense7-xlsx"):
-            with pytest.raises(InputError, match="is a database in use"):
+            with pytest.raises(ProjectError, match="is the open project file study.sense7"):
                 read_files([study], ImportOptions(format=fmt))
-        with pytest.raises(InputError, match="is a database in use"):
+        with pytest.raises(ProjectError, match="is the open project file study.sense7"):
             read_codings_csv(study, project.codebook)
-        with pytest.raises(CodebookError, match="is a database in use"):
+        with pytest.raises(ProjectError, match="is the open project file study.sense7"):
             load_codebook(study)
         monkeypatch.undo()
     assert not [p for p in opened if p.startswith(str(study))]

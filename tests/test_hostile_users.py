@@ -128,7 +128,7 @@ def test_backups_neither_delete_nor_stop_for_other_files_in_the_folder(tmp_path:
 
     from sense7_coder.domain.codebook import codebook_from_dict
     from sense7_coder.project import Project
-    from sense7_coder.store.db import backups_dir
+    from sense7_coder.store.backups import backups_dir
 
     path = tmp_path / "b.sense7"
     Project.create(path, codebook_from_dict({"name": "t", "codes": [{"key": "a"}]})).close()

@@ -16,7 +16,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.store import conversations as store_conv
-from sense7_coder.store.db import backups_dir
+from sense7_coder.store.backups import backups_dir
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -143,8 +143,10 @@ HELP_MODULES = frozenset({
     "sense7_coder.cli.team", "sense7_coder.cli.team_folder",
     "sense7_coder.cli.wording", "sense7_coder.domain", "sense7_coder.domain.codebook",
     "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
-    "sense7_coder.domain.importers", "sense7_coder.domain.importers.common",
-    "sense7_coder.domain.importers.formats", "sense7_coder.domain.measures",
+    "sense7_coder.domain.file_reading", "sense7_coder.domain.importers",
+    "sense7_coder.domain.importers.formats", "sense7_coder.domain.importers.options",
+    "sense7_coder.domain.importers.roles", "sense7_coder.domain.importers.values",
+    "sense7_coder.domain.measures",
     "sense7_coder.domain.merging", "sense7_coder.domain.models", "sense7_coder.domain.names",
     "sense7_coder.domain.progress", "sense7_coder.domain.rows", "sense7_coder.domain.words",
     "sense7_coder.resources",
@@ -153,7 +155,8 @@ HELP_MODULES = frozenset({
 #: the store, with none of spans, merge, suggestions, agreement, identity's passphrases...
 PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.paths", "sense7_coder.project",
-    "sense7_coder.project.cells", "sense7_coder.project.changes", "sense7_coder.project.hints",
+    "sense7_coder.project.cells", "sense7_coder.project.changes", "sense7_coder.project.coders",
+    "sense7_coder.project.hints",
     "sense7_coder.project.identity",
     # the predictors a project holds, counted by ``info`` (the packages load nothing more)
     "sense7_coder.domain.prediction", "sense7_coder.domain.prediction.evaluation",
@@ -164,7 +167,8 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.store.conversations", "sense7_coder.store.db", "sense7_coder.store.folders",
     "sense7_coder.store.history", "sense7_coder.store.later_migrations",
     "sense7_coder.store.locks", "sense7_coder.store.migrating", "sense7_coder.store.predictions",
-    "sense7_coder.store.schema", "sense7_coder.store.shapes", "sense7_coder.store.trust",
+    "sense7_coder.store.file_messages", "sense7_coder.store.schema",
+    "sense7_coder.store.shapes", "sense7_coder.store.snapshots", "sense7_coder.store.trust",
     "sense7_coder.store.values",
     # who sees and who may write what, decided when the project opens (sight, authority),
     # and the guards of one file shared by many programs (journal, lock guard)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
+from ..domain.file_reading import check_encoding
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
-from ..domain.importers.common import check_encoding
 from ..domain.importers.formats import CLAIMED, IMPORT_FORMATS
 from ..domain.names import names_text
 from ..domain.words import count

@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _prompts(args: argparse.Namespace) -> int | None:
     from ..domain.errors import Sense7Error
-    from ..domain.importers.common import read_bytes
+    from ..domain.file_reading import decode_text, read_bytes
     from ..project import suggest as sg
 
     if args.show_prompt:
@@ -94,11 +94,8 @@ def _prompts(args: argparse.Namespace) -> int | None:
             raise Sense7Error("--edit-prompt CODE needs --file F")
         text: str | None = None
         if args.edit_prompt:
-            data = read_bytes(args.file, 200_001)  # read before the project is opened
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError as e:
-                raise Sense7Error(f"{args.file}: not UTF-8 text (byte {e.start})") from None
+            # read before the project is opened
+            text = decode_text(args.file, read_bytes(args.file, 200_001))
         with open_as(args, backup=True) as project:
             sg.set_code_prompt(project, args.edit_prompt or args.reset_prompt, text)
         print(f"stored the prompt of {args.edit_prompt}" if args.edit_prompt else

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..domain.errors import ProjectError
+from ..domain.errors import InputError, ProjectError
 from .acting import open_as
 
 
@@ -101,10 +101,12 @@ def _roles(items: list[str]) -> dict[str, str]:
 def _passphrase_file(path: Path | None) -> str | None:
     if path is None:
         return None
+    from ..domain.file_reading import read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ProjectError(f"{path}: cannot read the passphrase file ({e})") from None
+        text = read_text(path)
+    except InputError as e:
+        raise ProjectError(f"cannot read the passphrase file: {e}") from None
     first = text.splitlines()[0].strip() if text.strip() else ""
     if not first:
         raise ProjectError(f"{path}, line 1: the passphrase file is empty")

@@ -417,7 +417,7 @@ def stored_levels(text: Any, where: str) -> list[Level]:
 
 def load_codebook(path: str | Path) -> Codebook:
     from .errors import InputError
-    from .importers.common import decode_text, read_bytes, regular_file
+    from .file_reading import decode_text, read_bytes, regular_file
 
     path = Path(path)
     try:

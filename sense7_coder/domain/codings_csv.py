@@ -40,8 +40,8 @@ from . import rows
 from .codebook import Code, Codebook
 from .errors import InputError
 from .export import unneutralise
-from .importers.common import shown
 from .importers.tables import norm, read_named_columns
+from .importers.values import shown
 from .models import Coding, Unit
 from .spans import SpanCoding
 

@@ -31,7 +31,8 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store.conversations import ConversationFilter
 from .changes import CODERS, NOTHING, Changes
-from .project import Project, typed_coder_name
+from .coders import typed_coder_name
+from .project import Project
 
 
 @dataclass

@@ -34,7 +34,8 @@ from ..store import rounds as store
 from ..store.conversations import ConversationFilter
 from .agreement import AgreementOptions, project_agreement
 from .changes import CODERS, Changes
-from .project import Project, typed_coder_name
+from .coders import typed_coder_name
+from .project import Project
 from .ratings import RESERVED
 from .reconcile import Disagreement, disagreements
 

@@ -17,8 +17,9 @@ from ..domain.errors import ProjectError
 from ..store import codings as store_codings
 from . import judgments
 from .authority import require_study
+from .coders import ROLES, typed_coder_name
 from .identity import hash_passphrase
-from .project import ROLES, Project, typed_coder_name
+from .project import Project
 
 
 @dataclass

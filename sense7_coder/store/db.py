@@ -18,7 +18,7 @@ Transactions: connections run in autocommit mode (``isolation_level=None``); eve
 goes through :meth:`ProjectDB.atomic`, which starts ``BEGIN IMMEDIATE`` -- the write lock
 is taken first, so a second writer waits (up to :data:`BUSY_TIMEOUT_S`) instead of failing
 on a stale snapshot -- and nests as savepoints. A read of several statements (a chunked
-read, an export of several tables) runs inside :func:`snapshot`: one read transaction, so
+read, an export of several tables) runs inside :func:`.snapshots.snapshot`: one read transaction, so
 it sees one state of the file while other windows go on writing.
 
 Threading: a :class:`ProjectDB` belongs to the thread that opened it. Background jobs open
@@ -30,22 +30,27 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import itertools
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
 
 from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from . import checked as checked_files
-from .backups import backups_dir, copy_to_backups, linked_backups_note
+from .backups import copy_to_backups, linked_backups_note
 from .beside import check_side_files, set_aside_journal
+from .file_messages import (
+    damaged_message,
+    is_read_only,
+    not_sqlite,
+    read_only_message,
+    unreadable_message,
+)
 from .folders import conflicted_note, refuse_unsafe_folder
 from .history import stamp_context
 from .journal import choose_journal_mode
@@ -57,7 +62,15 @@ from .open_here import refuse_open_project_file as refuse_open_project_file
 from .open_here import register as _register
 from .open_here import unregister as _unregister
 from .schema import APPLICATION_ID, SCHEMA_VERSION, migrations
-from .shapes import changed_message, codebook_misfit, misfit, values_checked
+from .shapes import changed_message, codebook_misfit, misfit
+from .snapshots import (
+    LENIENT_TEXT,
+    decode_error,
+    first_not_text,
+    in_snapshot,
+    snapshot,
+    strict_text,
+)
 from .trust import check_schema
 
 #: how long a writer waits for another one to finish before giving up
@@ -68,10 +81,6 @@ BUSY_TIMEOUT_S = 30.0
 notes_log = logging.getLogger("sense7_coder.notes")
 notes_log.addHandler(logging.NullHandler())  # elsewhere (the window's jobs) not printed
 _savepoints = itertools.count(1)
-T = TypeVar("T")
-#: ids of the connections inside :func:`snapshot` (a write there could not take the lock
-#: first); each leaves the set before its snapshot ends
-_reading: set[int] = set()
 class ProjectDB:
     """An open project file: a sqlite-utils ``Database`` plus the file's path."""
 
@@ -104,7 +113,7 @@ class ProjectDB:
         (an error inside one undoes only that block if the caller catches it).
         """
         conn = self.conn
-        if id(conn) in _reading:
+        if in_snapshot(conn):
             # a deferred read would become a write without waiting for the lock, and fail
             # (SQLITE_BUSY_SNAPSHOT) if another window wrote since the read began
             raise sqlite3.ProgrammingError("a write inside a read snapshot")
@@ -214,95 +223,6 @@ def _friendly(path: Path, e: sqlite3.Error) -> ProjectError:
     return ProjectError(f"{path}: nothing was changed ({msg})")
 
 
-def read_only_message(path: Path, detail: str) -> str:
-    name = path.name
-    return (
-        f"{path}: the project file or its folder is read-only; sense7-coder writes the file "
-        f"and, beside it, {name}-wal and {name}-shm. Copy the project to a folder you can "
-        f"write to, or make it writable ({detail})"
-    )
-
-
-def _is_read_only(e: Exception) -> bool:
-    msg = str(e)
-    return "readonly" in msg or "unable to open" in msg
-
-
-#: how a project's text is read: bytes that are not UTF-8 (put there by another tool or a
-#: hand edit) are read as U+FFFD instead of stopping every read that meets them, so that
-#: the window still opens the conversation and an export still runs
-LENIENT_TEXT = functools.partial(str, encoding="utf-8", errors="replace")
-
-
-def decode_error(e: sqlite3.Error) -> bool:
-    """sqlite3's answer for a text that is not UTF-8, read with :func:`strict_text`."""
-    return "decode" in str(e)
-
-
-@contextlib.contextmanager
-def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
-    """Every read inside sees one state of the file: a read transaction (WAL lets other
-    windows go on writing meanwhile; they are simply not seen). Inside a transaction
-    already, that one's state. Nothing may write inside (see :meth:`ProjectDB.atomic`).
-
-    Each statement on its own would see whatever was committed last: a chunked read
-    lost a coding that another window cleared and gave again between two chunks."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN DEFERRED")
-    _reading.add(id(conn))
-    try:
-        yield
-    finally:
-        _reading.discard(id(conn))
-        if conn.in_transaction:
-            conn.execute("COMMIT")  # ends the read; nothing was written
-
-
-def read_snapshot(fn: Callable[..., T]) -> Callable[..., T]:
-    """Run ``fn(db, ...)`` (a read given a sqlite-utils Database) in one :func:`snapshot`;
-    a value of the wrong kind it fails on is named in one line (:func:`.shapes.values_checked`)."""
-    @functools.wraps(fn)
-    def wrapper(db: Database, *args: Any, **kwargs: Any) -> T:
-        with snapshot(db.conn), values_checked(db.conn):
-            return fn(db, *args, **kwargs)
-    return wrapper
-
-
-@contextlib.contextmanager
-def _text_factory(conn: sqlite3.Connection, factory: Any) -> Iterator[None]:
-    """Read text with ``factory`` inside, as before after."""
-    old = conn.text_factory
-    conn.text_factory = factory
-    try:
-        yield
-    finally:
-        conn.text_factory = old
-
-
-def strict_text(conn: sqlite3.Connection) -> contextlib.AbstractContextManager[None]:
-    """Read text with sqlite3's own decoding (a third faster over millions of rows than
-    :data:`LENIENT_TEXT`, but a text that is not UTF-8 raises an error that
-    :func:`decode_error` recognises): for bulk reads, which then read again leniently."""
-    return _text_factory(conn, str)
-
-
-def first_not_text(conn: sqlite3.Connection, table: str, columns: Sequence[str]
-                   ) -> tuple[int, str]:
-    """The rowid and column of the first value in ``table`` that is not UTF-8 text."""
-    names = ", ".join(f'"{c}"' for c in columns)
-    with _text_factory(conn, bytes):
-        for rowid, *values in conn.execute(f"SELECT rowid, {names} FROM {table}"):
-            for column, value in zip(columns, values, strict=True):
-                if isinstance(value, bytes):
-                    try:
-                        value.decode("utf-8")
-                    except UnicodeDecodeError:
-                        return int(rowid), column
-    return 0, columns[0]
-
-
 #: the keys rows find each other by: one another tool left undecodable would read back as
 #: another key (U+FFFD in it) and match nothing, so such a file is refused as damaged
 _KEYS = (("conversations", "conversation_id"), ("participants", "participant_id"),
@@ -346,34 +266,6 @@ def connect(path: Path, mode: str = "rw") -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def not_sqlite(e: sqlite3.Error) -> bool:
-    """SQLite's answer for a file that is not a database (its header is wrong)."""
-    return "not a database" in str(e) or "file is encrypted" in str(e)
-
-
-def unreadable_message(path: Path, e: sqlite3.Error) -> str:
-    """A file SQLite cannot read as a database at all."""
-    if backups_dir(path).is_dir():  # it was a project once: point to its backups
-        return damaged_message(path, f"SQLite cannot read it: {e}")
-    return (f"{path}: not a sense7-coder project: this is not an SQLite file, or one damaged "
-            f"beyond reading ({e})")
-
-
-def damaged_message(path: Path, detail: str) -> str:
-    """One paragraph for a damaged project file, pointing to ``sense7-coder restore``."""
-    # the first problem, not integrity_check's heading ("*** in database main ***")
-    lines = [ln for ln in detail.splitlines() if ln.strip() and not ln.startswith("*** in ")]
-    detail = lines[0] if lines else "unknown problem"
-    if len(detail) > 160:
-        detail = detail[:157] + "..."
-    return (
-        f"{path}: the project file is damaged ({detail}). Nothing was changed. Backups are "
-        f"kept in {backups_dir(path).name} beside it: run 'sense7-coder restore {path}' to "
-        "list them, then 'sense7-coder restore PROJECT BACKUP' to bring one back (the "
-        "damaged file is kept)"
-    )
 
 
 def verify_project(conn: sqlite3.Connection, path: Path, *, full: bool = False,
@@ -456,7 +348,7 @@ def create_project_db(path: str | Path, *, shared_folder: bool = False) -> Proje
     except sqlite3.Error as e:
         if not existed:
             _remove_project_files(path)
-        if _is_read_only(e):
+        if is_read_only(e):
             raise ProjectError(
                 f"{path}: cannot create the project file: the folder {path.parent} is "
                 f"read-only ({e})"
@@ -512,7 +404,7 @@ def refuse_odd_file(path: Path) -> None:
 def _open_error(path: Path, e: sqlite3.Error) -> ProjectError:
     if not_sqlite(e):
         return ProjectError(unreadable_message(path, e))
-    if _is_read_only(e):
+    if is_read_only(e):
         return ProjectError(read_only_message(path, str(e)))
     if "locked" in str(e) or "busy" in str(e):
         return _friendly(path, e)
@@ -535,7 +427,7 @@ def verify_read_only(path: Path, *, pages: bool = True) -> int | None:
     try:
         return verify_project(conn, path, pages=pages)
     except sqlite3.DatabaseError as e:
-        if _is_read_only(e):
+        if is_read_only(e):
             return None
         raise
     finally:
@@ -575,7 +467,7 @@ def open_project_db(path: str | Path, *, backup: bool = False, migrate: bool = T
         raise
     except sqlite3.DatabaseError as e:
         conn.close()
-        if _is_read_only(e):
+        if is_read_only(e):
             raise ProjectError(read_only_message(path, str(e))) from None
         if "locked" in str(e) or "busy" in str(e):
             raise _friendly(path, e) from None
@@ -617,7 +509,7 @@ def _migrate(pdb: ProjectDB) -> None:
             pdb.conn.execute(f"PRAGMA user_version = {applied}")
     except (sqlite3.Error, ProjectError) as e:
         pdb.close()
-        if _is_read_only(e):
+        if is_read_only(e):
             raise ProjectError(read_only_message(pdb.path, str(e))) from None
         busy = "locked" in str(e) or "busy" in str(e)
         why = "it is busy in another window or program; try again " if busy else ""

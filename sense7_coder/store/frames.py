@@ -14,13 +14,12 @@ Every function is one read query; the frames use these columns:
 * memos: ``coder, conversation_id, position, sentence, text``.
 
 Rows come in conversation import order, then turn, sentence, codebook order, coder.
-Each frame is read in one read transaction (:func:`.db.snapshot`): the packed read's
+Each frame is read in one read transaction (:func:`.snapshots.snapshot`): the packed read's
 chunks and joins see one state of the file while other windows save.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,6 @@ from sqlite_utils import Database
 from ..domain.errors import InputError
 from ..domain.models import RATING_KEYS
 from .conversations import ConversationFilter
-from .db import decode_error, read_snapshot, strict_text
 from .packed import (
     _BIAS,
     _MAX_NAMES,
@@ -39,7 +37,6 @@ from .packed import (
     _MISSING,
     _SENTENCE,
     _TURN,
-    FETCH_ROWS,
     ROWID,
     _by_rowid,
     _column,
@@ -49,6 +46,7 @@ from .packed import (
     _index_case,
     _lookup,
     _name_index,
+    _named,
     _names,
     _packed,
     _ranks,
@@ -58,7 +56,9 @@ from .packed import (
     _with_rowid,
     saving_times,
 )
+from .plain_frames import _frame, _in, _ints
 from .shapes import values_checked
+from .snapshots import read_snapshot
 
 CODING_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "position", "sentence", "role",
@@ -91,10 +91,6 @@ _CODINGS_JOINED = (
 _USER_RATING = "CASE WHEN u.rating IS NULL THEN NULL WHEN u.value IS NULL THEN 'NA' ELSE u.value END"
 
 
-def _in(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
-    return f"{column} IN ({','.join('?' * len(values))})", list(values)
-
-
 def _chosen(codes: Sequence[str], coders: Sequence[str], alias: str = "k."
             ) -> list[tuple[str, list[Any]]]:
     """Conditions keeping only the given codes and coders of codings ``alias`` (none
@@ -110,81 +106,6 @@ def _beyond(db: Database, given: Sequence[str], sql: str) -> list[str]:
     if not given:
         return []
     return [] if {r[0] for r in db.conn.execute(sql)} <= set(given) else list(given)
-
-
-def _frame(
-    db: Database, sql: str, params: list[Any], columns: Sequence[str],
-    nullable_ints: Sequence[str] = (),
-    objects: Sequence[str] = ("value",),
-    categories: Sequence[str] = (),
-    ints: Sequence[str] = (),
-) -> pd.DataFrame:
-    """Run ``sql`` and build a frame column by column, ``FETCH_ROWS`` rows at a time.
-
-    Columns in ``objects`` stay Python objects (a coded value: ints for ordinal and
-    binary codes, text for nominal ones, None for not applicable) so that 3 never turns
-    into 3.0; ``nullable_ints`` become pandas' nullable Int64, ``ints`` int64, and
-    ``categories`` Categoricals (compact for millions of repeated ids and names).
-
-    Text is decoded the fast, strict way; a text that is not UTF-8 makes the read start
-    again, decoding as the connection does (see :data:`.db.LENIENT_TEXT`).
-    """
-    try:
-        with strict_text(db.conn):
-            return _frame_of(db.conn.execute(sql, params), columns, nullable_ints, objects,
-                             categories, ints)
-    except sqlite3.OperationalError as e:
-        if not decode_error(e):
-            raise
-    return _frame_of(db.conn.execute(sql, params), columns, nullable_ints, objects,
-                     categories, ints)
-
-
-def _frame_of(cursor: sqlite3.Cursor, columns: Sequence[str], nullable_ints: Sequence[str],
-              objects: Sequence[str], categories: Sequence[str], ints: Sequence[str],
-              ) -> pd.DataFrame:
-    """The frame of :func:`_frame` from its cursor."""
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in columns}
-    lookups: dict[str, dict[Any, int]] = {name: {} for name in categories}
-    while rows := cursor.fetchmany(FETCH_ROWS):
-        for name, values in zip(columns, zip(*rows, strict=True), strict=True):
-            if name in ints:
-                parts[name].append(np.array(values, dtype=np.int64))
-                continue
-            arr = np.array(values, dtype=object)
-            if name in lookups:
-                codes, uniques = pd.factorize(arr)
-                lookup = lookups[name]
-                remap = np.array([lookup.setdefault(u, len(lookup)) for u in uniques] + [-1],
-                                 dtype=np.int32)
-                arr = remap[codes]  # a missing value (code -1) maps to -1 again
-            parts[name].append(arr)
-    frame: dict[str, Any] = {}
-    for name in columns:
-        chunks = parts[name]
-        if name in ints:
-            frame[name] = np.concatenate(chunks) if chunks else np.array([], dtype=np.int64)
-            continue
-        if name in lookups:
-            codes = np.concatenate(chunks) if chunks else np.array([], dtype=np.int32)
-            frame[name] = pd.Categorical.from_codes(
-                codes, categories=pd.Index(list(lookups[name]), dtype=object)
-            )
-            continue
-        arr = np.concatenate(chunks) if chunks else np.array([], dtype=object)
-        if name in nullable_ints:
-            frame[name] = pd.array(arr, dtype="Int64")
-        elif name in objects:
-            frame[name] = pd.Series(arr, dtype=object)
-        else:
-            frame[name] = pd.Series(arr) if len(arr) else pd.Series(arr, dtype=object)
-    return pd.DataFrame(frame, columns=list(columns))
-
-
-def _ints(frame: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    for col in columns:
-        frame[col] = frame[col].astype("int64")
-    return frame
 
 
 @read_snapshot
@@ -374,18 +295,6 @@ def _plain_coding_values(db: Database, codes: Sequence[str], coders: Sequence[st
     if saved_at:
         plain["saved_at"] = saving_times(plain.pop("updated_at"))
     return plain
-
-
-def _named(names: Sequence[str | None] | np.ndarray, index: np.ndarray) -> pd.Categorical:
-    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped;
-    the names must be distinct)."""
-    names = np.asarray(names, dtype=object)
-    used = np.zeros(len(names), dtype=bool)
-    used[index] = True
-    codes = np.cumsum(used, dtype=np.int64) - 1
-    dtype = np.int8 if used.sum() < 127 else np.int32
-    return pd.Categorical.from_codes(codes[index].astype(dtype),
-                                     categories=pd.Index(names[used], dtype=object))
 
 
 def coding_times_frame(

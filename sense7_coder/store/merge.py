@@ -19,18 +19,10 @@ from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from .beside import check_side_files
-from .db import (
-    connect,
-    decode_error,
-    first_not_text,
-    is_open_here,
-    not_sqlite,
-    refuse_odd_file,
-    strict_text,
-    unreadable_message,
-    verify_project,
-)
+from .db import connect, is_open_here, refuse_odd_file, verify_project
+from .file_messages import not_sqlite, unreadable_message
 from .journal import is_package
+from .snapshots import decode_error, first_not_text, strict_text
 from .values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)

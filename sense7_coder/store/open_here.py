@@ -4,7 +4,8 @@ Every SQLite connection to a project is made by :func:`.db.connect` and recorded
 the file's resolved path, and every :class:`.db.ProjectDB` too. Two uses:
 
 * whether this process has a project open (restore and merge refuse then; a file open here
-  is not read with a plain file handle, see :func:`refuse_open_project_file`);
+  is not read with a plain file handle, see :func:`refuse_open_project_file`: the one guard,
+  which every reader of the domain passes through :func:`.file_reading.guard_inputs_with`);
 * reconnecting after this process lost its locks on a file (:mod:`.lock_guard`): SQLite
   shares one lock state and one ``-shm`` mapping per file among all of a process's
   connections to it, so every one of them must be closed before a new connection can take
@@ -25,6 +26,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..domain import file_reading
 from ..domain.errors import ProjectError
 from .schema import APPLICATION_ID
 
@@ -153,6 +155,15 @@ def refuse_open_project_file(path: str | Path, what: str) -> None:
                            f"file {what}")
 
 
+def _refuse_as_input(path: Path) -> None:
+    refuse_open_project_file(path, "to read")
+
+
+# every reader of the domain asks this module before it opens a file: the one guard, by
+# device and inode, whatever name (a link, another spelling) the file is reached through
+file_reading.guard_inputs_with(_refuse_as_input)
+
+
 def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
     """Does ``path`` (a file this process has no connection to) hold a project's header?
 
@@ -160,10 +171,17 @@ def _is_project_file(path: str | Path, st: os.stat_result) -> bool:
     reading its first bytes cannot drop a lock of ours."""
     if not stat.S_ISREG(st.st_mode) or st.st_size < 72:
         return False
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(72)
+    try:  # without blocking, checked once open: a pipe put in its place cannot hang us
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, 72)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return (head[:16] == SQLITE_HEADER
             and int.from_bytes(head[68:72], "big") == APPLICATION_ID)

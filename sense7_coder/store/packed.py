@@ -3,7 +3,7 @@ a few 16-bit numbers packed into one text per chunk, numpy reads them back in C.
 
 :func:`_grouped` reads a table one conversation at a time through a covering index,
 :func:`_packed` over rowid ranges (:func:`_chunks`); :func:`_fits` tells whether every
-number fitted, else the caller reads the ordinary way (:func:`.frames._frame`).
+number fitted, else the caller reads the ordinary way (:func:`.plain_frames._frame`).
 """
 
 from __future__ import annotations
@@ -445,3 +445,15 @@ def _with_rowid(read: Grouped | None) -> np.ndarray | None:
     if read is None:
         return None
     return np.column_stack((np.repeat(read.rowid, read.sizes), read.packed))
+
+
+def _named(names: Sequence[str | None] | np.ndarray, index: np.ndarray) -> pd.Categorical:
+    """A Categorical of ``names[index]`` (the names as categories, unused ones dropped;
+    the names must be distinct)."""
+    names = np.asarray(names, dtype=object)
+    used = np.zeros(len(names), dtype=bool)
+    used[index] = True
+    codes = np.cumsum(used, dtype=np.int64) - 1
+    dtype = np.int8 if used.sum() < 127 else np.int32
+    return pd.Categorical.from_codes(codes[index].astype(dtype),
+                                     categories=pd.Index(names[used], dtype=object))

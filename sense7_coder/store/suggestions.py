@@ -16,8 +16,8 @@ from sqlite_utils import Database
 
 from ..domain.errors import ProjectError
 from .conversations import ConversationFilter, _filter_sql
-from .db import read_snapshot
 from .shapes import changed_message
+from .snapshots import read_snapshot
 
 #: a suggestion's status: a value was read from the reply, or none could be
 STATUSES = ("ok", "no_answer")

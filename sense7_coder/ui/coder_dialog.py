@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from ..domain.errors import ProjectError
 from ..domain.words import sentence
 from ..project import Project
+from ..project.coders import ROLES
 from ..project.identity import PassphraseNeeded
-from ..project.project import ROLES
 from .wording import error_text
 
 #: asks the lead passphrase for a name; None when the person cancels (tests replace it)

@@ -21,14 +21,13 @@ from PySide6.QtWidgets import (
 
 from .. import APP_NAME
 from ..domain.errors import Sense7Error
-from ..domain.importers.formats import importable
 from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX
 from ..project import Project
 from ..project import workspace as ws
 from ..project.changes import EVERYTHING, NOTHING, Changes
 from ..project.sharing import keep_connected
-from . import file_dialogs, qda_windows
+from . import file_dialogs, opening, qda_windows
 from .accessibility import FocusFrame, name_controls, name_workspace
 from .coder_dialog import CoderDialog, take_identity
 from .help import MarkdownDialog, about_html, user_guide_markdown
@@ -61,7 +60,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.project: Project | None = None
         self.workspace: Workspace | None = None
-        self._backups: TaskRunner | None = None
+        #: the worker copying the backup made on opening (:func:`.opening.back_up_later`)
+        self.backups: TaskRunner | None = None
         #: this window's row in the file's record of open windows (who codes where)
         self.presence = Presence()
         #: the message saying what opening found beside the project (see _show_notes)
@@ -177,28 +177,7 @@ class MainWindow(QMainWindow):
     def open_recent(self, path: str | Path) -> bool:
         """Open a recent project; a missing one can be located or taken off the list."""
         path = Path(path)
-        if path.exists():
-            return self.open_project(path)
-        box = QMessageBox(QMessageBox.Icon.Warning, "Project not found",
-                          f"{path.name} is no longer at {path.parent}.", parent=self)
-        box.setInformativeText("It may have been moved, renamed or deleted. Locate it, or "
-                               "remove it from the recent projects.")
-        locate = box.addButton("Locate…", QMessageBox.ButtonRole.AcceptRole)
-        remove = box.addButton("Remove from the list", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        if clicked is remove:
-            self.settings.remove_recent(path)
-        elif clicked is locate:
-            found = self.ask_location(path)
-            if found:
-                self.settings.remove_recent(path)
-                if self.open_project(found):
-                    return True
-        if self.project is None:
-            self.show_welcome()
-        return False
+        return self.open_project(path) if path.exists() else opening.locate_missing(self, path)
 
     def ask_location(self, path: Path) -> str:
         """Where a missing project is now (tests replace this)."""
@@ -215,14 +194,14 @@ class MainWindow(QMainWindow):
             # (an upgrade of an older file still backs up first, before it changes)
             project = Project.open(path, backup=False)
         except Sense7Error as e:
-            if self._offer_import(path, str(e)):
+            if opening.offer_import(self, path, str(e)):
                 return False
             QMessageBox.critical(self, "Cannot open the project", sentence(str(e)))
             return False
         except OSError as e:
             QMessageBox.critical(self, "Cannot open the project", f"{path}: {e.strerror or e}")
             return False
-        if not self._choose_coder(project, coder):
+        if not opening.choose_coder(self, project, coder):
             project.close()
             return False
         self.close_project(show_welcome=False)
@@ -263,106 +242,14 @@ class MainWindow(QMainWindow):
         self.saved_label.setText("All changes saved")
         self.workspace.coding.setFocus()
         self.poll.start()
-        self._back_up_later(path)
+        opening.back_up_later(self, path)
         if project.notes:
-            self._show_notes(project)
+            opening.show_notes(self, project)
         return True
-
-    def _show_notes(self, project: Project) -> None:
-        """What opening found beside the project (a journal set aside, a sync client's
-        conflicted copies to merge...), in a message that does not stop the window."""
-        box = QMessageBox(QMessageBox.Icon.Information, "Found beside the project",
-                          "\n\n".join(project.notes), QMessageBox.StandardButton.Ok, self)
-        copies = project.conflicted_copies()
-        if copies:
-            merge = box.addButton("Merge them…", QMessageBox.ButtonRole.AcceptRole)
-            merge.clicked.connect(lambda: self.analysis.merge_files(copies))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setObjectName("besideNotes")
-        box.open()
-        self.notes_box = box
-
-    def _back_up_later(self, path: Path) -> None:
-        """The project's backup on opening (when one is due), copied on a worker thread so
-        that the window is there at once."""
-        if self._backups is None:
-            self._backups = TaskRunner(self)
-
-        def saved(target: Path | None) -> None:
-            if target is not None:
-                self.show_message(f"Backup saved in {target.parent.name}", 5000)
-
-        self._backups.start(lambda _progress, _cancel: Project.back_up(path),
-                            title="Backup", on_result=saved, show_progress=False,
-                            on_error=lambda e: self.show_message(
-                                f"Could not back up {path.name}: {e.message}", 10000))
-
-    def _offer_import(self, path: Path, error: str) -> bool:
-        """A conversations file opened as a project: say so and offer to import it (into the
-        open project, or a new one). True when the question was asked."""
-        if not importable(path.name) or "not an SQLite file" not in error:
-            return False
-        where = ("into the open project" if self.project is not None
-                 else "into a new project (create it first)")
-        box = QMessageBox(QMessageBox.Icon.Information, "This is a data file, not a project",
-                          f"{path.name} holds conversations or ratings, not a sense7-coder "
-                          "project.", parent=self)
-        box.setInformativeText(f"Import it {where} with File › Import conversations…")
-        go = box.addButton("Import…" if self.project is not None else "New project…",
-                           QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        if box.clickedButton() is go:
-            if self.project is not None:
-                self.import_conversations([path])
-            else:
-                self.new_project()
-        return True
-
-    def _choose_coder(self, project: Project, coder: str | None) -> bool:
-        """Who codes in this window; never, without asking, a coder another window on the
-        file (in any program) writes as."""
-        chosen = self._pick_coder(project, coder)
-        for _ in range(5):
-            same = self.presence.same_coder(project) if chosen else []
-            if not same or self.confirm_same_coder(project, same):
-                return chosen
-            if project.package_coder is not None:  # a package codes only as its coder
-                return False
-            chosen = self.ask_coder(project, None)
-        return False
 
     def confirm_same_coder(self, project: Project, same: list[Any]) -> bool:
         """Go on as a coder other windows write as (tests replace this)?"""
         return confirm_same_coder(self, project, same)
-
-    def _pick_coder(self, project: Project, coder: str | None) -> bool:
-        if project.package_coder is not None:  # a package codes only as its coder
-            return True
-        known = {c["name"] for c in project.coders()}
-        remembered = self.settings.last_coder(project.path)
-        if not coder and (self._open_in_another_window(project.path)
-                          or self.presence.others(project)):
-            # two people at one machine (or two programs): the second window asks
-            return self.ask_coder(project, None)
-        try:
-            if coder:
-                return take_identity(project, coder, self) or self.ask_coder(project, coder)
-            if remembered and remembered in known:
-                return (take_identity(project, remembered, self)
-                        or self.ask_coder(project, remembered))
-        except Sense7Error as e:
-            QMessageBox.warning(self, "Who is coding?", sentence(str(e)))
-        return self.ask_coder(project, remembered)
-
-    def _open_in_another_window(self, path: Path) -> bool:
-        from PySide6.QtWidgets import QApplication
-
-        for widget in QApplication.topLevelWidgets():
-            other = getattr(widget, "project", None) if isinstance(widget, MainWindow) else None
-            if widget is not self and other is not None and other.path.resolve() == path.resolve():
-                return True
-        return False
 
     def ask_coder(self, project: Project, suggested: str | None) -> bool:
         """Show the coder dialog; True when a coder was chosen (tests replace this)."""

@@ -31,15 +31,10 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from .common import (
-    DEFAULT_ROLE_NAMES,
-    FORMATS,
-    MAP_FIELDS,
-    ImportOptions,
-    parse_mapping,
-    parse_rating,
-    parse_roles,
-)
+from .formats import FORMATS
+from .options import MAP_FIELDS, ImportOptions, parse_mapping, parse_roles
+from .roles import DEFAULT_ROLE_NAMES
+from .values import parse_rating
 
 if TYPE_CHECKING:
     from .detect import detect_format

@@ -36,9 +36,12 @@ from pathlib import Path
 import pandas as pd
 
 from ..models import RATING_KEYS, Conversation, ImportBatch, Participant
-from .common import ImportOptions, RoleResolver, Ticker, coerce_scalar, rating_candidates
+from .options import ImportOptions
+from .roles import RoleResolver
 from .tables import ColumnChoice, Table, find_column, read_csv_table
+from .ticker import Ticker
 from .turns import MessageColumns, build_conversations, stripped_codes
+from .values import coerce_scalar, rating_candidates
 
 CANDIDATES: dict[str, tuple[str, ...]] = {
     "conversation_id": ("conversation_id", "conversation", "conv_id", "dialog_id",

@@ -22,10 +22,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from ..file_reading import read_bytes, refuse_foreign
 from ..models import Conversation
-from .common import ImportOptions, Ticker, read_bytes, refuse_foreign
 from .csv_long import batch_from_table, message_columns
 from .jsonstream import CHUNK, NotStreamed, open_regular, streamable
+from .options import ImportOptions
 from .tables import (
     MAX_CELL_CHARS,
     MAX_COLUMNS,
@@ -35,6 +36,7 @@ from .tables import (
     drop_blank_rows,
     sniff_delimiter,
 )
+from .ticker import Ticker
 
 #: rows parsed at a time
 ROWS = 50_000

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Hint, InputError
-from .common import FORMATS, ImportOptions, read_text
+from ..file_reading import read_text
 from .esconv import looks_like_esconv
-from .formats import CLAIMED, endings_text
+from .formats import CLAIMED, FORMATS, endings_text
 from .jsonchat import load_json
 from .jsonstream import NotStreamed, array_elements, first_character, streamable
+from .options import ImportOptions
 from .sense7 import is_messages_header, is_tasks_header
 from .tables import norm, read_header
 

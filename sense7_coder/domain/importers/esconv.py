@@ -28,15 +28,11 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation, ImportBatch, Turn
-from .common import (
-    CHECK_EVERY,
-    ImportOptions,
-    RecordError,
-    RoleResolver,
-    Ticker,
-    coerce_scalar,
-)
 from .jsonchat import load_json
+from .options import ImportOptions
+from .roles import RoleResolver
+from .ticker import CHECK_EVERY, Ticker
+from .values import RecordError, coerce_scalar
 
 ESCONV_ROLES = {"speaker": "user", "seeker": "user", "usr": "user",
                 "listener": "assistant", "supporter": "assistant", "sys": "assistant"}

@@ -38,23 +38,19 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..file_reading import MAX_JSON_DEPTH, decode_text, read_bytes
 from ..models import RATING_KEYS, ROLES, Conversation, ImportBatch, Participant, Turn
-from .common import (
+from .options import ImportOptions
+from .roles import RoleResolver
+from .ticker import CHECK_EVERY, Ticker, gc_paused
+from .values import (
     ABSENT,
-    CHECK_EVERY,
-    MAX_JSON_DEPTH,
     NO_VALUES,
-    ImportOptions,
     RecordError,
-    RoleResolver,
-    Ticker,
     control_character,
-    decode_text,
-    gc_paused,
     parse_number,
     parse_rating,
     rating_candidates,
-    read_bytes,
     shown,
 )
 

@@ -17,23 +17,16 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from ..file_reading import MAX_JSON_DEPTH, check_encoding, open_regular
 from ..models import Conversation
-from .common import (
-    CHECK_EVERY,
-    MAX_JSON_DEPTH,
-    ImportOptions,
-    RecordError,
-    RoleResolver,
-    Ticker,
-    check_encoding,
-    gc_paused,
-    regular_file,
-)
+from .options import ImportOptions
+from .roles import RoleResolver
+from .ticker import CHECK_EVERY, Ticker, gc_paused
+from .values import RecordError
 
 #: bytes read at a time
 CHUNK = 1 << 20
@@ -46,19 +39,6 @@ class NotStreamed(Exception):
 
 class ExtraData(NotStreamed):
     """Something follows the top-level array (a JSON Lines file with a ``.json`` name?)."""
-
-
-def open_regular(path: Path) -> IO[bytes]:
-    """The file opened for reading, without blocking, checked to be a regular file."""
-    regular_file(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotStreamed("not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def streamable(encoding: str | None) -> bool:

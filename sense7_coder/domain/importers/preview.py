@@ -13,11 +13,12 @@ import pandas as pd
 
 from ..errors import InputError
 from ..models import RATING_KEYS, ImportBatch
-from .common import ImportOptions, RecordError
 from .jsonchat import _message_list, conversations_in, load_json
+from .options import ImportOptions
 from .reading import plan, read_files
 from .sheets import open_book, read_sheet, sheet_names
 from .tables import norm, read_header
+from .values import RecordError
 
 BASE_COLUMNS = ("conversation_id", "position", "role", "speaker", "text")
 #: how the preview shows a rating of "not applicable" (an unrated turn shows None)

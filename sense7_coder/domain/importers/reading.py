@@ -11,24 +11,21 @@ from typing import Any
 
 from .. import rows
 from ..errors import Cancelled, InputError
+from ..file_reading import regular_file
 from ..models import Conversation, ImportBatch, Participant
+from ..progress import CancelFn, ProgressFn
 from . import jsonstream
-from .common import (
-    CancelFn,
-    ImportOptions,
-    ProgressFn,
-    Ticker,
-    regular_file,
-    shown,
-)
 from .csv_long import read_long_csv
 from .detect import check_format, detect_with_data
 from .esconv import read_esconv
 from .formats import FORMATS_BY_KEY
 from .jsonchat import read_json, read_jsonl
 from .jsonstream import streamable
+from .options import ImportOptions
 from .sense7 import read_sense7_csv, read_sense7_workbook
+from .ticker import Ticker
 from .transcript import read_transcript_csv, read_transcript_txt
+from .values import shown
 
 
 @dataclass

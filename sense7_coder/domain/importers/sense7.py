@@ -32,18 +32,13 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import DIMENSIONS, RATING_KEYS, Conversation, ImportBatch, Participant
-from .common import (
-    ABSENT,
-    ImportOptions,
-    RoleResolver,
-    Ticker,
-    coerce_scalar,
-    parse_rating,
-    rating_candidates,
-)
+from .options import ImportOptions
+from .roles import RoleResolver
 from .sheets import find_sheet, open_book, read_sheet, sheet_names
 from .tables import ColumnChoice, Table, find_column, norm, read_csv_table, read_header
+from .ticker import Ticker
 from .turns import MessageColumns, build_conversations
+from .values import ABSENT, coerce_scalar, parse_rating, rating_candidates
 
 TEXT_COLUMNS = ("Content", "Message", "Text", "MessageText", "Body")
 SHEETS = ("Tasks", "Messages")

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import InputError
-from .common import MAX_CELL_CHARS, MAX_COLUMNS
+from ..file_reading import MAX_CELL_CHARS, MAX_COLUMNS
 from .tables import ColumnChoice, Table, norm
 from .workbook import check_workbook, reading
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import Hint, InputError
-from .common import MAX_CELL_CHARS, MAX_COLUMNS, check_utf8_file, read_bytes, utf8_bytes
+from ..file_reading import MAX_CELL_CHARS, MAX_COLUMNS, check_utf8_file, read_bytes, utf8_bytes
 
 # Python's csv module refuses cells above its field size limit (128 KiB by default).
 csv.field_size_limit(4 * MAX_CELL_CHARS + 1)

@@ -29,17 +29,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from ..file_reading import read_text
 from ..models import Conversation, ImportBatch, Participant, Turn
-from .common import (
-    CHECK_EVERY,
-    ImportOptions,
-    RecordError,
-    RoleResolver,
-    Ticker,
-    coerce_scalar,
-    read_text,
-)
+from .options import ImportOptions
+from .roles import RoleResolver
 from .tables import Table, find_column, read_csv_table
+from .ticker import CHECK_EVERY, Ticker
+from .values import RecordError, coerce_scalar
 
 SPEAKER_RE = re.compile(r"^[ \t]*([^\s:][^:\n]{0,39}?)[ \t]*:[ \t]*(.*)$")
 TRANSCRIPT_COLUMNS = ("transcript", "full_conversation", "conversation", "dialog", "dialogue")

@@ -15,21 +15,19 @@ import numpy as np
 import pandas as pd
 
 from ..models import ROLES, Conversation, Turn
-from .common import (
+from .roles import RoleResolver
+from .tables import Table, unique_map
+from .ticker import CHECK_EVERY, Ticker, gc_paused
+from .values import (
     ABSENT,
-    CHECK_EVERY,
     NO_VALUES,
     HintedValueError,
-    RoleResolver,
-    Ticker,
     coerce_scalar,
     control_character,
-    gc_paused,
     parse_number,
     parse_rating,
     shown,
 )
-from .tables import Table, unique_map
 
 
 @dataclass

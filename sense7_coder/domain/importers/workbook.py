@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from .common import read_bytes, regular_file
+from ..file_reading import read_bytes, regular_file
 
 #: the most bytes the parts of a workbook may inflate to, all together
 MAX_UNCOMPRESSED = 1024 * 1024 * 1024 // 2

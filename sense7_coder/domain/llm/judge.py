@@ -35,6 +35,7 @@ from ..errors import Cancelled, Sense7Error
 from ..progress import CancelFn, ProgressFn
 from . import http as guarded_http
 from .pool import send_all
+from .replies import AsWritten, Reading, json_objects, read_reply
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -82,7 +83,6 @@ def request_key(api_model: str, messages: list[dict[str, str]], run: int,
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 _LABELLED = re.compile(r"(?:score|rating)\W{0,5}([1-5](?:\.\d{1,3})?)(?![\d.])", re.I)
 _BARE = re.compile(r"^\s*([1-5](?:\.\d{1,3})?)\s*[.!]?\s*$")
 _NUMBER_TEXT = re.compile(r"\s*\+?\d(?:\.\d{1,3})?\s*")
@@ -90,21 +90,9 @@ MAX_SCORE_DIGITS = 15
 """A score written with more characters than this (a 25-digit number) is no score."""
 
 
-class _Literal(str):
-    """A JSON number or constant kept as written: too long, NaN or Infinity."""
-
-
-def _int(text: str) -> int | _Literal:
-    return int(text) if len(text) <= MAX_SCORE_DIGITS else _Literal(text)
-
-
-def _float(text: str) -> float | _Literal:
-    return float(text) if len(text) <= MAX_SCORE_DIGITS else _Literal(text)
-
-
 def _score_value(value: object) -> float:
     """A score 1..5 from a JSON value: a number, or a string holding only a number."""
-    if isinstance(value, _Literal):
+    if isinstance(value, AsWritten):
         raise ValueError(f"the score {value[:40]} is not a score from 1 to 5")
     if isinstance(value, str):
         if not _NUMBER_TEXT.fullmatch(value):
@@ -126,29 +114,17 @@ def parse_score(reply: str) -> tuple[float, str]:
     A JSON object whose ``score`` (or ``rating``) is not a plain number from 1 to 5 (a
     list, a bool, an object, NaN, a 25-digit number) is refused, not searched for digits.
     """
-    candidates = [m.group(1) for m in _FENCE.finditer(reply)]
-    brace = reply.find("{"), reply.rfind("}")
-    if brace[0] >= 0 and brace[1] > brace[0]:
-        candidates.append(reply[brace[0]:brace[1] + 1])
-    for text in candidates:
-        try:
-            obj = json.loads(text, parse_int=_int, parse_float=_float,
-                             parse_constant=_Literal)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            lowered = {str(k).lower(): v for k, v in obj.items()}
-            for key in ("score", "rating"):
-                if key in lowered:
-                    reasoning = lowered.get("reasoning", "") or ""
-                    return _score_value(lowered[key]), (
-                        reasoning if isinstance(reasoning, str) else json.dumps(reasoning))
+    for obj in json_objects(reply, MAX_SCORE_DIGITS):
+        lowered = {str(k).lower(): v for k, v in obj.items()}
+        for key in ("score", "rating"):
+            if key in lowered:
+                reasoning = lowered.get("reasoning", "") or ""
+                return _score_value(lowered[key]), (
+                    reasoning if isinstance(reasoning, str) else json.dumps(reasoning))
     m = _LABELLED.search(reply) or _BARE.match(reply)
     if m:
         return float(m.group(1)), reply.strip()
     # what else servers write: <S2>4</S2>, "Empathy level: 4", "4/5", "good" (see .replies)
-    from .replies import Reading, read_reply
-
     got = read_reply(reply, [_SCALE])[_SCALE.key]
     if isinstance(got, Reading) and got.value is not None:
         return float(got.value), reply.strip()

@@ -81,12 +81,8 @@ def response_format(codes: Sequence[Code]) -> dict[str, Any]:
 
 # -- values ------------------------------------------------------------------------------------
 
-class _Literal(str):
-    """A JSON number or constant kept as written (too long, NaN, Infinity)."""
-
-
-def _number(text: str) -> Any:
-    return _Literal(text) if len(text) > MAX_NUMBER_CHARS else json.loads(text)
+class AsWritten(str):
+    """A JSON number or constant kept as written (too long, NaN, Infinity): no value."""
 
 
 def _json_value(code: Code, value: Any) -> int | str | None:
@@ -95,8 +91,8 @@ def _json_value(code: Code, value: Any) -> int | str | None:
         if not code.allow_na:
             raise Unreadable(f"{code.key}: not applicable is not allowed for this code")
         return None
-    if isinstance(value, (bool, list | dict, _Literal)):
-        shown = json.dumps(value)[:40] if not isinstance(value, _Literal) else value[:40]
+    if isinstance(value, (bool, list | dict, AsWritten)):
+        shown = json.dumps(value)[:40] if not isinstance(value, AsWritten) else value[:40]
         raise Unreadable(f"{code.key}: {shown} is {_kind(value)}, not a level")
     if isinstance(value, float):
         if not math.isfinite(value) or not value.is_integer():
@@ -159,7 +155,16 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TAG = re.compile(r"<\s*([A-Za-z][\w-]{0,40})\s*>\s*([^<>]{0,80}?)\s*<\s*/\s*\1\s*>")
 
 
-def _json_objects(reply: str) -> list[dict[str, Any]]:
+def json_objects(reply: str, max_number_chars: int = MAX_NUMBER_CHARS
+                 ) -> list[dict[str, Any]]:
+    """The JSON objects in a model's reply, read tolerantly: each ```json fence, then the
+    text from the first ``{`` to the last ``}`` (prose around it is left). A number longer
+    than ``max_number_chars``, NaN and Infinity come back :class:`AsWritten`; what does not
+    parse, or nests too deep, is skipped. The one reader of reply JSON (the suggestions'
+    and the judge's)."""
+    def number(text: str) -> Any:
+        return AsWritten(text) if len(text) > max_number_chars else json.loads(text)
+
     texts = [m.group(1) for m in _FENCE.finditer(reply)]
     first, last = reply.find("{"), reply.rfind("}")
     if 0 <= first < last:
@@ -167,8 +172,8 @@ def _json_objects(reply: str) -> list[dict[str, Any]]:
     out = []
     for text in texts:
         try:
-            obj = json.loads(text, parse_int=_number, parse_float=_number,
-                             parse_constant=_Literal)
+            obj = json.loads(text, parse_int=number, parse_float=number,
+                             parse_constant=AsWritten)
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
@@ -298,7 +303,7 @@ def read_reply(reply: str, codes: Sequence[Code]) -> dict[str, Reading | str]:
         return {}
     reply = reply if isinstance(reply, str) else ""
     out: dict[str, Reading | str] = {}
-    for obj in _json_objects(reply):
+    for obj in json_objects(reply):
         for key, got in _from_object(obj, codes).items():
             if not isinstance(out.get(key), Reading):
                 out[key] = got

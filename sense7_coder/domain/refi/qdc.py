@@ -493,7 +493,7 @@ MAX_QDC_BYTES = 64 * 1024 * 1024
 
 def load_qdc(path: str | Path) -> Codebook:
     """The codebook of a REFI-QDA ``.qdc`` file, or of the project inside a ``.qdpx``."""
-    from ..importers.common import read_bytes, regular_file
+    from ..file_reading import read_bytes, regular_file
 
     path = Path(path)
     try:

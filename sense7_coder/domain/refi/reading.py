@@ -36,7 +36,7 @@ from typing import Any
 
 from ..codebook import Code, Codebook
 from ..errors import CodebookError, InputError
-from ..importers.common import RoleResolver
+from ..importers.roles import RoleResolver
 from . import qdc as refi
 from . import variants as parts
 from .writing import EXTRA_VARIABLE

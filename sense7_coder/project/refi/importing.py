@@ -15,7 +15,7 @@ from typing import Any
 
 from ...domain import rows
 from ...domain.errors import InputError, ProjectError
-from ...domain.importers.common import RoleResolver
+from ...domain.importers.roles import RoleResolver
 from ...domain.models import Conversation, Participant, Turn, Unit
 from ...domain.refi.reading import RefiProject, RefiSource, read_qdpx, turn_pieces
 from ...domain.sentences import segment_turns
