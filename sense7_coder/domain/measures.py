@@ -191,6 +191,11 @@ def group_measures() -> list[Measure]:
     return [m for m in in_order() if GROUP in m.scope]
 
 
+def pair_measures() -> list[Measure]:
+    """The measures of each pair of coders, in listing order (the window's pairs tab)."""
+    return [m for m in in_order() if PAIRS in m.scope]
+
+
 def paper_measures() -> list[Measure]:
     """The measures the methods paragraph reports, in listing order."""
     return [m for m in in_order() if m.paper]

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..measures import ICC, NOMINAL, ORDINAL, Measure, chance_measures
 from . import chance, icc
 from .bootstrap import Interval, interval_method, multinomial_draws, summarise, unique_rows
-from ..measures import NOMINAL, ORDINAL, Measure, chance_measures
 from .progress import Steps
 from .ratings import Ratings, scale_text
-from .records import ICC, AgreementRecord, undefined
+from .records import AgreementRecord, undefined
 
 
 def _interval(
