@@ -23,7 +23,7 @@ Every statistic is a sum over units, so a bootstrap over units is a set of weigh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -81,25 +81,45 @@ def unit_terms(counts: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.column_stack([agree, pairable, ri > 0, share, share * pairable[:, None]])
 
 
-class Shares(NamedTuple):
-    """The categories' mean shares per unit of each draw (draws x categories)."""
-
-    #: over every rated unit (pi_k above)
-    rated: np.ndarray
-    #: over the units with two or more ratings only
-    pairable: np.ndarray
+def _gwet(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    q = w.shape[0]
+    return np.asarray(w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1))
 
 
-def _chance(method: str, shares: Shares, w: np.ndarray, q: int) -> np.ndarray:
-    """Chance agreement pe of each draw under a chance model (see the module's formulas)."""
-    pi = shares.rated
-    if method == GWET:
-        return np.asarray(w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1))
-    if method == UNIFORM:
-        return np.full(len(pi), w.sum() / q ** 2)
-    if method == POOLED:
-        return np.asarray(np.einsum("dk,kl,dl->d", pi, w, pi))
-    raise ValueError(f"unknown chance model {method!r}")
+def _uniform(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.full(len(pi), w.sum() / w.shape[0] ** 2)
+
+
+def _pooled(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.asarray(np.einsum("dk,kl,dl->d", pi, w, pi))
+
+
+class ChanceModel(NamedTuple):
+    """How a chance-corrected coefficient expects agreement by chance."""
+
+    #: pe of each draw from the categories' shares pi (draws x categories) and weights w
+    pe: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    #: the units the shares are taken over: every rated unit ('rated', as Gwet 2014) or
+    #: only those with two or more ratings ('pairable')
+    shares: str
+    #: the shares in words, for a figure's note
+    words: str
+
+
+#: the chance models by the name a measure's row gives (``Measure.chance``)
+MODELS: dict[str, ChanceModel] = {
+    GWET: ChanceModel(_gwet, "rated", "category shares over all {rated} rated units (Gwet 2014)"),
+    UNIFORM: ChanceModel(_uniform, "rated", "a uniform guess over the {q} declared levels"),
+    POOLED: ChanceModel(_pooled, "rated",
+                        "category shares over all {rated} rated units (Gwet 2014)"),
+}
+
+
+def model(method: str) -> ChanceModel:
+    """The chance model of a name (ValueError for an unknown one)."""
+    if method not in MODELS:
+        raise ValueError(f"unknown chance model {method!r}")
+    return MODELS[method]
 
 
 def from_sums(sums: np.ndarray, w: np.ndarray, method: str) -> np.ndarray:
@@ -108,8 +128,10 @@ def from_sums(sums: np.ndarray, w: np.ndarray, method: str) -> np.ndarray:
     q = w.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         pa = sums[:, 0] / sums[:, 1]
-        shares = Shares(sums[:, 3:3 + q] / sums[:, 2:3], sums[:, 3 + q:] / sums[:, 1:2])
-        pe = _chance(method, shares, w, q)
+        chance = model(method)
+        pi = (sums[:, 3 + q:] / sums[:, 1:2] if chance.shares == "pairable"
+              else sums[:, 3:3 + q] / sums[:, 2:3])
+        pe = chance.pe(pi, w)
         value = (pa - pe) / (1 - pe)
     value[~np.isfinite(value)] = np.nan
     return value

@@ -81,8 +81,8 @@ def chance_records(
                 f"{m.raters} coders, or read alpha for more", weights=weights))
             continue
         w = chance.weight_matrix(weighed if weights else ratings.k, weights or "none")
-        note = (f"units with two or more ratings ({n_units}); category shares over all "
-                f"{int(counts.shape[0])} rated units (Gwet 2014)")
+        shares = chance.model(m.chance).words.format(rated=int(counts.shape[0]), q=ratings.k)
+        note = f"units with two or more ratings ({n_units}); {shares}"
         if weights:
             note += (f"; {weights} weights over {basis} of declared scale "
                      f"{scale_text(ratings.scale)}")
