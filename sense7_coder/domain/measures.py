@@ -24,6 +24,7 @@ ICC = "icc"
 GWET_AC1 = "gwet_ac1"
 GWET_AC2 = "gwet_ac2"
 BRENNAN_PREDIGER = "brennan_prediger"
+SCOTT_PI = "scott_pi"
 
 NOMINAL = "nominal"
 ORDINAL = "ordinal"
@@ -41,6 +42,8 @@ REFERENCE = "reference"
 CHANCE_GWET = "gwet"
 CHANCE_UNIFORM = "uniform"
 CHANCE_POOLED = "pooled"
+#: the categories' shares pooled over the raters on the units two or more rated (Scott's pi)
+CHANCE_POOLED_PAIRABLE = "pooled_pairable"
 
 #: the works cited, by key (the methods paragraph lists them in this order)
 CITATIONS: dict[str, str] = {
@@ -65,6 +68,8 @@ CITATIONS: dict[str, str] = {
     "neuendorf": "Neuendorf, K. A. (2017). The content analysis guidebook (2nd ed.). SAGE.",
     "mcgraw": "McGraw, K. O., & Wong, S. P. (1996). Forming inferences about some intraclass "
               "correlation coefficients. Psychological Methods, 1(1), 30-46.",
+    "scott": "Scott, W. A. (1955). Reliability of content analysis: The case of nominal "
+             "scale coding. Public Opinion Quarterly, 19(3), 321-325.",
     "shrout": "Shrout, P. E., & Fleiss, J. L. (1979). Intraclass correlations: Uses in "
               "assessing rater reliability. Psychological Bulletin, 86(2), 420-428.",
     "spearman": "Spearman, C. (1904). The proof and measurement of association between two "
@@ -136,6 +141,12 @@ MEASURE_TABLE: tuple[Measure, ...] = (
                     "agreement as a uniform guess over the declared levels, for any number "
                     "of raters with missing ratings as Gwet (2014) defines it",
             chance=CHANCE_UNIFORM),
+    Measure(SCOTT_PI, "Scott's pi", "Scott's π", "pi", 45, ("scott",),
+            "Scott's pi of two coders (chance from the categories' shares pooled over both)",
+            (NOMINAL, ORDINAL), (GROUP,), paper=True,
+            methods="for two coders Scott's pi (Scott, 1955), chance agreement from the "
+                    "categories' shares pooled over both coders on the units both rated",
+            chance=CHANCE_POOLED_PAIRABLE, raters=2),
     Measure(ICC, "ICC", "ICC", "ICC", 50, ("shrout", "mcgraw", "weerahandi"),
             "the intraclass correlation in the six forms of Shrout and Fleiss (units every "
             "coder rated)", (ORDINAL,), (GROUP,), paper=True,

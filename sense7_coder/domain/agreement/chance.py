@@ -14,6 +14,7 @@ units holding at least two ratings (n'):
                                     (T_w = sum of w)
     uniform (Brennan–Prediger):     pe = T_w / q^2
     pooled (Fleiss in Gwet's form): pe = sum_kl w_kl pi_k pi_l
+    pooled_pairable (Scott's pi):   the same, pi_k over the n' units only
 
     coefficient = (pa - pe) / (1 - pe)
 
@@ -28,12 +29,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..measures import CHANCE_GWET, CHANCE_POOLED, CHANCE_UNIFORM
+from ..measures import CHANCE_GWET, CHANCE_POOLED, CHANCE_POOLED_PAIRABLE, CHANCE_UNIFORM
 
 #: the chance models by the name a measure's row gives (``Measure.chance``)
 GWET = CHANCE_GWET
 UNIFORM = CHANCE_UNIFORM
 POOLED = CHANCE_POOLED
+POOLED_PAIRABLE = CHANCE_POOLED_PAIRABLE
 
 
 def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:
@@ -112,6 +114,9 @@ MODELS: dict[str, ChanceModel] = {
     UNIFORM: ChanceModel(_uniform, "rated", "a uniform guess over the {q} declared levels"),
     POOLED: ChanceModel(_pooled, "rated",
                         "category shares over all {rated} rated units (Gwet 2014)"),
+    POOLED_PAIRABLE: ChanceModel(_pooled, "pairable",
+                                 "category shares pooled over the raters on those units "
+                                 "(Scott 1955)"),
 }
 
 
