@@ -140,12 +140,15 @@ def test_the_window_shows_every_measure(qtbot: Any, shown: Shown) -> None:
 
 
 def test_the_methods_paragraph_reports_every_paper_measure(shown: Shown) -> None:
-    """Its table's Coefficient column, a clause in the paragraph and the works it cites."""
+    """Its table's Coefficient column, a clause in the paragraph and the works it cites;
+    a measure of fewer raters than the code has is left out of all three."""
     text = shown.methods
     head, _, refs = text.partition("### References")
     table = [line.split(" | ")[1] for line in head.splitlines() if line.startswith("| ")][1:]
+    # among the coders, where the measure is defined for their number (Scott's pi: two)
     group = {r.measure for r in shown.report.records
-             if "users" not in r.coders and "consensus" not in r.coders}
+             if "users" not in r.coders and "consensus" not in r.coders
+             and mt.MEASURES_BY_KEY[r.measure].covers(len(r.coders))}
     for m in [m for m in shown.computed() if m.paper and m.key in group]:
         assert any(c == m.short or c.startswith(f"{m.short} (") or m.key == mt.ICC
                    and c.startswith("ICC") for c in table), \
@@ -155,3 +158,6 @@ def test_the_methods_paragraph_reports_every_paper_measure(shown: Shown) -> None
         for key in m.citations:
             assert mt.CITATIONS[key] in refs, \
                 f"the methods paragraph's references leave out {key} ({m.key})"
+    for m in mt.paper_measures():
+        if m.key not in group:
+            assert not m.methods or m.methods not in head, f"{m.key} told, not reported"

@@ -117,6 +117,10 @@ class Measure:
     #: undefined, naming why
     raters: int = 0
 
+    def covers(self, raters: int) -> bool:
+        """Whether it is defined for this many raters (see ``raters``)."""
+        return not self.raters or raters <= self.raters
+
 
 MEASURE_TABLE: tuple[Measure, ...] = (
     Measure(ALPHA, "Krippendorff's alpha", "Krippendorff's α", "alpha", 10, ("kripp", "hayes"),

@@ -85,14 +85,18 @@ def _what(r: AgreementRecord) -> str:
 def paper_records(report: AgreementReport) -> list[AgreementRecord]:
     """The figures a paper's table holds: per code, the coefficients over all its coders
     of every measure the measures table marks for the paper (alpha and applicability
-    alpha, AC1, AC2, Brennan–Prediger, ICC, ...), in the table's order -- not the pairs or
-    the comparisons with references."""
-    order = {m.key: i for i, m in enumerate(paper_measures())}
+    alpha, AC1, AC2, Brennan–Prediger, ICC, ...), in the table's order -- not the pairs,
+    the comparisons with references, or a measure of fewer raters than the code has (Scott's
+    pi with three coders: the command line and the window say why it is undefined)."""
+    paper = paper_measures()
+    order = {m.key: i for i, m in enumerate(paper)}
+    covers = {m.key: m.covers for m in paper}
     out = []
     for code in report.codes:
         records = report.for_code(code)
         group = next((r.coders for r in records if r.measure == ALPHA), None)
-        mine = [r for r in records if r.measure in order and r.coders == group]
+        mine = [r for r in records if r.measure in order and r.coders == group
+                and covers[r.measure](len(r.coders))]
         out += sorted(mine, key=lambda r: order[r.measure])
     return out
 
