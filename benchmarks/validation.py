@@ -118,6 +118,16 @@ def ref_fleiss(d: Design) -> float:
     return float(fleiss_kappa(_table(d), method="fleiss"))
 
 
+def ref_scott(d: Design) -> float:
+    """Scott's pi of a two-coder design: statsmodels' Fleiss' kappa, which is Scott's pi
+    for two raters, over the units both rated."""
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    both = d.x[~np.isnan(d.x).any(axis=1)]
+    return float(fleiss_kappa(aggregate_raters(both.astype(int) - 1, n_cat=len(d.scale))[0],
+                              method="fleiss"))
+
+
 def ref_brennan_prediger(d: Design) -> float:
     from statsmodels.stats.inter_rater import fleiss_kappa
 
@@ -192,6 +202,8 @@ ROWS: dict[str, str] = {
     "fleiss_kappa": "statsmodels `fleiss_kappa` (complete designs)",
     "brennan_prediger": "statsmodels `fleiss_kappa(method='randolph')` (complete designs)",
     "gwet_ac1": "Gwet (2014) formula written in the script (missing ratings as Gwet)",
+    "scott_pi": "statsmodels `fleiss_kappa` (Scott's pi for two raters) over the units both "
+                "coders rated (two-coder designs)",
     **{f"gwet_ac2 ({w})": "Gwet (2014) formula written in the script (missing ratings as Gwet)"
        for w in ("linear", "quadratic")},
     **{f"icc {f}": "pingouin `intraclass_corr` (complete designs)" for f in FORMS},
@@ -233,6 +245,8 @@ def compare(designs: list[Design]) -> dict[str, Row]:
                 rows["brennan_prediger"].add(i, r.value, ref_brennan_prediger(d))
             elif r.measure == "gwet_ac1":
                 rows["gwet_ac1"].add(i, r.value, ref_gwet(d, None))
+            elif r.measure == "scott_pi":
+                rows["scott_pi"].add(i, r.value, ref_scott(d))
             elif r.measure == "gwet_ac2":
                 rows[f"gwet_ac2 ({r.weights})"].add(i, r.value, ref_gwet(d, r.weights))
         icc_records = [r for r in records if r.measure == "icc" and r.value is not None]

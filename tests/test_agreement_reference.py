@@ -103,7 +103,7 @@ def domain_value(case: dict[str, Any]) -> float | None:
     if metric == "gwet_ac2":
         return chance.chance_corrected(counts, w, chance.GWET)
     # Scott's pi is Fleiss' kappa of two raters (Gwet's form, which allows missing ratings)
-    return chance.chance_corrected(counts, w, chance.FLEISS_GWET)
+    return chance.chance_corrected(counts, w, chance.POOLED)
 
 
 def engine_value(case: dict[str, Any]) -> float | None:

@@ -15,7 +15,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA, code_agreement
 from sense7_coder.domain.agreement.bootstrap import BCA_BELOW_UNITS, interval_method
 from sense7_coder.domain.agreement.methods import _method_words
-from sense7_coder.domain.agreement.records import ICC
+from sense7_coder.domain.measures import ICC
 from sense7_coder.project.agreement import (
     AgreementOptions,
     methods_paragraph,

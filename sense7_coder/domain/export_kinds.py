@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .measures import in_order, names_text
+
 #: the file formats a table is written in, with the file dialog's words for each
 FILE_FORMATS: dict[str, str] = {
     "csv": "CSV file",
@@ -69,9 +71,8 @@ EXPORT_KIND_TABLE: tuple[ExportKind, ...] = (
                "(<file>.meta.json).",
                (CODES, CODERS, *CONVERSATIONS), True, provenance=True),
     ExportKind("agreement", "Agreement: every agreement figure",
-               "One row per figure: alpha with its bootstrap interval, AC1, AC2, "
-               "Brennan–Prediger, ICC, percent agreement, Cohen's and Fleiss' kappa, and "
-               "every coder against the users and the consensus.",
+               f"One row per figure: {names_text(in_order())} (alpha with its bootstrap "
+               "interval), and every coder against the users and the consensus.",
                (CODES, CODERS, *CONVERSATIONS), True),
     ExportKind("codebook", "Codebook: one row per code and level",
                "Keys, labels, kinds, units and level descriptions, for a paper's appendix.",

@@ -22,22 +22,24 @@ intervals, Hayes & Krippendorff's q), :mod:`.diagnostics` (confusion, bias, drif
 :mod:`.methods` (the methods paragraph).
 """
 
-from .alpha import LEVELS, resolve_level
-from .engine import applicability_record, code_agreement
-from .kappa import WEIGHTS
-from .records import (
+from ..measures import (
     ALPHA,
-    APPLICABILITY,
     BRENNAN_PREDIGER,
     COHEN,
-    CONSENSUS_RATER,
     FLEISS,
     GWET_AC1,
     GWET_AC2,
     ICC,
-    MEASURES,
     PERCENT,
     SPEARMAN,
+)
+from .alpha import LEVELS, resolve_level
+from .engine import applicability_record, code_agreement
+from .kappa import WEIGHTS
+from .records import (
+    APPLICABILITY,
+    CONSENSUS_RATER,
+    MEASURES,
     TOO_FEW,
     USERS_RATER,
     AgreementRecord,

@@ -10,9 +10,11 @@ units holding at least two ratings (n'):
     pa = 1/n' * sum_{i: r_i >= 2} sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1))
     pi_k = 1/n * sum_{i: r_i >= 1} r_ik / r_i
 
-    Gwet AC1/AC2:       pe = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)   (T_w = sum of w)
-    Brennan–Prediger:   pe = T_w / q^2
-    Fleiss (Gwet 2014): pe = sum_kl w_kl pi_k pi_l
+    gwet (AC1/AC2):                 pe = T_w / (q (q - 1)) * sum_k pi_k (1 - pi_k)
+                                    (T_w = sum of w)
+    uniform (Brennan–Prediger):     pe = T_w / q^2
+    pooled (Fleiss in Gwet's form): pe = sum_kl w_kl pi_k pi_l
+    pooled_pairable (Scott's pi):   the same, pi_k over the n' units only
 
     coefficient = (pa - pe) / (1 - pe)
 
@@ -22,14 +24,18 @@ Every statistic is a sum over units, so a bootstrap over units is a set of weigh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-GWET = "gwet"
-BRENNAN_PREDIGER = "brennan_prediger"
-FLEISS_GWET = "fleiss"
+from ..measures import CHANCE_GWET, CHANCE_POOLED, CHANCE_POOLED_PAIRABLE, CHANCE_UNIFORM
+
+#: the chance models by the name a measure's row gives (``Measure.chance``)
+GWET = CHANCE_GWET
+UNIFORM = CHANCE_UNIFORM
+POOLED = CHANCE_POOLED
+POOLED_PAIRABLE = CHANCE_POOLED_PAIRABLE
 
 
 def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:
@@ -65,7 +71,8 @@ def weight_matrix(scale: Sequence[Any] | int, weights: str) -> np.ndarray:
 
 
 def unit_terms(counts: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Per unit: [agreement term, pairable (0/1), rated (0/1), r_ik / r_i for each k]."""
+    """Per unit: [agreement term, pairable (0/1), rated (0/1), r_ik / r_i for each k,
+    the same for pairable units only (0 elsewhere)]."""
     r = np.asarray(counts, dtype=float)
     ri = r.sum(axis=1)
     rstar = r @ w.T
@@ -73,7 +80,51 @@ def unit_terms(counts: np.ndarray, w: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         agree = np.where(pairable, (r * (rstar - 1)).sum(axis=1) / (ri * (ri - 1)), 0.0)
         share = np.where(ri[:, None] > 0, r / ri[:, None], 0.0)
-    return np.column_stack([agree, pairable, ri > 0, share])
+    return np.column_stack([agree, pairable, ri > 0, share, share * pairable[:, None]])
+
+
+def _gwet(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    q = w.shape[0]
+    return np.asarray(w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1))
+
+
+def _uniform(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.full(len(pi), w.sum() / w.shape[0] ** 2)
+
+
+def _pooled(pi: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.asarray(np.einsum("dk,kl,dl->d", pi, w, pi))
+
+
+class ChanceModel(NamedTuple):
+    """How a chance-corrected coefficient expects agreement by chance."""
+
+    #: pe of each draw from the categories' shares pi (draws x categories) and weights w
+    pe: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    #: the units the shares are taken over: every rated unit ('rated', as Gwet 2014) or
+    #: only those with two or more ratings ('pairable')
+    shares: str
+    #: the shares in words, for a figure's note
+    words: str
+
+
+#: the chance models by the name a measure's row gives (``Measure.chance``)
+MODELS: dict[str, ChanceModel] = {
+    GWET: ChanceModel(_gwet, "rated", "category shares over all {rated} rated units (Gwet 2014)"),
+    UNIFORM: ChanceModel(_uniform, "rated", "a uniform guess over the {q} declared levels"),
+    POOLED: ChanceModel(_pooled, "rated",
+                        "category shares over all {rated} rated units (Gwet 2014)"),
+    POOLED_PAIRABLE: ChanceModel(_pooled, "pairable",
+                                 "category shares pooled over the raters on those units "
+                                 "(Scott 1955)"),
+}
+
+
+def model(method: str) -> ChanceModel:
+    """The chance model of a name (ValueError for an unknown one)."""
+    if method not in MODELS:
+        raise ValueError(f"unknown chance model {method!r}")
+    return MODELS[method]
 
 
 def from_sums(sums: np.ndarray, w: np.ndarray, method: str) -> np.ndarray:
@@ -82,23 +133,19 @@ def from_sums(sums: np.ndarray, w: np.ndarray, method: str) -> np.ndarray:
     q = w.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         pa = sums[:, 0] / sums[:, 1]
-        pi = sums[:, 3:] / sums[:, 2:3]
-        if method == GWET:
-            pe = w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1)
-        elif method == BRENNAN_PREDIGER:
-            pe = np.full(len(sums), w.sum() / q ** 2)
-        elif method == FLEISS_GWET:
-            pe = np.einsum("dk,kl,dl->d", pi, w, pi)
-        else:
-            raise ValueError(f"unknown method {method!r}")
+        chance = model(method)
+        pi = (sums[:, 3 + q:] / sums[:, 1:2] if chance.shares == "pairable"
+              else sums[:, 3:3 + q] / sums[:, 2:3])
+        pe = chance.pe(pi, w)
         value = (pa - pe) / (1 - pe)
     value[~np.isfinite(value)] = np.nan
     return value
 
 
 def chance_corrected(counts: np.ndarray, w: np.ndarray, method: str) -> float | None:
-    """Gwet's AC1/AC2 (``gwet``), Brennan–Prediger or Fleiss (Gwet's form) of ``counts``;
-    None when undefined (no unit with two ratings, or pe = 1)."""
+    """A chance-corrected coefficient of ``counts`` under chance model ``method``: Gwet's
+    AC1/AC2 (``gwet``), Brennan–Prediger (``uniform``) or Fleiss in Gwet's form
+    (``pooled``); None when undefined (no unit with two ratings, or pe = 1)."""
     terms = unit_terms(counts, w)
     if terms[:, 1].sum() == 0:
         return None

@@ -1,6 +1,7 @@
-"""Records for the coefficients beyond alpha and kappa: Gwet's AC1/AC2, Brennan–Prediger
-(:func:`chance_records`), with a bootstrap interval over units, and the intraclass
-correlation (:func:`icc_records`), with McGraw & Wong's F-based intervals.
+"""Records for the coefficients beyond alpha and kappa: the chance-corrected ones of the
+measures table -- Gwet's AC1/AC2, Brennan–Prediger (:func:`chance_records`) -- with a
+bootstrap interval over units, and the intraclass correlation (:func:`icc_records`), with
+McGraw & Wong's F-based intervals.
 
 The chance-corrected coefficients work through per-unit terms (see :mod:`.chance`): units
 with the same ratings are grouped, one multinomial draw over the groups stands for a
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..measures import ICC, NOMINAL, ORDINAL, Measure, chance_measures
 from . import chance, icc
 from .bootstrap import Interval, interval_method, multinomial_draws, summarise, unique_rows
 from .progress import Steps
 from .ratings import Ratings, scale_text
-from .records import BRENNAN_PREDIGER, GWET_AC1, GWET_AC2, ICC, AgreementRecord
+from .records import AgreementRecord, undefined
 
 
 def _interval(
@@ -33,24 +35,34 @@ def _interval(
     return summarise(values, estimate, method=method, jackknife=jack)
 
 
+def _kind_level(kind: str) -> str:
+    """The level of measurement a code's kind is counted under in a row's ``levels``."""
+    return ORDINAL if kind == "ordinal" else NOMINAL
+
+
+def _chance_plan(kind: str) -> list[tuple[Measure, str | None]]:
+    """(measure, weights) of every chance-corrected figure of a code of ``kind``, from the
+    measures table (one figure per weighting of a weighted measure)."""
+    level = _kind_level(kind)
+    return [(m, w) for m in chance_measures() if level in m.levels
+            for w in (m.weights or (None,))]
+
+
 def chance_records(
     ratings: Ratings, *, kind: str, bootstrap: int, seed: int | None, ci: str = "percentile",
     steps: Steps | None = None,
 ) -> list[AgreementRecord]:
-    """Gwet's AC1, Brennan–Prediger and, for ordinal codes, Gwet's AC2 with linear and
-    quadratic weights over the declared scale -- all raters in ``ratings``, every unit
-    with a rating (Gwet 2014: agreement over units with two or more ratings, category
-    shares over all rated units)."""
+    """Every chance-corrected coefficient of the measures table (a row with a ``chance``
+    model) that covers the code's kind -- Gwet's AC1, Brennan–Prediger and, for ordinal
+    codes, Gwet's AC2 with linear and quadratic weights over the declared scale -- all
+    raters in ``ratings``, every unit with a rating (Gwet 2014: agreement over units with
+    two or more ratings, category shares over all rated units). A measure defined for at
+    most ``raters`` raters is reported undefined, saying so, when there are more."""
     counts = ratings.value_counts()
     counts = counts[counts.sum(axis=1) >= 1]
     pairable = counts[counts.sum(axis=1) >= 2]
     n_units, n_values = int(pairable.shape[0]), int(pairable.sum())
     coders = list(ratings.coders)
-    plan: list[tuple[str, str | None, str]] = [
-        (GWET_AC1, None, chance.GWET), (BRENNAN_PREDIGER, None, chance.BRENNAN_PREDIGER),
-    ]
-    if kind == "ordinal":
-        plan += [(GWET_AC2, "linear", chance.GWET), (GWET_AC2, "quadratic", chance.GWET)]
     # units with the same counts contribute the same terms: work on the distinct rows
     patterns, freq = unique_rows(counts)
     # AC2 weighs the level values; an ordinal scale of words has only its positions
@@ -59,29 +71,35 @@ def chance_records(
     weighed = list(ratings.scale) if numeric else list(range(1, ratings.k + 1))
     basis = "the level values" if numeric else "the positions (the levels are not numbers)"
     records = []
-    for measure, weights, method in plan:
+    for m, weights in _chance_plan(kind):
         if steps is not None:
             steps.check()
+        if m.raters and len(coders) > m.raters:
+            records.append(undefined(
+                ratings.code, m.key, coders,
+                f"{m.name} compares {m.raters} raters, here {len(coders)}: choose "
+                f"{m.raters} coders, or read alpha for more", weights=weights))
+            continue
         w = chance.weight_matrix(weighed if weights else ratings.k, weights or "none")
-        note = (f"units with two or more ratings ({n_units}); category shares over all "
-                f"{int(counts.shape[0])} rated units (Gwet 2014)")
+        shares = chance.model(m.chance).words.format(rated=int(counts.shape[0]), q=ratings.k)
+        note = f"units with two or more ratings ({n_units}); {shares}"
         if weights:
             note += (f"; {weights} weights over {basis} of declared scale "
                      f"{scale_text(ratings.scale)}")
         terms = chance.unit_terms(patterns, w)
         value = None
         if n_units:
-            estimate = float(chance.from_sums(freq @ terms, w, method)[0])
+            estimate = float(chance.from_sums(freq @ terms, w, m.chance)[0])
             value = estimate if np.isfinite(estimate) else None
         if value is None:
             why = ("no unit has values from two raters" if n_units == 0
                    else "undefined: chance agreement is 1")
             note = f"{why}; {note}"
-        record = AgreementRecord(ratings.code, measure, None, weights, coders, value, n_units,
+        record = AgreementRecord(ratings.code, m.key, None, weights, coders, value, n_units,
                                  n_values, note=note)
         if value is not None and bootstrap > 0:
 
-            def fn(sums: np.ndarray, w: np.ndarray = w, method: str = method) -> np.ndarray:
+            def fn(sums: np.ndarray, w: np.ndarray = w, method: str = m.chance) -> np.ndarray:
                 return chance.from_sums(sums, w, method)
 
             record.set_interval(_interval(terms, freq, fn, value, draws=bootstrap, seed=seed,

@@ -8,6 +8,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ..measures import ALPHA, COHEN, FLEISS, PERCENT
 from .alpha import alpha_from_counts, resolve_level, value_domain
 from .alpha_draws import bootstrap_alpha
 from .coefficients import chance_records, icc_records
@@ -22,16 +23,7 @@ from .kappa import (
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings, scale_text
-from .records import (
-    ALPHA,
-    APPLICABILITY,
-    COHEN,
-    FLEISS,
-    PERCENT,
-    AgreementRecord,
-    too_many_pairs,
-    undefined,
-)
+from .records import APPLICABILITY, AgreementRecord, too_many_pairs, undefined
 
 
 def kappa_weights(kind: str) -> tuple[str, ...]:

@@ -15,30 +15,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..measures import CITATIONS, MEASURE_TABLE, name_of, short_of
+from ..measures import ALPHA, CITATIONS, ICC, MEASURES_BY_KEY, name_of, paper_measures
 from ..versions import library_versions
 from ..words import count
-from .records import (
-    ALPHA,
-    APPLICABILITY,
-    BAND_RULE,
-    BRENNAN_PREDIGER,
-    GWET_AC1,
-    GWET_AC2,
-    ICC,
-    AgreementRecord,
-)
+from .records import APPLICABILITY, BAND_RULE, AgreementRecord
 from .report import AgreementReport
 
 FORMATS = ("markdown", "latex")
 
-#: the measures the paragraph and its interval sentence name (from the measures table)
-NAMES = {m.key: m.name for m in MEASURE_TABLE if m.key in (ALPHA, GWET_AC1, GWET_AC2,
-                                                           BRENNAN_PREDIGER, ICC)}
-
-#: the works the paragraph cites, in the order the references list them
-REFERENCES = [(key, CITATIONS[key])
-              for key in ("brennan", "efron", "gwet", "hayes", "kripp", "mcgraw", "shrout", "weerahandi")]
+#: the works the interval sentences cite whatever the measures (BCa intervals)
+METHOD_CITATIONS = ("efron",)
 
 
 @dataclass
@@ -83,27 +69,35 @@ def _q(value: float | None) -> str:
 
 
 def _what(r: AgreementRecord) -> str:
-    if r.measure == ICC:
-        return r.form or "ICC"
-    if r.measure == ALPHA and r.level == APPLICABILITY:
-        return "alpha (applicability)"
-    if r.measure == ALPHA:
-        return f"alpha ({r.level})"
-    if r.measure == GWET_AC2:
-        return f"AC2 ({r.weights})"
-    return short_of(r.measure)
+    """A figure in the table's Coefficient column: the measure's short name, with its
+    level or weights (an ICC by its form)."""
+    if r.form:
+        return r.form
+    m = MEASURES_BY_KEY.get(r.measure)
+    what = m.short if m else r.measure
+    if r.level:
+        return f"{what} ({r.level})"
+    if r.weights and r.weights != "none":
+        return f"{what} ({r.weights})"
+    return what
 
 
 def paper_records(report: AgreementReport) -> list[AgreementRecord]:
     """The figures a paper's table holds: per code, the coefficients over all its coders
-    (alpha, applicability alpha, AC1, AC2, Brennan–Prediger, ICC) -- not the pairs or the
-    comparisons with references."""
-    keep = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
+    of every measure the measures table marks for the paper (alpha and applicability
+    alpha, AC1, AC2, Brennan–Prediger, ICC, ...), in the table's order -- not the pairs,
+    the comparisons with references, or a measure of fewer raters than the code has (Scott's
+    pi with three coders: the command line and the window say why it is undefined)."""
+    paper = paper_measures()
+    order = {m.key: i for i, m in enumerate(paper)}
+    covers = {m.key: m.covers for m in paper}
     out = []
     for code in report.codes:
         records = report.for_code(code)
         group = next((r.coders for r in records if r.measure == ALPHA), None)
-        out += [r for r in records if r.measure in keep and r.coders == group]
+        mine = [r for r in records if r.measure in order and r.coders == group
+                and covers[r.measure](len(r.coders))]
+        out += sorted(mine, key=lambda r: order[r.measure])
     return out
 
 
@@ -163,22 +157,8 @@ def _paragraph(report: AgreementReport, rows: Sequence[AgreementRecord],
     ]
     if ctx.values:
         parts.append(esc(ctx.values))
-    extra = []
-    if GWET_AC1 in measures or BRENNAN_PREDIGER in measures:
-        extra.append("Gwet's AC1" + (" and AC2 with linear and quadratic weights over the "
-                                     "level values"
-                                     if GWET_AC2 in measures else "")
-                     + f" and the {name_of(BRENNAN_PREDIGER)} coefficient for any number of "
-                       "raters with missing ratings as Gwet (2014) defines them "
-                       f"(Brennan {amp} Prediger, 1981)")
-    if ICC in measures:
-        extra.append("for ordinal codes the intraclass correlation in the six forms of "
-                     f"Shrout and Fleiss (1979; McGraw {amp} Wong, 1996) over the level values, "
-                     "on the units every coder rated (units with a missing rating dropped, "
-                     "their number given with each figure): ICC1 one-way random, ICC2 two-way "
-                     "random with absolute agreement, ICC3 two-way mixed with consistency, "
-                     "each for a single rater and (ICC1k, ICC2k, ICC3k) for the mean of the "
-                     "raters")
+    extra = [m.methods.replace("&", amp) for m in paper_measures()
+             if m.methods and m.key in measures]
     if extra:
         parts.append("We also report " + "; ".join(extra) + ".")
     if any(r.level == APPLICABILITY for r in rows):
@@ -237,7 +217,7 @@ def _interval_sentences(rows: Sequence[AgreementRecord], ctx: MethodsContext,
     if booted:
         method = _method_words(booted)
         seed = "a random seed" if ctx.seed is None else f"seed {ctx.seed}"
-        names = sorted({NAMES.get(r.measure, r.measure) for r in booted})
+        names = sorted({name_of(r.measure) for r in booted})
         listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
         out.append(
             f"95{pct} confidence intervals of {esc(listed)} are {method} bootstrap intervals "
@@ -290,11 +270,16 @@ def _latex_cell(text: str, number: bool) -> str:
     return escaped.replace("-", "$-$") if number else escaped
 
 
-def _references(ctx: MethodsContext) -> list[tuple[str, str]]:
-    """The works cited: the calibration's two only when rounds are told."""
-    extra = ([("kripp2019", CITATIONS["kripp2019"]), ("neuendorf", CITATIONS["neuendorf"])]
-             if ctx.calibration is not None else [])
-    return sorted([*REFERENCES, *extra])
+def references(rows: Sequence[AgreementRecord], ctx: MethodsContext) -> list[tuple[str, str]]:
+    """The works cited, by key: those of every measure in the paragraph (from the
+    measures table), the interval methods', and the calibration's two only when rounds
+    are told."""
+    keys = set(METHOD_CITATIONS)
+    present = {r.measure for r in rows}
+    keys.update(c for m in paper_measures() if m.key in present for c in m.citations)
+    if ctx.calibration is not None:
+        keys.update(("kripp2019", "neuendorf"))
+    return sorted((key, CITATIONS[key]) for key in keys)
 
 
 def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markdown") -> str:
@@ -317,7 +302,7 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
                  "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(esc(cell) or " " for cell in row) + " |" for row in table]
         lines += ["", "### References", ""]
-        lines += [f"- {text}" for _, text in _references(ctx)]
+        lines += [f"- {text}" for _, text in references(rows, ctx)]
         return "\n".join(lines) + "\n"
     lines = ["\\subsection*{Inter-rater agreement}", "", body, "",
              "\\begin{table}[ht]", "\\centering", "\\small",
@@ -330,6 +315,6 @@ def methods_text(report: AgreementReport, ctx: MethodsContext, fmt: str = "markd
               f"\\caption{{Inter-rater agreement ({_latex_escape(ctx.software)} "
               f"{_latex_escape(ctx.version)}).}}", "\\end{table}", "",
               "\\begin{thebibliography}{9}"]
-    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in _references(ctx)]
+    lines += [f"\\bibitem{{{key}}} {_latex_escape(text)}" for key, text in references(rows, ctx)]
     lines += ["\\end{thebibliography}"]
     return "\n".join(lines) + "\n"

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from ..measures import SPEARMAN
 from .bootstrap import Interval, interval_method, summarise
 from .kappa import disagreement_weights
 from .progress import Steps
@@ -111,14 +112,14 @@ def pair_intervals(
     values: np.ndarray | None = None,
 ) -> dict[str, Interval]:
     """Bootstrap intervals of a pair's kappas (one per name in ``weights``) and, with
-    ``spearman``, of its rho (key ``'spearman'``), from one set of resampled tables.
+    ``spearman``, of its rho (key :data:`~..measures.SPEARMAN`), from one set of resampled tables.
 
     ``values``: the levels' values to build the kappa weights on (None: positions).
     ``table`` is the pair's k x k contingency table over the units both rated; it must
     hold at least one unit. ``method`` 'bca' takes the jackknife over units from the
     table: leaving out one unit of a cell gives the same figure for every unit of it.
     """
-    keys = [*weights, *(["spearman"] if spearman else [])]
+    keys = [*weights, *([SPEARMAN] if spearman else [])]
     method = interval_method(method, int(table.sum()))
     draws_of = {key: np.empty(draws) for key in keys}
     done = 0
@@ -127,7 +128,7 @@ def pair_intervals(
         for w in weights:
             draws_of[w][done:done + size] = kappas_of_tables(chunk, w, values)
         if spearman:
-            draws_of["spearman"][done:done + size] = spearmans_of_tables(chunk)
+            draws_of[SPEARMAN][done:done + size] = spearmans_of_tables(chunk)
         done += size
     if method != "bca":
         return {key: percentile_interval(v) for key, v in draws_of.items()}
@@ -137,7 +138,7 @@ def pair_intervals(
     freq = table[cells[:, 0], cells[:, 1]].astype(float)
 
     def of(stack: np.ndarray, key: str) -> np.ndarray:
-        if key == "spearman":
+        if key == SPEARMAN:
             return spearmans_of_tables(stack)
         return kappas_of_tables(stack, key, values)
 

@@ -6,17 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..measures import (
-    ALPHA,
-    BRENNAN_PREDIGER,
-    COHEN,
-    FLEISS,
-    GWET_AC1,
-    GWET_AC2,
-    ICC,
-    PERCENT,
-    SPEARMAN,
-)
+from ..measures import ALPHA, MEASURE_TABLE
 from ..names import names_text
 
 #: Rater name under which the users' own ratings take part in agreement figures.
@@ -24,8 +14,8 @@ USERS_RATER = "users"
 #: Rater name of the reconciled consensus coding.
 CONSENSUS_RATER = "consensus"
 
-#: Measure names used in :attr:`AgreementRecord.measure` (one row each in the measures table)
-MEASURES = (ALPHA, PERCENT, COHEN, FLEISS, SPEARMAN, ICC, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER)
+#: Measure names used in :attr:`AgreementRecord.measure`: the measures table's keys
+MEASURES = tuple(m.key for m in MEASURE_TABLE)
 #: ``level`` of the alpha on applicable versus not applicable
 APPLICABILITY = "applicability"
 

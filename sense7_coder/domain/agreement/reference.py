@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..measures import ALPHA, COHEN, SPEARMAN
 from .alpha import resolve_level
 from .engine import alpha_record, kappa_records, steps_for_code
 from .kappa import contingency, spearman
 from .pairs_bootstrap import pair_intervals
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
-from .records import ALPHA, COHEN, SPEARMAN, USERS_RATER, AgreementRecord, undefined
+from .records import USERS_RATER, AgreementRecord, undefined
 
 
 def reference_weights(kind: str) -> tuple[str, ...]:
@@ -41,7 +42,7 @@ def spearman_record(
     if value is not None and bootstrap > 0:
         interval = pair_intervals(contingency(x, y, ratings.k), [], spearman=True,
                                   draws=bootstrap, seed=seed, steps=steps,
-                                  method=ci)["spearman"]
+                                  method=ci)[SPEARMAN]
         record.set_interval(interval, seed)
     return record
 

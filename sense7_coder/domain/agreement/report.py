@@ -8,12 +8,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..measures import COHEN
 from .alpha import resolve_level, value_domain
 from .engine import alpha_record, coder_records, steps_for_code
 from .kappa import KAPPA_BASES
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
-from .records import COHEN, MAX_PAIR_CODERS, AgreementRecord
+from .records import MAX_PAIR_CODERS, AgreementRecord
 from .reference import reference_records, steps_for_reference
 
 #: Columns of :meth:`AgreementReport.to_frame`, in order.

@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.agreement import COHEN, USERS_RATER, AgreementReport
-from ...domain.measures import BRENNAN_PREDIGER, GWET_AC1, GWET_AC2, ICC, short_of
+from ...domain.agreement import USERS_RATER, AgreementReport
+from ...domain.measures import COHEN, group_measures, pair_measures
+from ...domain.measures import measure as measure_of
+from ...domain.measures import summary as measures_summary
 from .. import file_dialogs
 from .agreement_plot import AlphaPlot
 from .agreement_tables import (
@@ -37,7 +39,6 @@ from .agreement_tables import (
     rater_columns,
 )
 from .report_rows import (
-    MEASURE_NAMES,
     CodeRow,
     CoefficientRow,
     RaterRow,
@@ -82,18 +83,21 @@ class AgreementResults(QTabWidget):
         self.coef_view = table_view(self.coef_model, self)
         coef_tab = QWidget(self)
         cl = QVBoxLayout(coef_tab)
+        group = tuple(m.key for m in group_measures())
         coef_note = QLabel(
-            "Every coefficient over all coders of each code: alpha on the values and on "
-            f"whether the code applies, {MEASURE_NAMES[GWET_AC1]} ({short_of(GWET_AC2)} "
-            f"weighted for ordinal codes), {MEASURE_NAMES[BRENNAN_PREDIGER]} and, for ordinal "
-            f"codes, the six {short_of(ICC)} forms (units every coder "
-            "rated). Hover for the counts and how each was computed.", self)
+            "Every coefficient over all coders of each code (alpha also on whether the code "
+            f"applies): {measures_summary(group)}. Hover for the counts and how each was "
+            "computed.", self)
         coef_note.setWordWrap(True)
         cl.addWidget(coef_note)
         cl.addWidget(self.coef_view, 1)
 
         # -- pairs tab --------------------------------------------------------------------
         self.pair_code = QComboBox(self)
+        #: the measures of pairs of the measures table
+        self.pair_measure = QComboBox(self)
+        for m in pair_measures():
+            self.pair_measure.addItem(m.label, m.key)
         self.pair_weights = QComboBox(self)
         for key, text in WEIGHT_CHOICES:
             self.pair_weights.addItem(text, key)
@@ -103,12 +107,14 @@ class AgreementResults(QTabWidget):
         self.pair_note.setWordWrap(True)
         self.pair_code.currentIndexChanged.connect(self.show_matrix)
         self.pair_weights.currentIndexChanged.connect(self.show_matrix)
+        self.pair_measure.currentIndexChanged.connect(self.show_matrix)
         pairs_tab = QWidget(self)
         pl = QVBoxLayout(pairs_tab)
         row = QHBoxLayout()
         row.addWidget(QLabel("Code", self))
         row.addWidget(self.pair_code, 1)
-        row.addWidget(QLabel("Cohen's κ with", self))
+        row.addWidget(self.pair_measure)
+        row.addWidget(QLabel("with", self))
         row.addWidget(self.pair_weights)
         pl.addLayout(row)
         pl.addWidget(self.pair_view, 1)
@@ -261,14 +267,17 @@ class AgreementResults(QTabWidget):
             self.pair_model.set_rows([])
             self.pair_note.setText("")
             return
-        raters, rows, used = matrix_rows(self.report, code, self.pair_weights.currentData())
+        measure = measure_of(self.pair_measure.currentData() or COHEN)
+        raters, rows, used = matrix_rows(self.report, code, self.pair_weights.currentData(),
+                                         measure.key if measure else COHEN)
         self.pair_model.set_columns(matrix_columns(raters))
         self.pair_model.set_rows(rows)
         wanted = self.pair_weights.currentData()
-        note = ("Cohen's κ of each pair on the units both rated; weights over the code's "
+        label = measure.label if measure else COHEN
+        note = (f"{label} of each pair on the units both rated; weights over the code's "
                 "declared scale. Darker = higher. Hover for the number of units.")
         if used != wanted:
-            note += f" This code is not ordinal: only {dict(WEIGHT_CHOICES)[used]} κ exists."
+            note += f" Only {dict(WEIGHT_CHOICES)[used]} {label} exists for this code."
         if not raters:
             note = "No pair of raters rated the same units of this code."
         crowd = next((r.note for r in self.report.for_code(code)

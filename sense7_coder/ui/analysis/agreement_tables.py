@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 from PySide6.QtGui import QColor
 
-from ...domain.agreement import COHEN, AgreementRecord, AgreementReport, pairwise_matrix
+from ...domain.agreement import AgreementRecord, AgreementReport, pairwise_matrix
 from ...domain.agreement.records import (
     BAND_RULE,
     BANDS,
@@ -18,6 +18,7 @@ from ...domain.agreement.records import (
     TOO_FEW,
     raters_text,
 )
+from ...domain.measures import ALPHA, COHEN
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
@@ -60,7 +61,7 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
                bold=lambda r: r.first),
         Column("Coefficient", lambda r: r.name, tooltip=lambda r: explain(r.record)),
         Column("Value", lambda r: fmt(r.record.value), tooltip=lambda r: explain(r.record),
-               background=lambda r: band_colour(r.band) if r.record.measure == "krippendorff_alpha"
+               background=lambda r: band_colour(r.band) if r.record.measure == ALPHA
                else None, align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
                align=ALIGN_CENTER),
@@ -146,15 +147,17 @@ class MatrixRow:
     records: dict[str, AgreementRecord] = field(default_factory=dict)
 
 
-def matrix_rows(report: AgreementReport, code: str, weights: str
+def matrix_rows(report: AgreementReport, code: str, weights: str, measure: str = COHEN
                 ) -> tuple[list[str], list[MatrixRow], str]:
-    """Raters, one row per rater, and the weights actually used (for nominal codes: none)."""
-    pairs = [r for r in report.for_code(code) if r.measure == COHEN and len(r.coders) == 2]
-    have = {r.weights for r in pairs}
+    """Raters, one row per rater, and the weights actually used (for nominal codes, or a
+    measure without weights: none) of a measure of pairs (Cohen's kappa by default)."""
+    pairs = [r for r in report.for_code(code) if r.measure == measure and len(r.coders) == 2]
+    have = {r.weights or "none" for r in pairs}
     use = weights if weights in have else ("none" if "none" in have else weights)
-    table = pairwise_matrix(report, code, COHEN, use)
+    pairs = [r for r in pairs if (r.weights or "none") == use]
+    table = pairwise_matrix(report, code, measure, use if measure == COHEN else None)
     raters = [str(c) for c in table.columns]
-    lookup = {(a, b): r for r in pairs if r.weights == use for a, b in
+    lookup = {(a, b): r for r in pairs for a, b in
               (tuple(r.coders), tuple(reversed(r.coders)))}
     rows = []
     for a in raters:

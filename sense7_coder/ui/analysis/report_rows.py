@@ -10,23 +10,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...domain.agreement import (
-    ALPHA,
     APPLICABILITY,
-    BRENNAN_PREDIGER,
-    COHEN,
     CONSENSUS_RATER,
-    FLEISS,
-    GWET_AC1,
-    GWET_AC2,
-    ICC,
-    PERCENT,
-    SPEARMAN,
     TOO_FEW,
     USERS_RATER,
     AgreementRecord,
     AgreementReport,
 )
-from ...domain.measures import MEASURE_TABLE
+from ...domain.measures import (
+    ALPHA,
+    COHEN,
+    FLEISS,
+    ICC,
+    MEASURE_TABLE,
+    PERCENT,
+    SPEARMAN,
+    group_measures,
+)
 from ...domain.words import count
 
 #: what an undefined figure shows
@@ -124,10 +124,12 @@ def code_rows(report: AgreementReport, labels: dict[str, str] | None = None) -> 
     rows = []
     for code in report.codes:
         mine = [r for r in report.for_code(code) if not _is_reference(r)]
-        pick = {m: next((r for r in mine if r.measure == m), None) for m in (ALPHA, PERCENT, FLEISS)}
-        alpha = pick[ALPHA]
+        def pick(measure: str, mine: list[AgreementRecord] = mine) -> AgreementRecord | None:
+            return next((r for r in mine if r.measure == measure), None)
+
+        alpha = pick(ALPHA)
         coders = list(alpha.coders) if alpha is not None else []
-        rows.append(CodeRow(code, labels.get(code, code), alpha, pick[PERCENT], pick[FLEISS],
+        rows.append(CodeRow(code, labels.get(code, code), alpha, pick(PERCENT), pick(FLEISS),
                             coders))
     return rows
 
@@ -159,13 +161,12 @@ ICC_FORMS = {
     "ICC1": "one-way, single", "ICC2": "absolute, single", "ICC3": "consistency, single",
     "ICC1k": "one-way, mean", "ICC2k": "absolute, mean", "ICC3k": "consistency, mean",
 }
-#: order of the coefficients in the Coefficients tab
-COEFFICIENT_ORDER = (ALPHA, GWET_AC1, GWET_AC2, BRENNAN_PREDIGER, ICC)
 
 
 @dataclass
 class CoefficientRow:
-    """One coefficient of one code among its coders (alpha, AC1, AC2, B–P, an ICC form)."""
+    """One coefficient of one code over all its coders (a measure of the measures table
+    that compares the group: alpha, AC1, AC2, B–P, an ICC form, ...)."""
 
     code: str
     label: str
@@ -191,13 +192,15 @@ class CoefficientRow:
 
 def coefficient_rows(report: AgreementReport, labels: dict[str, str] | None = None
                      ) -> list[CoefficientRow]:
-    """Every coefficient over all coders of each code (no pairs, no references)."""
+    """Every coefficient over all coders of each code (no pairs, no references): the
+    figures of every measure the measures table has compare the group, in its order."""
     labels = labels or {}
+    order = {m.key: i for i, m in enumerate(group_measures())}
     rows: list[CoefficientRow] = []
     for code in report.codes:
         mine = [r for r in report.for_code(code)
-                if not _is_reference(r) and r.measure in COEFFICIENT_ORDER]
-        mine.sort(key=lambda r: COEFFICIENT_ORDER.index(r.measure))
+                if not _is_reference(r) and r.measure in order]
+        mine.sort(key=lambda r: order[r.measure])
         for i, r in enumerate(mine):
             rows.append(CoefficientRow(code, labels.get(code, code), r, first=i == 0))
     return rows
