@@ -189,12 +189,6 @@ def name_of(key: str) -> str:
     return m.name if m else key
 
 
-def short_of(key: str) -> str:
-    """A measure's name in a results table's coefficient column."""
-    m = MEASURES_BY_KEY.get(key)
-    return m.short if m else key
-
-
 def in_order() -> list[Measure]:
     """The rows in their listing order."""
     return sorted(MEASURE_TABLE, key=lambda m: m.order)
