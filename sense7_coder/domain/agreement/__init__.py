@@ -17,7 +17,7 @@ Definitions used throughout:
 
 Modules: :mod:`.alpha`, :mod:`.kappa` (with :mod:`.pairs_bootstrap`), :mod:`.chance`
 (Gwet's AC1/AC2, Brennan–Prediger, Fleiss in Gwet's form, weighted alpha), :mod:`.icc`,
-:mod:`.sets` (MASI and Jaccard distances), :mod:`.bootstrap` (percentile and BCa
+:mod:`.bootstrap` (percentile and BCa
 intervals, Hayes & Krippendorff's q), :mod:`.diagnostics` (confusion, bias, drift),
 :mod:`.methods` (the methods paragraph).
 """
