@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
+from ..domain.agreement.majority import majority_codes, mark_by_construction
+from ..domain.agreement.units import unit_ids, unit_key
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
@@ -31,7 +33,7 @@ from ..domain.progress import CancelFn, ProgressFn
 from ..store import frames
 from ..store import rationales as store_rationales
 from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, check_request, flag_majority_consensus
+from .agreement import check_request
 from .hints import MAKE_ADJUDICATOR
 from .project import Project
 from .ratings import (
@@ -39,9 +41,8 @@ from .ratings import (
     ProjectRatings,
     code_values,
     read_ratings,
-    unit_ids,
-    unit_key,
 )
+from .selection import Selection
 from .undo import Command
 
 NO_MAJORITY = object()  # marker: no value holds a strict majority
@@ -206,18 +207,13 @@ def _consensus_lookup(data: ProjectRatings) -> dict[tuple[str, str, int, int], d
     }
 
 
-def _options(
+def _selection(
     codes: Sequence[str], coders: Sequence[str], conversations: ConversationFilter | None,
     values: str = "blind",
-) -> AgreementOptions:
-    """The request as agreement options (``values``: the coders' 'blind' values, set before
-    a reveal, or their 'final' ones, with the changes made after it; checked there)."""
-    f = conversations or ConversationFilter()
-    return AgreementOptions(
-        codes=codes, coders=coders, models=list(f.models), participants=list(f.participants),
-        attributes=dict(f.attributes or {}), conversation_ids=list(f.conversation_ids),
-        values=values,
-    )
+) -> Selection:
+    """The request as a selection (``values``: the coders' 'blind' values, set before a
+    reveal, or their 'final' ones, with the changes made after it; checked there)."""
+    return Selection.of_conversations(conversations, codes=codes, coders=coders, values=values)
 
 
 def disagreements(
@@ -231,7 +227,7 @@ def disagreements(
 ) -> list[Disagreement]:
     """The reconciliation queue, furthest apart first (see the module notes)."""
     project.require_unblinded("see the coders' disagreements")
-    opts = _options(codes, coders, conversations, values)
+    opts = _selection(codes, coders, conversations, values)
     selected = check_request(project, opts)
     filt = opts.conversation_filter()
     with project.snapshot():  # codings, consensus and memos of one state of the file
@@ -288,7 +284,7 @@ def reconcile_progress(
 ) -> list[CodeProgress]:
     """Per code: units compared, disagreeing, and how many of those are decided."""
     project.require_unblinded("see how far reconciliation has come")
-    opts = _options(codes, coders, conversations, values)
+    opts = _selection(codes, coders, conversations, values)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,
                         conversations=opts.conversation_filter(), values=values)
@@ -371,7 +367,7 @@ def accept_majorities(
             f"only an adjudicator can set the consensus; '{adjudicator}' is a coder",
             hint=MAKE_ADJUDICATOR,
         )
-    opts = _options(codes, coders, conversations, values)
+    opts = _selection(codes, coders, conversations, values)
     selected = check_request(project, opts)
     reads = 0
     while True:
@@ -391,7 +387,7 @@ def accept_majorities(
 READS_BEFORE_WRITING = 3
 
 
-def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptions,
+def _majorities(project: Project, selected: Sequence[Code], opts: Selection,
                 overwrite: bool, progress: ProgressFn | None, cancel: CancelFn | None,
                 ) -> list[tuple[Unit, str, Value]]:
     """The strict majority of every unit that has one (see :func:`accept_majorities`)."""
@@ -427,11 +423,12 @@ def coders_vs_consensus(
 ) -> AgreementReport:
     """Each coder's agreement with the consensus, per code that has decisions."""
     project.require_unblinded("see agreement with the consensus")
-    opts = _options(codes, coders, conversations, values)
+    opts = _selection(codes, coders, conversations, values)
     selected = check_request(project, opts)
     data = read_ratings(project, selected, coders=coders,
                         conversations=opts.conversation_filter(), values=values)
     report = AgreementReport()
+    majority = majority_codes(data.consensus)
     with_decisions = [c for c in selected if (data.consensus["code"] == c.key).any()]
     for i, code in enumerate(with_decisions):
         vals = code_values(code, data)
@@ -448,12 +445,13 @@ def coders_vs_consensus(
                 progress(base * total + done, total * len(with_decisions))
 
         try:
-            report.records.extend(rater_vs_reference(
+            records = rater_vs_reference(
                 frame, code=code.key, kind=code.kind, scale=list(code.values),
                 reference=CONSENSUS_RATER, bootstrap=bootstrap, seed=seed, progress=step,
                 cancel=cancel,
-            ))
+            )
         except ValueError as e:
             raise ProjectError(str(e)) from None
-    flag_majority_consensus(report, data.consensus)
+        mark_by_construction(records, majority)
+        report.records.extend(records)
     return report

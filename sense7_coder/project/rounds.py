@@ -25,6 +25,7 @@ from typing import Any
 
 from ..domain.agreement import ALPHA
 from ..domain.agreement.records import APPLICABILITY, MIN_UNITS, AgreementRecord
+from ..domain.agreement_settings import AgreementSettings
 from ..domain.errors import Hint, ProjectError
 from ..store import assignments as store_assignments
 from ..store import attributes as store_attributes
@@ -32,11 +33,12 @@ from ..store import codebook_versions as store_versions
 from ..store import codings as store_codings
 from ..store import rounds as store
 from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, project_agreement
+from .agreement import project_agreement
 from .changes import CODERS, Changes
 from .project import Project, typed_coder_name
 from .ratings import RESERVED
 from .reconcile import Disagreement, disagreements
+from .selection import Selection
 
 #: the thresholds Krippendorff (2004, 2019) recommends for alpha
 THRESHOLDS = (0.667, 0.800)
@@ -195,11 +197,12 @@ def start_round(project: Project, *, sample_size: int, seed: int, coders: Sequen
 
 def _verdicts(project: Project, coders: Sequence[str], conversation_ids: Sequence[str],
               threshold: float, seed: int, draws: int, where: str) -> list[CodeVerdict]:
-    options = AgreementOptions(coders=list(coders), conversation_ids=list(conversation_ids),
-                               bootstrap=draws, seed=seed, include_consensus=False,
-                               include_models=False, measures="alpha")
+    selection = Selection(coders=coders, conversation_ids=conversation_ids,
+                          include_consensus=False, include_models=False)
     try:
-        report = project_agreement(project, options)
+        report = project_agreement(project, selection,
+                                   AgreementSettings(bootstrap=draws, seed=seed,
+                                                     measures="alpha"))
     except ProjectError as e:
         if "no codings match" not in str(e):
             raise
