@@ -102,6 +102,9 @@ def test_a_selection_is_a_value_of_its_own(study: Project) -> None:
     with pytest.raises(AttributeError):
         chosen.codes = ("affective",)  # type: ignore[misc]
     assert chosen == Selection(codes=("overall",), attributes={"week": "1"})
+    assert Selection(codes="overall", coders="alice").codes == ("overall",)
+    assert Selection(coders="alice").coders == ("alice",)
+    assert {chosen: "shown"}[Selection(codes=["overall"], attributes={"week": "1"})] == "shown"
     report = project_agreement(study, chosen, AgreementSettings(bootstrap=0))
     assert report.codes == ["overall"]
 

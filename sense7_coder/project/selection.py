@@ -53,10 +53,12 @@ class Selection:
     include_models: bool = True
 
     def __post_init__(self) -> None:
-        # a value, not a view of the caller's lists: later edits of those change nothing
+        # a value, not a view of the caller's lists: later edits of those change nothing;
+        # one name given as text is that name, not its letters
         for name in ("codes", "coders", "models", "participants", "conversation_ids",
                      "predictors", "model_raters"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
+            given = getattr(self, name)
+            object.__setattr__(self, name, (given,) if isinstance(given, str) else tuple(given))
         object.__setattr__(self, "attributes", dict(self.attributes))
 
     def conversation_filter(self) -> ConversationFilter:
