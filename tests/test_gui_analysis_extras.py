@@ -66,7 +66,7 @@ def batch_on_a_copy(demo: Path, folder: Path, codes: list[str]) -> list[tuple[An
     shutil.copyfile(demo, copy)
     with Project.open(copy, backup=False) as p:
         p.set_coder("dana", "adjudicator")
-        accept_majorities(p, codes=codes)
+        accept_majorities(p, Selection(codes=codes))
     return stored_consensus(copy)
 
 

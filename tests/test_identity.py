@@ -164,9 +164,9 @@ def test_every_view_of_what_blinding_hides_is_refused_to_a_blind_coder(tmp_path:
     p.set_coder("ana")
     refused = {
         "agreement": lambda: project_agreement(p, Selection(codes=["overall"])),
-        "reconcile": lambda: disagreements(p, codes=["overall"]),
+        "reconcile": lambda: disagreements(p, Selection(codes=["overall"])),
         "unit values": lambda: unit_values(p, Unit("c1", 2), "overall"),
-        "vs consensus": lambda: coders_vs_consensus(p, codes=["overall"]),
+        "vs consensus": lambda: coders_vs_consensus(p, Selection(codes=["overall"])),
         "long export": lambda: export_frame(p, "long"),
         "history export": lambda: export_frame(p, "history"),
         "ratings export": lambda: export_frame(p, "ratings"),

@@ -189,7 +189,7 @@ def test_coders_against_their_own_majority_are_flagged(locked: Project,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     locked.set_coder("lead")
-    accept_majorities(locked, codes=["overall"])  # two coders: only where they agreed
+    accept_majorities(locked, Selection(codes=["overall"]))  # two coders: where they agreed
     report = project_agreement(locked, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
     against = [r for r in report.records if CONSENSUS_RATER in r.coders and r.measure == ALPHA]
     assert against and all(r.by_construction and r.band() == "by construction"
@@ -199,7 +199,8 @@ def test_coders_against_their_own_majority_are_flagged(locked: Project,
     assert "by construction" in methods_paragraph(locked, report,
                                                   Selection(codes=["overall"]),
                                                   AgreementSettings(bootstrap=0))
-    assert all(r.by_construction for r in coders_vs_consensus(locked, codes=["overall"]).records)
+    assert all(r.by_construction
+               for r in coders_vs_consensus(locked, Selection(codes=["overall"])).records)
     # a decision the lead takes by hand makes the consensus a reference again
     locked.set_consensus(Unit("c1", 2), "overall", 3)
     report = project_agreement(locked, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
@@ -229,7 +230,7 @@ def test_each_value_records_how_it_was_made(locked: Project, tmp_path: Path) -> 
     locked.set_value(Unit("c1", 4), "overall", 2, suggested=True)
     lead = {r[1:] for r in provenance(locked) if r[0] == "lead"}
     assert lead == {("c1", 2, "coded", 0, None), ("c1", 4, "suggestion_accepted", 0, None)}
-    accept_majorities(locked, codes=["overall"])
+    accept_majorities(locked, Selection(codes=["overall"]))
     locked.set_consensus(Unit("c1", 2), "overall", 3, "discussed")
     consensus = provenance(locked, "consensus")
     assert ("c1", 2, "adjudicated", None) in consensus
@@ -300,7 +301,7 @@ def revised(unlocked: Project) -> Project:
     unlocked.set_value(Unit("c1", 2), "overall", 1)
     unlocked.set_value(Unit("c3", 4), "overall", 2)
     unlocked.set_coder("lead")
-    accept_majorities(unlocked, codes=["overall"])
+    accept_majorities(unlocked, Selection(codes=["overall"]))
     return unlocked
 
 

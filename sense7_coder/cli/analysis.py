@@ -411,7 +411,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
         reconcile_progress,
     )
 
-    filt = selection_of(args).conversation_filter()
+    selection = selection_of(args)
     args.coder = args.coder or args.acting  # --as LEAD decides as that lead
     with _open(args, args.project) as project:
         accepted = None
@@ -425,21 +425,15 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                     "not one (add --role adjudicator)"
                 )
             take(project, args.coder, args.role)
-            before = sum(p.decided for p in reconcile_progress(
-                project, codes=args.codes, coders=args.coders, conversations=filt,
-                values=args.values))
-            cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
-                                    conversations=filt, overwrite=args.overwrite,
-                                    progress=_progress("consensus"), values=args.values)
+            before = sum(p.decided for p in reconcile_progress(project, selection))
+            cmd = accept_majorities(project, selection, overwrite=args.overwrite,
+                                    progress=_progress("consensus"))
             accepted = len(cmd.cells)
         elif args.coder and args.role:
             take(project, args.coder, args.role)
-        progress = reconcile_progress(project, codes=args.codes, coders=args.coders,
-                                      conversations=filt, values=args.values)
-        queue = disagreements(project, codes=args.codes, coders=args.coders,
-                              conversations=filt, undecided_only=True, values=args.values)
-        vs = coders_vs_consensus(project, codes=args.codes, coders=args.coders,
-                                 conversations=filt, bootstrap=0, values=args.values)
+        progress = reconcile_progress(project, selection)
+        queue = disagreements(project, selection, undecided_only=True)
+        vs = coders_vs_consensus(project, selection, bootstrap=0)
     alphas = [r for r in vs.records if r.measure == ALPHA]
     if args.format == "json":
         print(json.dumps({

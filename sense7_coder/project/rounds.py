@@ -32,7 +32,6 @@ from ..store import attributes as store_attributes
 from ..store import codebook_versions as store_versions
 from ..store import codings as store_codings
 from ..store import rounds as store
-from ..store.conversations import ConversationFilter
 from .agreement import project_agreement
 from .changes import CODERS, Changes
 from .project import Project, typed_coder_name
@@ -231,8 +230,7 @@ def round_status(project: Project, number: int | None = None,
     else:
         verdicts = _verdicts(project, r["coders"], cids, r["threshold"], r["seed"], draws,
                              f"round {r['number']}")
-    queue = disagreements(project, coders=r["coders"],
-                          conversations=ConversationFilter(conversation_ids=cids))
+    queue = disagreements(project, Selection(coders=r["coders"], conversation_ids=cids))
     return RoundStatus(r, verdicts, queue)
 
 
