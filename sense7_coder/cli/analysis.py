@@ -364,9 +364,7 @@ def _span_agreement(project: Any, args: argparse.Namespace, selection: Selection
 
     if not span_codes(project, selection.codes):
         return []
-    return span_agreement(project, codes=selection.codes, coders=selection.coders,
-                          conversations=selection.conversation_filter(),
-                          draws=settings.bootstrap, seed=settings.seed,
+    return span_agreement(project, selection, draws=settings.bootstrap, seed=settings.seed,
                           gamma=getattr(args, "gamma", False))
 
 

@@ -22,6 +22,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..domain.agreement_settings import DRAWS_DEFAULT, SEED_DEFAULT
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled
 from ..domain.models import ROLES_OF
@@ -31,8 +32,8 @@ from ..store import spans as store_spans
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..store.conversations import ConversationFilter
     from .project import Project
+    from .selection import Selection
 
 
 @dataclass
@@ -67,23 +68,25 @@ def span_codes(project: Project, codes: Sequence[str] = ()) -> list[Code]:
     return [c for c in chosen if c.unit == "span"]
 
 
-def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
-                   conversations: ConversationFilter | None = None, draws: int = 1000,
-                   seed: int | None = 0, gamma: bool = False,
-                   cancel: CancelFn | None = None) -> list[SpanAgreement]:
-    """One :class:`SpanAgreement` per span code (of ``codes``; all when none); ``cancel``
-    stops the bootstrap draws (:class:`Cancelled`)."""
+def span_agreement(project: Project, selection: Selection | None = None, *,
+                   draws: int = DRAWS_DEFAULT, seed: int | None = SEED_DEFAULT,
+                   gamma: bool = False, cancel: CancelFn | None = None) -> list[SpanAgreement]:
+    """One :class:`SpanAgreement` per span code of ``selection`` (its codes, coders and
+    conversations; every span code when it names none); ``cancel`` stops the bootstrap
+    draws (:class:`Cancelled`)."""
     from .agreement import check_draws
+    from .selection import Selection
 
     project.require_unblinded("see agreement on spans")
     check_draws(draws, seed)
-    chosen = span_codes(project, codes)
+    selection = selection or Selection()
+    chosen = span_codes(project, selection.codes)
     if not chosen:
         return []
     db = project.db
-    turns = store_spans.turn_lengths(db, conversations)
+    turns = store_spans.turn_lengths(db, selection.conversation_filter())
     covered = store_spans.covered_conversations(db)
-    return [_one(project, code, coders, turns, covered, draws, seed, gamma, cancel)
+    return [_one(project, code, selection.coders, turns, covered, draws, seed, gamma, cancel)
             for code in chosen]
 
 

@@ -286,10 +286,8 @@ class AgreementPanel(QWidget):
 
             report = project_agreement(project, selection, settings, progress=progress,
                                        cancel=cancel)
-            spans[:] = span_agreement(project, codes=selection.codes, coders=selection.coders,
-                                      conversations=selection.conversation_filter(),
-                                      draws=settings.bootstrap, seed=settings.seed,
-                                      cancel=cancel)
+            spans[:] = span_agreement(project, selection, draws=settings.bootstrap,
+                                      seed=settings.seed, cancel=cancel)
             return report
 
         n_codes = len(selection.codes) or len(self.filters.lists["codes"].keys())
