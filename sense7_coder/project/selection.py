@@ -15,7 +15,8 @@ The front ends build one (the command line from its filter options, the window f
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..domain.agreement_settings import VALUES_DEFAULT
 from ..store.conversations import ConversationFilter
@@ -71,11 +72,11 @@ class Selection:
         )
 
     @classmethod
-    def of_conversations(cls, conversations: ConversationFilter | None, **parts: object
+    def of_conversations(cls, conversations: ConversationFilter | None, **parts: Any
                          ) -> Selection:
         """A selection of the conversations of ``conversations`` (None: all) and ``parts``
         (codes, coders, values, ...)."""
         f = conversations or ConversationFilter()
-        return cls(models=tuple(f.models), participants=tuple(f.participants),
-                   attributes=dict(f.attributes or {}),
-                   conversation_ids=tuple(f.conversation_ids), **parts)  # type: ignore[arg-type]
+        return replace(cls(models=f.models, participants=f.participants,
+                           attributes=f.attributes or {}, conversation_ids=f.conversation_ids),
+                       **parts)
