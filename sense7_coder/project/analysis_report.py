@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain.agreement_settings import AgreementSettings
+from ..domain.agreement_settings import DRAWS_DEFAULT, AgreementSettings
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.progress import CancelFn
 from ..domain.words import sentence
@@ -27,7 +27,7 @@ from .project import Project
 from .selection import Selection
 
 #: bootstrap draws of the report's agreement figures (fixed seed: the report is repeatable)
-AGREEMENT_DRAWS = 1000
+AGREEMENT_DRAWS = DRAWS_DEFAULT
 TABLE_ROWS = 25
 #: name -> (heading, what the table shows and how it was computed)
 SECTIONS: dict[str, tuple[str, str]] = {

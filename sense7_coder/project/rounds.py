@@ -25,7 +25,7 @@ from typing import Any
 
 from ..domain.agreement import ALPHA
 from ..domain.agreement.records import APPLICABILITY, MIN_UNITS, AgreementRecord
-from ..domain.agreement_settings import AgreementSettings
+from ..domain.agreement_settings import DRAWS_DEFAULT, AgreementSettings
 from ..domain.errors import Hint, ProjectError
 from ..store import assignments as store_assignments
 from ..store import attributes as store_attributes
@@ -42,7 +42,7 @@ from .selection import Selection
 #: the thresholds Krippendorff (2004, 2019) recommends for alpha
 THRESHOLDS = (0.667, 0.800)
 #: bootstrap draws of a round's intervals
-ROUND_DRAWS = 1000
+ROUND_DRAWS = DRAWS_DEFAULT
 
 
 @dataclass
