@@ -48,14 +48,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sense7_coder.domain.agreement_settings import (  # noqa: E402
+    DRAWS_DEFAULT,
+    AgreementSettings,
+)
 from sense7_coder.domain.models import RATING_KEYS, Conversation, Turn  # noqa: E402
 from sense7_coder.project import Project  # noqa: E402
 from sense7_coder.project.agreement import (  # noqa: E402
-    AgreementOptions,
     check_request,
     project_agreement,
     read_ratings,
 )
+from sense7_coder.project.selection import Selection  # noqa: E402
 from sense7_coder.resources import resolve_codebook  # noqa: E402
 from sense7_coder.store import conversations as store_conv  # noqa: E402
 from sense7_coder.store import frames  # noqa: E402
@@ -128,10 +132,10 @@ def peak_mib() -> float:
 def run_job(path: Path, measures: str, bootstrap: int = 0) -> dict[str, float]:
     """One agreement job in this process (called in a fresh one): CPU, wall, peak."""
     project = Project.open(path)
-    options = AgreementOptions(bootstrap=bootstrap, include_users=True, measures=measures)
+    settings = AgreementSettings(bootstrap=bootstrap, measures=measures)
     before = peak_mib()
     cpu, wall = time.process_time(), time.perf_counter()
-    report = project_agreement(project, options)
+    report = project_agreement(project, Selection(include_users=True), settings)
     out = {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
            "peak_mib": peak_mib(),
            "before_mib": before, "records": len(report.records)}
@@ -240,12 +244,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{rows / t_frames / 1e6:.2f} M rows/s/core (target >= 1); sqlite3 fetchall() "
               f"of the same rows {t_fetch:.2f} s CPU, ratio {t_frames / t_fetch:.2f}")
 
-        options = AgreementOptions(bootstrap=0, include_users=True)
+        selection, settings = Selection(include_users=True), AgreementSettings(bootstrap=0)
         start = time.perf_counter()
-        read_ratings(project, check_request(project, options), include_users=True)
+        read_ratings(project, check_request(project, selection, settings), include_users=True)
         t_read = time.perf_counter() - start
         start = time.perf_counter()
-        report = project_agreement(project, options)
+        report = project_agreement(project, selection, settings)
         t_total = time.perf_counter() - start
         print(f"project_agreement, all figures + users: {t_total:8.2f} s "
               f"(of which reading the project {t_read:.2f} s), ratio to baseline "
@@ -279,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"job; target < 600 MB); {job['records']} records")
         # intervals: every figure with its default intervals against the alpha-only job
         # without any, alternated in fresh processes like the pairs above
-        draws = AgreementOptions().bootstrap
+        draws = DRAWS_DEFAULT
         plain, full = [], []
         for _ in range(args.repeat):
             plain.append(fresh_job(Path(tmp) / "bench.sense7", "alpha", 0))

@@ -10,9 +10,11 @@ import pytest
 from analysis_support import code, conversation_lines, make_project
 
 from sense7_coder.domain.agreement import ALPHA
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
+from sense7_coder.project.selection import Selection
 
 
 @pytest.fixture
@@ -33,8 +35,9 @@ def study(tmp_path: Path) -> Project:
 
 
 def units(project: Project, **attributes: str) -> int:
-    report = project_agreement(project, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                         attributes=attributes))
+    report = project_agreement(project,
+                               Selection(codes=["overall"], attributes=attributes),
+                               AgreementSettings(bootstrap=0))
     return next(r.n_units for r in report.records if r.measure == ALPHA)
 
 
@@ -60,4 +63,4 @@ def test_an_attribute_filter_that_matches_nothing_is_an_error(study: Project) ->
 
 def test_a_negative_seed_is_named(study: Project) -> None:
     with pytest.raises(ProjectError, match="seed must be 0 or more"):
-        project_agreement(study, AgreementOptions(seed=-5, bootstrap=10))
+        project_agreement(study, Selection(), AgreementSettings(seed=-5, bootstrap=10))

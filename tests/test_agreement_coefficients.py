@@ -17,6 +17,7 @@ from sense7_coder.domain.agreement import code_agreement
 from sense7_coder.domain.agreement.bootstrap import summarise
 from sense7_coder.domain.agreement.icc import icc
 from sense7_coder.domain.codebook import CodebookError, code_from_dict
+from sense7_coder.project.selection import Selection
 
 #: Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges
 SF_DATA = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
@@ -358,7 +359,7 @@ def test_applicability_alpha_sees_disagreement_on_not_applicable(
     from sense7_coder.project.reconcile import disagreements
 
     with Project.open(tmp_path / "study.sense7") as study:
-        queue = disagreements(study, codes=["affective"])
+        queue = disagreements(study, Selection(codes=["affective"]))
     assert sorted((d.unit.conversation_id, d.unit.position) for d in queue) == [
         ("c1", 4), ("c2", 4), ("c3", 4)]
 

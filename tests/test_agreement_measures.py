@@ -9,10 +9,12 @@ import pytest
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.demo import build_demo
+from sense7_coder.project.selection import Selection
 
 
 def _key(r: object) -> tuple:
@@ -22,9 +24,10 @@ def _key(r: object) -> tuple:
 def test_alpha_only_gives_the_full_runs_alphas_and_nothing_else(tmp_path: Path) -> None:
     path = build_demo(tmp_path)
     with Project.open(path, backup=False) as project:
-        full = project_agreement(project, AgreementOptions(bootstrap=40, include_users=True))
-        alone = project_agreement(project, AgreementOptions(bootstrap=40, include_users=True,
-                                                            measures="alpha"))
+        full = project_agreement(project, Selection(include_users=True),
+                                 AgreementSettings(bootstrap=40))
+        alone = project_agreement(project, Selection(include_users=True),
+                                  AgreementSettings(bootstrap=40, measures="alpha"))
     alphas = [r for r in full.records if r.measure == ALPHA]
     assert alone.records and {r.measure for r in alone.records} == {ALPHA}
     assert [_key(r) for r in alone.records] == [_key(r) for r in alphas]
@@ -41,7 +44,7 @@ def test_unknown_measures_and_diagnostics_with_alpha_are_refused(
     path = build_demo(tmp_path)
     with Project.open(path, backup=False) as project, pytest.raises(ProjectError,
                                                                     match="measures"):
-        project_agreement(project, AgreementOptions(bootstrap=0, measures="kappa"))
+        project_agreement(project, Selection(), AgreementSettings(bootstrap=0, measures="kappa"))
     assert main(["agreement", str(path), "--measures", "alpha", "--diagnostics", "bias"]) != 0
     assert "--diagnostics needs every figure" in capsys.readouterr().err
     assert main(["agreement", str(path), "--measures", "alpha", "--bootstrap", "0",

@@ -15,12 +15,10 @@ from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA, code_agreement
 from sense7_coder.domain.agreement.bootstrap import BCA_BELOW_UNITS, interval_method
 from sense7_coder.domain.agreement.methods import _method_words
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.measures import ICC
-from sense7_coder.project.agreement import (
-    AgreementOptions,
-    methods_paragraph,
-    project_agreement,
-)
+from sense7_coder.project.agreement import methods_paragraph, project_agreement
+from sense7_coder.project.selection import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -98,15 +96,16 @@ def test_icc1_on_a_crossed_design_is_warned_in_every_output(
     path = study(tmp_path)
     with Project.open(path, backup=False) as project:
         project.set_coder("lead", "adjudicator")
-        options = AgreementOptions(codes=["overall"], bootstrap=100, include_consensus=False)
-        report = project_agreement(project, options)
+        options = (Selection(codes=["overall"], include_consensus=False),
+                   AgreementSettings(bootstrap=100))
+        report = project_agreement(project, *options)
         forms = {r.form: r for r in report.records if r.measure == ICC}
         assert forms["ICC1"].value is not None
         warned = {f for f, r in forms.items() if r.warning}
         assert warned == {"ICC1", "ICC1k"}
         assert "every coder rated every unit" in forms["ICC1"].warning
         assert "warning" in report.to_frame().columns
-        text = methods_paragraph(project, report, options)
+        text = methods_paragraph(project, report, *options)
         assert "ICC1 and ICC1k are reported with a caution" in text
         assert "crossed design" in text
     status = main(["agreement", str(path), "--as", "lead", "--codes", "overall",

@@ -15,7 +15,6 @@ from analysis_support import code, make_project
 from sense7_coder.domain.attributes import typed_value
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.attributes import (
     attribute_history,
     attribute_sheet,
@@ -23,6 +22,7 @@ from sense7_coder.project.attributes import (
 )
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.imports import import_codings, import_files
+from sense7_coder.project.selection import Selection
 
 
 @pytest.fixture
@@ -59,7 +59,8 @@ def test_lead_edits_attribute_with_history(study: Project) -> None:
                     ("c1", "clear", "week", "3", None, "lee")]
     # the filter on attributes sees the edit
     from sense7_coder.store.conversations import ConversationFilter, conversation_rowids
-    assert len(conversation_rowids(study.db, ConversationFilter(attributes={"site": "Berlin"}))) == 1
+    assert len(conversation_rowids(study.db,
+                                   ConversationFilter(attributes={"site": "Berlin"}))) == 1
 
 
 def test_a_coder_may_not_edit_attributes(study: Project) -> None:
@@ -128,7 +129,7 @@ def test_turn_attributes_in_long_segments_and_final(study: Project, tmp_path: Pa
     code(study, "ana", {("e1", 2, "validation"): 1, ("e1", 4, "validation"): 0,
                         ("c1", 2, "validation"): 1})
     study.set_coder("lee")
-    options = AgreementOptions(codes=("validation",))
+    options = Selection(codes=("validation",))
     for kind in ("long", "segments", "final"):
         table = export_frame(study, kind, options).set_index(["conversation_id", "turn"])
         assert table.loc[("e1", 2), "turn_strategy"] == "Question", kind
@@ -141,7 +142,7 @@ def test_long_with_turn_attributes_reads_back(study: Project, tmp_path: Path) ->
     code(study, "ana", {("e1", 2, "validation"): 1})
     study.set_coder("lee")
     out = tmp_path / "long.csv"
-    export_frame(study, "long", AgreementOptions()).to_csv(out, index=False)
+    export_frame(study, "long", Selection()).to_csv(out, index=False)
     fresh = make_project(tmp_path, "fresh.sense7")
     import_files(fresh, [_strategy_chats(tmp_path)])
     assert import_codings(fresh, out).codings == 1

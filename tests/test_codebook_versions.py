@@ -14,12 +14,14 @@ from analysis_support import code, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.codebook import Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project import codebook_versions as cv
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.codebook_ops import reorder_codes, update_code
+from sense7_coder.project.selection import Selection
 
 
 def revise(project: Project, **fields: object) -> None:
@@ -74,8 +76,10 @@ def test_agreement_restricted_to_one_version_uses_only_its_codings(tmp_path: Pat
     project.set_coder("alice")
 
     def alpha(version: int | None) -> tuple[float, int]:
-        report = project_agreement(project, AgreementOptions(
-            codes=["overall"], bootstrap=0, include_consensus=False, codebook_version=version))
+        report = project_agreement(project,
+                                   Selection(codes=["overall"], include_consensus=False,
+                                             codebook_version=version),
+                                   AgreementSettings(bootstrap=0))
         rec = next(r for r in report.records if r.measure == ALPHA and r.level == "ordinal")
         return rec.value, rec.n_units
 

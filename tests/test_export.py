@@ -11,15 +11,17 @@ import pandas as pd
 import pytest
 from analysis_support import code, codings, make_project
 
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.codebook import Codebook
 from sense7_coder.domain.errors import Cancelled
 from sense7_coder.domain.export import ExportError, is_formula, neutralise, write_csv
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.demo import build_demo
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
+from sense7_coder.project.selection import Selection
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -94,9 +96,9 @@ def test_long_columns_say_what_each_value_is(study: Project, tmp_path: Path) -> 
 
 def test_long_export_filters(study: Project, tmp_path: Path) -> None:
     out = tmp_path / "long.csv"
-    export_project(study, out, "long", AgreementOptions(codes=["overall"], coders=["bashir"]))
+    export_project(study, out, "long", Selection(codes=["overall"], coders=["bashir"]))
     assert {(r["coder"], r["code"]) for r in rows(out)} == {("bashir", "overall")}
-    export_project(study, out, "long", AgreementOptions(models=["IC"]))
+    export_project(study, out, "long", Selection(models=["IC"]))
     assert {r["conversation_id"] for r in rows(out)} == {"c2"}
 
 
@@ -145,10 +147,10 @@ def test_consensus_codebook_and_agreement_exports(study: Project, tmp_path: Path
     assert {r["code"] for r in book} >= {"overall", "strategy", "quality"}
     assert [r["level_label"] for r in book if r["code"] == "validation"] == ["absent", "present"]
 
-    opts = AgreementOptions(codes=["overall"], bootstrap=20, seed=3)
-    export_project(study, tmp_path / "agreement.csv", "agreement", opts)
+    opts = (Selection(codes=["overall"]), AgreementSettings(bootstrap=20, seed=3))
+    export_project(study, tmp_path / "agreement.csv", "agreement", *opts)
     written = pd.read_csv(tmp_path / "agreement.csv")
-    expected = project_agreement(study, opts).to_frame()
+    expected = project_agreement(study, *opts).to_frame()
     assert list(written.columns) == list(expected.columns) and len(written) == len(expected)
     assert written["value"].tolist() == pytest.approx(expected["value"].astype(float).tolist(),
                                                       nan_ok=True)

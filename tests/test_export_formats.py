@@ -16,11 +16,12 @@ import pytest
 from analysis_support import code, make_project
 
 from sense7_coder.cli import main
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.export_formats import spss_names, table_format, write_xlsx
 from sense7_coder.domain.files import ExportError
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.export import export_project
+from sense7_coder.project.selection import Selection
 
 LABELS_1_5 = {1.0: "very poor", 2.0: "poor", 3.0: "neutral", 4.0: "good", 5.0: "very good"}
 
@@ -191,7 +192,8 @@ def test_every_export_names_the_versions_that_computed_it(study: Project,
     _, meta = pyreadstat.read_sav(tmp_path / "wide.sav", metadataonly=True)
     assert f"Written by sense7-coder {__version__}; computed with {libs}" in " ".join(
         meta.notes)
-    summary = export_project(study, tmp_path / "agr.csv", "agreement", AgreementOptions(bootstrap=0))
+    summary = export_project(study, tmp_path / "agr.csv", "agreement",
+                             Selection(), AgreementSettings(bootstrap=0))
     side = json.loads((tmp_path / "agr.csv.meta.json").read_text(encoding="utf-8"))
     assert side["computed_with"]["sense7-coder"] == __version__
     assert side["computed_with"]["numpy"] == np.__version__

@@ -304,7 +304,9 @@ def test_units_come_in_import_order_whatever_order_they_were_saved_in(
     bootstrap intervals."""
     from analysis_support import conversation_lines
 
-    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.domain.agreement_settings import AgreementSettings
+    from sense7_coder.project.agreement import project_agreement
+    from sense7_coder.project.selection import Selection
 
     lines = conversation_lines([("zeta", "P1", "GPT4", 4, 5), ("alpha", "P1", "IC", 2, 3),
                                 ("mid", "P2", "GPT4", 5, 1)])
@@ -324,8 +326,8 @@ def test_units_come_in_import_order_whatever_order_they_were_saved_in(
     expected = [(cid, pos) for cid in ("zeta", "alpha", "mid") for pos in (2, 4)
                 for _ in range(2)]
     assert units == [expected, expected]
-    options = AgreementOptions(codes=("overall",), bootstrap=200, seed=3)
-    reports = [project_agreement(p, options).records for p in projects]
+    options = (Selection(codes=("overall",)), AgreementSettings(bootstrap=200, seed=3))
+    reports = [project_agreement(p, *options).records for p in projects]
     intervals = [[(r.measure, r.level, r.ci_low, r.ci_high) for r in records]
                  for records in reports]
     assert intervals[0] == intervals[1]

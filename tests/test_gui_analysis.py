@@ -22,11 +22,13 @@ from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QWidget
 
 from sense7_coder.domain.agreement import ALPHA, pairwise_matrix
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.export import LONG_COLUMNS
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
+from sense7_coder.project.selection import Selection
 from sense7_coder.resources import resolve_codebook
 from sense7_coder.ui.analysis.agreement_panel import AgreementPanel
 from sense7_coder.ui.analysis.agreement_plot import PlotItem, svg_bytes, x_range
@@ -116,7 +118,7 @@ def test_agreement_shows_every_sense7_code_with_alpha_interval_and_band(
     m = panel.results.code_model
     assert column(m, "Code") == SENSE7_LABELS
     with Project.open(demo_project, backup=False) as other:
-        expected = project_agreement(other, AgreementOptions(bootstrap=40))
+        expected = project_agreement(other, Selection(), AgreementSettings(bootstrap=40))
     for row, code in enumerate(resolve_codebook("sense7").codes):
         alpha = next(r for r in expected.for_code(code.key)
                      if r.measure == ALPHA and "users" not in r.coders
@@ -222,7 +224,8 @@ def test_plot_saves_as_png_and_svg_and_the_table_as_csv(
     assert task is not None and task.wait(30) and task.error is None
     table = pd.read_csv(tmp_path / "figures.csv")
     assert panel.report is not None and len(table) == len(panel.report.records)
-    assert {"code", "measure", "value", "ci_low", "ci_high", "band", "n_units"} <= set(table.columns)
+    assert {"code", "measure", "value", "ci_low", "ci_high", "band",
+            "n_units"} <= set(table.columns)
 
 
 def test_plot_of_an_undefined_alpha_says_so() -> None:

@@ -19,9 +19,11 @@ from PySide6.QtCore import QAbstractItemModel, Qt, QTimer
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.reconcile import accept_majorities
+from sense7_coder.project.selection import Selection
 from sense7_coder.store.conversations import ConversationFilter, conversation_rowids
 from sense7_coder.ui.analysis.agreement_panel import AgreementPanel
 from sense7_coder.ui.analysis.export_dialog import ExportDialog
@@ -64,7 +66,7 @@ def batch_on_a_copy(demo: Path, folder: Path, codes: list[str]) -> list[tuple[An
     shutil.copyfile(demo, copy)
     with Project.open(copy, backup=False) as p:
         p.set_coder("dana", "adjudicator")
-        accept_majorities(p, codes=codes)
+        accept_majorities(p, Selection(codes=codes))
     return stored_consensus(copy)
 
 
@@ -222,8 +224,9 @@ def test_an_attribute_filter_narrows_the_agreement(qtbot: Any, project: Project,
     assert "press Run" in panel.status.text()
     run(panel)
     with Project.open(demo_project, backup=False) as other:
-        report = project_agreement(other, AgreementOptions(attributes={ATTRIBUTE: VALUE},
-                                                           bootstrap=0))
+        report = project_agreement(other,
+                                   Selection(attributes={ATTRIBUTE: VALUE}),
+                                   AgreementSettings(bootstrap=0))
     alpha = next(r for r in report.for_code("overall") if r.measure == "krippendorff_alpha"
                  and "users" not in r.coders and "consensus" not in r.coders)
     assert 0 < units_of_first_code(panel) == alpha.n_units < every
@@ -364,7 +367,7 @@ def test_agreement_restricted_to_one_codebook_version_changes_the_figures(
     def units(number: int | None) -> int:
         panel.version.setCurrentIndex(panel.version.findData(number)
                                       if number is not None else 0)
-        assert panel.options().codebook_version == number
+        assert panel.selection().codebook_version == number
         panel.run()
         assert panel.wait(60) and panel.error is None, panel.error
         row = next(r for r in range(panel.results.code_model.rowCount())

@@ -15,7 +15,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.analyses import run_analyses
 from sense7_coder.project.assignments import assign
 from sense7_coder.project.exchange import export_qdpx
@@ -25,6 +25,7 @@ from sense7_coder.project.merge import merge
 from sense7_coder.project.package import make_package
 from sense7_coder.project.prediction.predictors import evaluate_all, predictor_counts
 from sense7_coder.project.reconcile import coders_vs_consensus, disagreements, unit_values
+from sense7_coder.project.selection import Selection
 from sense7_coder.project.team.tables import history_table, retrieve
 
 SECRET = "correct horse battery"
@@ -162,10 +163,10 @@ def test_every_view_of_what_blinding_hides_is_refused_to_a_blind_coder(tmp_path:
     p = _study(tmp_path)
     p.set_coder("ana")
     refused = {
-        "agreement": lambda: project_agreement(p, AgreementOptions(codes=["overall"])),
-        "reconcile": lambda: disagreements(p, codes=["overall"]),
+        "agreement": lambda: project_agreement(p, Selection(codes=["overall"])),
+        "reconcile": lambda: disagreements(p, Selection(codes=["overall"])),
         "unit values": lambda: unit_values(p, Unit("c1", 2), "overall"),
-        "vs consensus": lambda: coders_vs_consensus(p, codes=["overall"]),
+        "vs consensus": lambda: coders_vs_consensus(p, Selection(codes=["overall"])),
         "long export": lambda: export_frame(p, "long"),
         "history export": lambda: export_frame(p, "history"),
         "ratings export": lambda: export_frame(p, "ratings"),
@@ -272,14 +273,14 @@ def test_a_background_connection_acts_as_its_window_does(tmp_path: Path) -> None
     p.set_lead_passphrase(SECRET)
     worker = Project.open(p.path, backup=False)
     with pytest.raises(ProjectError, match="coders code blind"):
-        project_agreement(worker, AgreementOptions(codes=["overall"]))
+        project_agreement(worker, Selection(codes=["overall"]))
     worker.act_as(p)  # the lead's window: the lead, passphrase given
     assert worker.coder == "lee" and worker.is_lead()
-    assert project_agreement(worker, AgreementOptions(codes=["overall"])).records
+    assert project_agreement(worker, Selection(codes=["overall"])).records
     p.set_coder("ana")
     worker.act_as(p)  # a coder's window: a coder
     with pytest.raises(ProjectError, match="'ana' codes blind"):
-        project_agreement(worker, AgreementOptions(codes=["overall"]))
+        project_agreement(worker, Selection(codes=["overall"]))
     other = make_project(tmp_path, "other.sense7")
     with pytest.raises(ProjectError, match="is not"):
         other.act_as(p)

@@ -192,7 +192,9 @@ def test_turn_level_predictions_and_unknown_predictor(demo_project: Path, tmp_pa
 
 
 def test_a_predictor_is_one_more_rater_in_agreement(demo_project: Path, tmp_path: Path):
-    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.domain.agreement_settings import AgreementSettings
+    from sense7_coder.project.agreement import project_agreement
+    from sense7_coder.project.selection import Selection
 
     with Project.open(demo_project, backup=False) as p:
         truth = targets(p, "turn")
@@ -200,8 +202,10 @@ def test_a_predictor_is_one_more_rater_in_agreement(demo_project: Path, tmp_path
         lines = ["conversation_id,turn,score"] + [f"{c},{pos},{v + 0.3}"
                                                    for (c, pos), v in truth.items()]
         import_predictions(p, _write(tmp_path / "copy.csv", "\n".join(lines)), "copycat")
-        report = project_agreement(p, AgreementOptions(
-            codes=["overall"], include_users=True, bootstrap=20, predictors=["copycat"]))
+        report = project_agreement(p,
+                                   Selection(codes=["overall"], include_users=True,
+                                             predictors=["copycat"]),
+                                   AgreementSettings(bootstrap=20))
         pairs = {(r.measure, tuple(r.coders)): r for r in report.records}
         vs_users = pairs[("krippendorff_alpha", ("model:copycat", "users"))]
         assert vs_users.value == pytest.approx(1.0) and vs_users.n_units == len(truth)
@@ -210,4 +214,4 @@ def test_a_predictor_is_one_more_rater_in_agreement(demo_project: Path, tmp_path
         assert ("cohen_kappa", ("alice", "model:copycat")) in pairs or \
             ("cohen_kappa", ("model:copycat", "alice")) in pairs
         with pytest.raises(ProjectError, match="no predictor"):
-            project_agreement(p, AgreementOptions(predictors=["nobody"]))
+            project_agreement(p, Selection(predictors=["nobody"]))

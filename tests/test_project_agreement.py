@@ -15,11 +15,13 @@ import pytest
 from analysis_support import code, make_project
 
 from sense7_coder.domain.agreement import ALPHA, COHEN, SPEARMAN, AgreementRecord
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import Cancelled, ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.demo import build_demo
+from sense7_coder.project.selection import Selection
 from sense7_coder.resources import demo_dir
 
 NA = None
@@ -67,7 +69,7 @@ def study(tmp_path: Path) -> Iterator[Project]:
 
 
 def test_alpha_equals_krippendorff_on_the_same_matrix(study: Project) -> None:
-    report = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0))
+    report = project_agreement(study, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir", "chen"], "overall")
     assert alpha.value == pytest.approx(direct_alpha(list(OVERALL.values())), abs=1e-9)
     assert alpha.level == "ordinal"
@@ -78,18 +80,18 @@ def test_alpha_equals_krippendorff_on_the_same_matrix(study: Project) -> None:
 
 
 def test_level_override_is_passed_to_alpha(study: Project) -> None:
-    report = project_agreement(study, AgreementOptions(codes=["overall"], level="interval",
-                                                       bootstrap=0))
+    report = project_agreement(study, Selection(codes=["overall"]),
+                               AgreementSettings(level="interval", bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir", "chen"], "overall")
     assert alpha.level == "interval"
     assert alpha.value == pytest.approx(direct_alpha(list(OVERALL.values()), "interval"))
 
 
 def test_bootstrap_interval_brackets_alpha_and_is_reproducible(study: Project) -> None:
-    opts = AgreementOptions(codes=["overall"], bootstrap=300, seed=7)
-    first = find(project_agreement(study, opts).records, ALPHA, ["alice", "bashir", "chen"],
+    opts = (Selection(codes=["overall"]), AgreementSettings(bootstrap=300, seed=7))
+    first = find(project_agreement(study, *opts).records, ALPHA, ["alice", "bashir", "chen"],
                  "overall")
-    again = find(project_agreement(study, opts).records, ALPHA, ["alice", "bashir", "chen"],
+    again = find(project_agreement(study, *opts).records, ALPHA, ["alice", "bashir", "chen"],
                  "overall")
     assert first.ci_low is not None and first.ci_high is not None
     assert first.ci_low <= first.value <= first.ci_high  # type: ignore[operator]
@@ -97,10 +99,11 @@ def test_bootstrap_interval_brackets_alpha_and_is_reproducible(study: Project) -
 
 
 def test_users_take_part_only_when_asked(study: Project) -> None:
-    without = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0))
+    without = project_agreement(study, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
     assert not any("users" in r.coders for r in without.records)
-    report = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                       include_users=True))
+    report = project_agreement(study,
+                               Selection(codes=["overall"], include_users=True),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "users"], "overall")
     assert alpha.value == pytest.approx(direct_alpha([OVERALL["alice"], USERS]))
     # the user's "not applicable" on c3/4 and alice's NA there are both missing
@@ -115,8 +118,9 @@ def test_users_take_part_only_when_asked(study: Project) -> None:
 def test_codes_without_user_rating_have_no_users_figures(study: Project) -> None:
     code(study, "alice", {("c1", 2, "strategy"): "advice", ("c2", 2, "strategy"): "question"})
     code(study, "bashir", {("c1", 2, "strategy"): "advice", ("c2", 2, "strategy"): "advice"})
-    report = project_agreement(study, AgreementOptions(codes=["strategy"], bootstrap=0,
-                                                       include_users=True))
+    report = project_agreement(study,
+                               Selection(codes=["strategy"], include_users=True),
+                               AgreementSettings(bootstrap=0))
     assert not any("users" in r.coders for r in report.records)
     alpha = find(report.records, ALPHA, ["alice", "bashir"], "strategy")
     assert alpha.level == "nominal" and alpha.n_units == 2
@@ -133,8 +137,9 @@ def test_a_code_the_users_did_not_rate_is_named_once_not_footnoted_per_pair(
                           ("c1", 2, "relational"): 2})
     code(study, "bashir", {("c1", 2, "cognitive"): 3, ("c2", 2, "cognitive"): 2,
                            ("c1", 2, "relational"): 2})
-    report = project_agreement(study, AgreementOptions(
-        codes=["overall", "cognitive", "relational"], bootstrap=0, include_users=True))
+    report = project_agreement(study,
+                               Selection(codes=["overall", "cognitive", "relational"],
+                                         include_users=True), AgreementSettings(bootstrap=0))
     assert not any("users" in r.coders for r in report.records if r.code != "overall")
     assert find(report.records, ALPHA, ["alice", "users"], "overall").value is not None
     assert report.absent == {"users": ["cognitive", "relational"]}
@@ -153,7 +158,8 @@ def test_binary_finished_turn_without_the_code_counts_as_absent(tmp_path: Path) 
          done=[("c1", 2), ("c1", 4), ("c2", 4)])
     # chen coded c3/2 but finished nothing: only his explicit value counts
     code(project, "chen", {("c3", 2, "validation"): 1})
-    report = project_agreement(project, AgreementOptions(codes=["validation"], bootstrap=0))
+    report = project_agreement(project, Selection(codes=["validation"]),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir", "chen"], "validation")
     alice = {("c1", 2): 1, ("c1", 4): 1, ("c2", 4): 0}
     bashir = {("c1", 2): 1, ("c1", 4): 0, ("c2", 2): 1, ("c2", 4): 0}
@@ -173,7 +179,8 @@ def test_binary_sentence_code_counts_every_sentence_of_a_finished_turn(tmp_path:
     code(project, "alice", {("c1", 2, 2, "question"): 1}, done=[("c1", 2)])
     code(project, "bashir", {("c1", 2, 2, "question"): 1, ("c1", 2, 3, "question"): 1},
          done=[("c1", 2)])
-    report = project_agreement(project, AgreementOptions(codes=["question"], bootstrap=0))
+    report = project_agreement(project, Selection(codes=["question"]),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir"], "question")
     units = [("c1", 1), ("c1", 2), ("c1", 3)]  # (conversation, sentence) of turn 2
     alice = {("c1", 1): 0, ("c1", 2): 1, ("c1", 3): 0}
@@ -187,47 +194,51 @@ def test_binary_sentence_code_counts_every_sentence_of_a_finished_turn(tmp_path:
 
 def test_filters_by_model_participant_and_coder(study: Project) -> None:
     gpt4 = [u for u in UNITS if u[0] in ("c1", "c3")]
-    report = project_agreement(study, AgreementOptions(codes=["overall"], models=["GPT4"],
-                                                       bootstrap=0))
+    report = project_agreement(study,
+                               Selection(codes=["overall"], models=["GPT4"]),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir", "chen"], "overall")
     assert alpha.value == pytest.approx(direct_alpha(list(OVERALL.values()), units=gpt4))
     assert alpha.n_units == 3
 
     p2 = [u for u in UNITS if u[0] in ("c3", "c4")]
-    report = project_agreement(study, AgreementOptions(codes=["overall"], participants=["P2"],
-                                                       coders=["alice", "chen"], bootstrap=0))
+    report = project_agreement(study,
+                               Selection(codes=["overall"], participants=["P2"],
+                                         coders=["alice", "chen"]),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "chen"], "overall")
     assert alpha.value == pytest.approx(
         direct_alpha([OVERALL["alice"], OVERALL["chen"]], units=p2)
     )
     assert not any("bashir" in r.coders for r in report.records)
 
-    week2 = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                      attributes={"week": "2"}))
+    week2 = project_agreement(study,
+                              Selection(codes=["overall"], attributes={"week": "2"}),
+                              AgreementSettings(bootstrap=0))
     assert find(week2.records, ALPHA, ["alice", "bashir", "chen"], "overall").value == (
         pytest.approx(direct_alpha(list(OVERALL.values()), units=p2)))
 
 
 def test_unknown_names_and_empty_selections_are_clear_errors(study: Project) -> None:
     with pytest.raises(ProjectError, match="no code 'warmth'.*known: overall"):
-        project_agreement(study, AgreementOptions(codes=["warmth"]))
+        project_agreement(study, Selection(codes=["warmth"]))
     with pytest.raises(ProjectError, match="no coder 'zoe'.*alice, bashir, chen"):
-        project_agreement(study, AgreementOptions(coders=["zoe"]))
+        project_agreement(study, Selection(coders=["zoe"]))
     with pytest.raises(ProjectError, match="no model 'Claude'"):
-        project_agreement(study, AgreementOptions(models=["Claude"]))
+        project_agreement(study, Selection(models=["Claude"]))
     with pytest.raises(ProjectError, match="level must be one of"):
-        project_agreement(study, AgreementOptions(level="fuzzy"))
+        project_agreement(study, Selection(), AgreementSettings(level="fuzzy"))
     empty = make_project(study.path.parent, "empty.sense7")
     with pytest.raises(ProjectError, match="no codings match"):
-        project_agreement(empty, AgreementOptions(bootstrap=0))
+        project_agreement(empty, Selection(), AgreementSettings(bootstrap=0))
     empty.close()
 
 
 def test_codes_nobody_coded_are_left_out_unless_asked(study: Project) -> None:
-    report = project_agreement(study, AgreementOptions(bootstrap=0))
+    report = project_agreement(study, Selection(), AgreementSettings(bootstrap=0))
     assert report.codes == ["overall"]
-    asked = project_agreement(study, AgreementOptions(codes=["overall", "interest"],
-                                                      bootstrap=0))
+    asked = project_agreement(study, Selection(codes=["overall", "interest"]),
+                              AgreementSettings(bootstrap=0))
     interest = find(asked.records, ALPHA, [], "interest")
     assert interest.value is None and interest.band() == "undefined"
 
@@ -237,16 +248,18 @@ def test_consensus_is_compared_with_coders_and_users(study: Project) -> None:
     for (cid, pos), value in {("c1", 2): 4, ("c1", 4): 5, ("c2", 2): 2, ("c4", 4): 2}.items():
         study.set_consensus(Unit(cid, pos), "overall", value, "discussed")
     consensus = {("c1", 2): 4, ("c1", 4): 5, ("c2", 2): 2, ("c4", 4): 2}
-    report = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                       include_users=True))
+    report = project_agreement(study,
+                               Selection(codes=["overall"], include_users=True),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["bashir", "consensus"], "overall")
     assert alpha.value == pytest.approx(direct_alpha([OVERALL["bashir"], consensus]))
     vs_users = find(report.records, ALPHA, ["consensus", "users"], "overall")
     assert vs_users.value == pytest.approx(direct_alpha([consensus, USERS]))
     # the consensus is not one of the coders
     assert find(report.records, ALPHA, ["alice", "bashir", "chen"], "overall").n_units == 7
-    without = project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                        include_consensus=False))
+    without = project_agreement(study,
+                                Selection(codes=["overall"], include_consensus=False),
+                                AgreementSettings(bootstrap=0))
     assert not any("consensus" in r.coders for r in without.records)
 
 
@@ -254,8 +267,9 @@ def test_a_coder_called_users_stays_distinct(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     code(project, "users", {("c1", 2, "overall"): 4, ("c2", 2, "overall"): 1})
     code(project, "alice", {("c1", 2, "overall"): 4, ("c2", 2, "overall"): 2})
-    report = project_agreement(project, AgreementOptions(codes=["overall"], bootstrap=0,
-                                                         include_users=True))
+    report = project_agreement(project,
+                               Selection(codes=["overall"], include_users=True),
+                               AgreementSettings(bootstrap=0))
     assert find(report.records, ALPHA, ["alice", "users (coder)"], "overall").n_units == 2
     assert find(report.records, ALPHA, ["users (coder)", "users"], "overall").n_units == 2
     project.close()
@@ -263,11 +277,11 @@ def test_a_coder_called_users_stays_distinct(tmp_path: Path) -> None:
 
 def test_progress_and_cancel(study: Project) -> None:
     calls: list[tuple[int, int]] = []
-    project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=50),
+    project_agreement(study, Selection(codes=["overall"]), AgreementSettings(bootstrap=50),
                       progress=lambda d, t: calls.append((d, t)))
     assert calls and calls[-1][0] == calls[-1][1]
     with pytest.raises(Cancelled):
-        project_agreement(study, AgreementOptions(codes=["overall"], bootstrap=50),
+        project_agreement(study, Selection(codes=["overall"]), AgreementSettings(bootstrap=50),
                           cancel=lambda: True)
 
 
@@ -275,7 +289,7 @@ def test_demo_project_matches_a_direct_computation_from_its_csv(tmp_path: Path) 
     path = build_demo(tmp_path)
     raw = pd.read_csv(demo_dir() / "codings.csv", dtype={"conversation_id": str})
     with Project.open(path, backup=False) as project:
-        report = project_agreement(project, AgreementOptions(bootstrap=0))
+        report = project_agreement(project, Selection(), AgreementSettings(bootstrap=0))
     assert set(report.codes) == set(raw["code"])
     for key in ("overall", "relational"):
         rows = raw[raw["code"] == key]
@@ -302,7 +316,8 @@ def test_binary_conversation_code_needs_every_turn_finished(tmp_path: Path) -> N
          done=[("c1", 2), ("c1", 4), ("c2", 2), ("c2", 4)])
     code(project, "bashir", {("c1", 0, "resolved"): 1}, done=[("c2", 2)])
     code(project, "chen", {}, done=[("c2", 2), ("c2", 4)])
-    report = project_agreement(project, AgreementOptions(codes=["resolved"], bootstrap=0))
+    report = project_agreement(project, Selection(codes=["resolved"]),
+                               AgreementSettings(bootstrap=0))
     alpha = find(report.records, ALPHA, ["alice", "bashir", "chen"], "resolved")
     # c1: alice 1, bashir 1; c2: alice 0, chen 0 (bashir unfinished -> missing)
     assert (alpha.n_units, alpha.n_values) == (2, 4)
@@ -327,8 +342,8 @@ def test_applicability_counts_stored_codings_not_the_binary_rule_s_absences(
          done=finished)
     code(project, "bob", {("c1", 2, "validation"): 1, ("c1", 4, "validation"): 1},
          done=finished)
-    records = project_agreement(project, AgreementOptions(codes=["validation"],
-                                                          bootstrap=0)).records
+    records = project_agreement(project, Selection(codes=["validation"]),
+                                AgreementSettings(bootstrap=0)).records
     applicability = find(records, ALPHA, ["alice", "bob"], "validation",
                          level="applicability")
     assert applicability.n_units == 2  # c1's two turns; c2's absences are not stored

@@ -13,15 +13,13 @@ from analysis_support import code, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA, CONSENSUS_RATER, AgreementReport
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import (
-    AgreementOptions,
-    methods_paragraph,
-    project_agreement,
-)
+from sense7_coder.project.agreement import methods_paragraph, project_agreement
 from sense7_coder.project.reconcile import accept_majorities, coders_vs_consensus
+from sense7_coder.project.selection import Selection
 
 
 def blind_study(folder: Path, *, lock: bool = True) -> Project:
@@ -128,15 +126,16 @@ def test_agreement_uses_blind_values_unless_asked_for_final(unlocked: Project) -
     unlocked.set_coder("alice")
     unlocked.set_value(Unit("c1", 2), "overall", 1)  # now agrees with bob, after the reveal
     unlocked.set_coder("lead")
-    opts = AgreementOptions(codes=["overall"], bootstrap=0, include_consensus=False)
-    blind = project_agreement(unlocked, opts)
-    final = project_agreement(unlocked, AgreementOptions(
-        codes=["overall"], bootstrap=0, include_consensus=False, values="final"))
+    opts = (Selection(codes=["overall"], include_consensus=False), AgreementSettings(bootstrap=0))
+    blind = project_agreement(unlocked, *opts)
+    final = project_agreement(unlocked,
+                              Selection(codes=["overall"], include_consensus=False,
+                                        values="final"), AgreementSettings(bootstrap=0))
     assert alpha_of(blind) < alpha_of(final) == pytest.approx(1.0)
     assert blind.values == "blind" and blind.after_reveal == 1
     assert {r.values for r in blind.records} == {"blind"}
     assert set(final.to_frame()["values"]) == {"final"}
-    text = methods_paragraph(unlocked, blind, opts)
+    text = methods_paragraph(unlocked, blind, *opts)
     assert "Blind values" in text and "1 value coders changed after the turn was revealed" \
         in text
 
@@ -147,7 +146,8 @@ def test_agreement_command_says_which_values(unlocked: Project,
     unlocked.set_value(Unit("c1", 2), "overall", 1)
     path = unlocked.path
     unlocked.close()
-    assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap", "0"]) == 0
+    assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap",
+                 "0"]) == 0
     assert "Blind values" in capsys.readouterr().out
     assert main(["agreement", str(path), "--as", "lead", "--codes", "overall", "--bootstrap", "0",
                  "--values", "final", "--format", "csv"]) == 0
@@ -189,19 +189,21 @@ def test_coders_against_their_own_majority_are_flagged(locked: Project,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     locked.set_coder("lead")
-    accept_majorities(locked, codes=["overall"])  # two coders: only where they agreed
-    report = project_agreement(locked, AgreementOptions(codes=["overall"], bootstrap=0))
+    accept_majorities(locked, Selection(codes=["overall"]))  # two coders: where they agreed
+    report = project_agreement(locked, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
     against = [r for r in report.records if CONSENSUS_RATER in r.coders and r.measure == ALPHA]
     assert against and all(r.by_construction and r.band() == "by construction"
                            for r in against)
     assert all(r.value == pytest.approx(1.0) for r in against)
     assert not any(r.by_construction for r in report.records if CONSENSUS_RATER not in r.coders)
-    assert "by construction" in methods_paragraph(locked, report, AgreementOptions(
-        codes=["overall"], bootstrap=0))
-    assert all(r.by_construction for r in coders_vs_consensus(locked, codes=["overall"]).records)
+    assert "by construction" in methods_paragraph(locked, report,
+                                                  Selection(codes=["overall"]),
+                                                  AgreementSettings(bootstrap=0))
+    assert all(r.by_construction
+               for r in coders_vs_consensus(locked, Selection(codes=["overall"])).records)
     # a decision the lead takes by hand makes the consensus a reference again
     locked.set_consensus(Unit("c1", 2), "overall", 3)
-    report = project_agreement(locked, AgreementOptions(codes=["overall"], bootstrap=0))
+    report = project_agreement(locked, Selection(codes=["overall"]), AgreementSettings(bootstrap=0))
     assert not any(r.by_construction for r in report.records)
     path = locked.path
     locked.clear_consensus(Unit("c1", 2), "overall")
@@ -228,7 +230,7 @@ def test_each_value_records_how_it_was_made(locked: Project, tmp_path: Path) -> 
     locked.set_value(Unit("c1", 4), "overall", 2, suggested=True)
     lead = {r[1:] for r in provenance(locked) if r[0] == "lead"}
     assert lead == {("c1", 2, "coded", 0, None), ("c1", 4, "suggestion_accepted", 0, None)}
-    accept_majorities(locked, codes=["overall"])
+    accept_majorities(locked, Selection(codes=["overall"]))
     locked.set_consensus(Unit("c1", 2), "overall", 3, "discussed")
     consensus = provenance(locked, "consensus")
     assert ("c1", 2, "adjudicated", None) in consensus
@@ -299,7 +301,7 @@ def revised(unlocked: Project) -> Project:
     unlocked.set_value(Unit("c1", 2), "overall", 1)
     unlocked.set_value(Unit("c3", 4), "overall", 2)
     unlocked.set_coder("lead")
-    accept_majorities(unlocked, codes=["overall"])
+    accept_majorities(unlocked, Selection(codes=["overall"]))
     return unlocked
 
 
@@ -308,7 +310,8 @@ def test_long_export_carries_provenance_and_the_value_after_the_reveal(
     path = revised.path
     revised.close()
     out = tmp_path / "long.csv"
-    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long",
+                 "--provenance"]) == 0
     rows = read_rows(out)
     alice = [(r["value"], r["source"], r["blind"], r["after_reveal"]) for r in rows
              if r["coder"] == "alice" and r["conversation_id"] == "c1" and r["turn"] == "2"]
@@ -318,13 +321,15 @@ def test_long_export_carries_provenance_and_the_value_after_the_reveal(
     assert main(["export", str(path), "--as", "lead", str(plain), "--kind", "long"]) == 0
     assert "source" not in read_rows(plain)[0]
     wide = tmp_path / "wide.csv"
-    assert main(["export", str(path), "--as", "lead", str(wide), "--kind", "wide", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(wide), "--kind", "wide",
+                 "--provenance"]) == 0
     first = read_rows(wide)[0]
     assert (first["overall__alice"], first["overall__alice__after_reveal"],
             first["overall__alice__blind"], first["overall__bob__after_reveal"]) \
         == ("5", "1", "1", "")
     cons = tmp_path / "cons.csv"
-    assert main(["export", str(path), "--as", "lead", str(cons), "--kind", "consensus", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(cons), "--kind", "consensus",
+                 "--provenance"]) == 0
     assert {r["source"] for r in read_rows(cons)} == {"majority"}
     with pytest.raises(ProjectError, match="provenance"), Project.open(path, backup=False) as p:
         from sense7_coder.project.export import export_frame
@@ -367,7 +372,8 @@ def test_analyze_reads_the_final_dataset(revised: Project, tmp_path: Path) -> No
                    ("c3", 4): 2.0}
     path = revised.path
     revised.close()
-    assert main(["analyze", str(path), "--as", "lead", "--out", str(tmp_path / "an"), "--source", "final",
+    assert main(["analyze", str(path), "--as", "lead", "--out", str(tmp_path / "an"), "--source",
+                 "final",
                  "--no-figures"]) == 0
 
 
@@ -435,7 +441,8 @@ def test_a_hand_edited_provenance_is_exported_as_found(revised: Project, tmp_pat
     conn.close()
     out = tmp_path / "long.csv"
     assert main(["export", str(path), "--as", "lead", str(out), "--kind", "final"]) == 0
-    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long", "--provenance"]) == 0
+    assert main(["export", str(path), "--as", "lead", str(out), "--kind", "long",
+                 "--provenance"]) == 0
     bob = [r for r in read_rows(out) if r["coder"] == "bob"]
     assert bob and {r["blind"] for r in bob} == {"0"}
 

@@ -16,10 +16,10 @@ from sense7_coder.domain.cooccurrence import code_by_attribute, cooccurrence, sp
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project import spans as project_spans
-from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.codebook_ops import add_code
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.queries import codes_by_attribute_table, cooccurrence_table
+from sense7_coder.project.selection import Selection
 from sense7_coder.project.span_queries import context_of
 
 TURN2 = "That sounds draining. Which meeting matters most to you? (c1)"
@@ -81,7 +81,7 @@ def study(tmp_path: Path) -> Iterator[Project]:
 
 
 def test_cooccurrence_of_a_project(study: Project) -> None:
-    options = AgreementOptions(codes=("validation", "strategy", "warmth", "ask"))
+    options = Selection(codes=("validation", "strategy", "warmth", "ask"))
     turn = matrix(cooccurrence_table(study, options, "turn"))
     # validation = 0 is not presence; two coders' marks of one turn count once
     assert turn[("validation", "validation")] == 2
@@ -92,19 +92,20 @@ def test_cooccurrence_of_a_project(study: Project) -> None:
     span = matrix(cooccurrence_table(study, options, "span"))
     assert span[("warmth", "ask")] == 1 and span[("ask", "ask")] == 2
     assert ("validation", "validation") not in span  # spans only
-    alice = matrix(cooccurrence_table(study, AgreementOptions(
-        codes=("validation",), coders=("bashir",)), "turn"))
+    alice = matrix(cooccurrence_table(study,
+                                      Selection(codes=("validation",), coders=("bashir",)), "turn"))
     assert alice[("validation", "validation")] == 1
 
 
 def test_codes_by_attribute_of_a_project(study: Project) -> None:
-    table = codes_by_attribute_table(study, "model", AgreementOptions(
-        codes=("validation", "strategy", "ask"))).set_index("code")
+    table = codes_by_attribute_table(study, "model",
+                                     Selection(codes=("validation", "strategy",
+                                                      "ask"))).set_index("code")
     assert list(table.columns) == ["GPT4", "IC"]
     assert table.loc["validation"].tolist() == [2, 0]
     assert table.loc["strategy"].tolist() == [2, 1]
     assert table.loc["ask"].tolist() == [1, 0]
-    week = codes_by_attribute_table(study, "week", AgreementOptions(codes=("strategy",)))
+    week = codes_by_attribute_table(study, "week", Selection(codes=("strategy",)))
     assert week.set_index("code").loc["strategy"].tolist() == [2, 1]
     with pytest.raises(ProjectError, match="no conversation has the attribute 'site'"):
         codes_by_attribute_table(study, "site")
@@ -120,18 +121,18 @@ def test_blind_coder_cannot_query(study: Project) -> None:
 
 
 def test_query_exports(study: Project) -> None:
-    table = export_frame(study, "cooccurrence", AgreementOptions(codes=("warmth", "ask")),
+    table = export_frame(study, "cooccurrence", Selection(codes=("warmth", "ask")),
                          scope="span")
     assert matrix(table)[("ask", "warmth")] == 1
-    table = export_frame(study, "codes-by-attribute", AgreementOptions(codes=("ask",)),
+    table = export_frame(study, "codes-by-attribute", Selection(codes=("ask",)),
                          by="participant_id")
     assert list(table.columns) == ["code", "P1", "P2"]
     with pytest.raises(ProjectError, match="scope must be one of"):
-        export_frame(study, "cooccurrence", AgreementOptions(), scope="page")
+        export_frame(study, "cooccurrence", Selection(), scope="page")
 
 
 def test_segments_carry_spans_with_text_and_context(study: Project) -> None:
-    table = export_frame(study, "segments", AgreementOptions(codes=("ask", "validation")))
+    table = export_frame(study, "segments", Selection(codes=("ask", "validation")))
     spans = table[table["code"] == "ask"]
     assert spans["text"].tolist() == [TURN2[12:40], TURN2[22:57]]
     assert spans["start"].tolist() == [12, 22] and spans["end"].tolist() == [40, 57]
@@ -186,12 +187,12 @@ def test_codes_by_attribute_neutralises_formula_like_header_cells(
     set_attribute(study, "c3", "site", "Leeds")
     out = tmp_path / "by-site.csv"
     export_project(study, out, "codes-by-attribute",
-                   AgreementOptions(codes=("validation", "strategy")), by="site")
+                   Selection(codes=("validation", "strategy")), by="site")
     header = out.read_text(encoding="utf-8").splitlines()[0]
     cells = pd.read_csv(out, nrows=0).columns.tolist()
     assert cells[:4] == ["code", "'=HYPERLINK(\"http://x\",\"y\")", "'@SUM(1)", "Leeds"]
     assert header.startswith("code,")
     raw = tmp_path / "raw.csv"
     export_project(study, raw, "codes-by-attribute",
-                   AgreementOptions(codes=("validation",)), by="site", raw=True)
+                   Selection(codes=("validation",)), by="site", raw=True)
     assert "@SUM(1)" in pd.read_csv(raw, nrows=0).columns.tolist()

@@ -15,6 +15,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project, rationales
 from sense7_coder.project.reconcile import disagreements
+from sense7_coder.project.selection import Selection
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 
@@ -43,7 +44,7 @@ def test_a_rationale_explains_the_coders_own_value_and_shows_where_values_are_di
     rationales.set_rationale(study, Unit("c1", 2), "overall", "generic comfort only")
     assert rationales.own(study, "c1") == {(2, 0, "overall"): "generic comfort only"}
     study.set_coder("lead")
-    (d,) = disagreements(study, codes=["overall"])
+    (d,) = disagreements(study, Selection(codes=["overall"]))
     assert d.rationales == {"alice": "names the feeling twice", "bob": "generic comfort only"}
     assert d.to_dict()["rationales"]["bob"] == "generic comfort only"
     out = tmp_path / "why.csv"

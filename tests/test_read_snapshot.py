@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from analysis_support import code, make_project
 
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.export import export_frame
+from sense7_coder.project.selection import Selection
 from sense7_coder.store import frames, packed
 
 VALUES = {("c1", 2, "overall"): 4, ("c2", 2, "overall"): 3, ("c3", 2, "overall"): 5,
@@ -86,7 +88,8 @@ def test_agreement_counts_every_coding_while_another_window_recodes(
         shared: tuple[Project, Project], monkeypatch: pytest.MonkeyPatch) -> None:
     project, other = shared
     after_first_chunk(monkeypatch, recode(other))
-    report = project_agreement(project, AgreementOptions(codes=("overall",), bootstrap=0))
+    report = project_agreement(project, Selection(codes=("overall",)),
+                               AgreementSettings(bootstrap=0))
     alpha = next(r for r in report.records if r.measure == "krippendorff_alpha"
                  and r.level != "applicability")
     assert alpha.n_units == len(VALUES)  # both coders on every unit: none went missing
@@ -108,9 +111,11 @@ def test_agreement_sees_no_consensus_decided_after_its_codings_were_read(
     project, other = shared
     other.set_coder("judge", role="adjudicator")
     after_first_chunk(monkeypatch, lambda: other.set_consensus(Unit("c4", 2), "overall", 5))
-    report = project_agreement(project, AgreementOptions(codes=("overall",), bootstrap=0))
+    report = project_agreement(project, Selection(codes=("overall",)),
+                               AgreementSettings(bootstrap=0))
     assert not [r for r in report.records if "consensus" in r.coders]
     # read again, the decision is there
     monkeypatch.undo()
-    report = project_agreement(project, AgreementOptions(codes=("overall",), bootstrap=0))
+    report = project_agreement(project, Selection(codes=("overall",)),
+                               AgreementSettings(bootstrap=0))
     assert [r for r in report.records if "consensus" in r.coders]

@@ -23,7 +23,7 @@ from sense7_coder.project.reconcile import (
     reconcile_progress,
     strict_majority,
 )
-from sense7_coder.store.conversations import ConversationFilter
+from sense7_coder.project.selection import Selection
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_strict_majority() -> None:
 
 
 def test_queue_holds_only_disagreements_furthest_apart_first(study: Project) -> None:
-    queue = disagreements(study, codes=["overall"])
+    queue = disagreements(study, Selection(codes=["overall"]))
     where = [(d.unit.conversation_id, d.unit.position) for d in queue]
     # c1/2: 5,1,4 (range 4); c2/2: 3,4,3 (range 1); c3/2: NA vs 3 (range 0, 2 distinct).
     # c1/4 and c2/4 agree; c4/2 has one coder.
@@ -73,16 +73,16 @@ def test_queue_holds_only_disagreements_furthest_apart_first(study: Project) -> 
 
 
 def test_nominal_codes_are_ranked_by_distinct_values(study: Project) -> None:
-    queue = disagreements(study, codes=["strategy"])
+    queue = disagreements(study, Selection(codes=["strategy"]))
     assert [(d.unit.conversation_id, d.spread) for d in queue] == [("c1", 3.0)]
     assert queue[0].values == {"alice": "advice", "bashir": "question", "chen": "validation"}
 
 
 def test_queue_filters(study: Project) -> None:
-    only_c2 = disagreements(study, codes=["overall"],
-                            conversations=ConversationFilter(participants=["P1"], models=["IC"]))
+    only_c2 = disagreements(study, Selection(codes=["overall"], participants=["P1"],
+                                            models=["IC"]))
     assert [d.unit.conversation_id for d in only_c2] == ["c2"]
-    two = disagreements(study, codes=["overall"], coders=["alice", "chen"])
+    two = disagreements(study, Selection(codes=["overall"], coders=["alice", "chen"]))
     assert [(d.unit.conversation_id, d.unit.position) for d in two] == [("c1", 2)]
 
 
@@ -90,7 +90,7 @@ def test_binary_disagreement_counts_a_finished_turn_as_absent(tmp_path: Path) ->
     project = make_project(tmp_path)
     code(project, "alice", {("c1", 2, "validation"): 1}, done=[("c1", 2)])
     code(project, "bashir", {}, done=[("c1", 2)])
-    queue = disagreements(project, codes=["validation"])
+    queue = disagreements(project, Selection(codes=["validation"]))
     assert len(queue) == 1 and queue[0].values == {"alice": 1, "bashir": 0}
     project.close()
 
@@ -119,21 +119,22 @@ def test_accept_majority_refuses_without_majority_or_adjudicator(study: Project)
 
 
 def test_decisions_and_progress(study: Project) -> None:
-    start = {p.code: p for p in reconcile_progress(study, codes=["overall", "strategy"])}
+    start = {p.code: p
+             for p in reconcile_progress(study, Selection(codes=["overall", "strategy"]))}
     assert (start["overall"].compared, start["overall"].disagreeing,
             start["overall"].decided) == (5, 3, 0)
     study.set_consensus(Unit("c1", 2), "overall", 4, "discussed: the ask was answered")
-    queue = disagreements(study, codes=["overall"])
+    queue = disagreements(study, Selection(codes=["overall"]))
     assert queue[0].decided and queue[0].consensus["value"] == 4  # type: ignore[index]
-    assert [d.unit.conversation_id for d in disagreements(study, codes=["overall"],
-                                                          undecided_only=True)] == ["c2", "c3"]
-    after = {p.code: p for p in reconcile_progress(study, codes=["overall"])}
+    assert [d.unit.conversation_id for d in disagreements(
+        study, Selection(codes=["overall"]), undecided_only=True)] == ["c2", "c3"]
+    after = {p.code: p for p in reconcile_progress(study, Selection(codes=["overall"]))}
     assert (after["overall"].decided, after["overall"].open) == (1, 2)
 
 
 def test_accept_majorities_in_one_step(study: Project) -> None:
     study.set_consensus(Unit("c1", 4), "overall", 5, "kept")
-    cmd = accept_majorities(study, codes=["overall"])
+    cmd = accept_majorities(study, Selection(codes=["overall"]))
     decided = dict(
         ((r[0], r[1]), r[2]) for r in study.db.execute(
             "SELECT conversation_id, position, value FROM consensus WHERE code = 'overall'")
@@ -144,7 +145,7 @@ def test_accept_majorities_in_one_step(study: Project) -> None:
     assert len(cmd.cells) == 2
     study.undo()  # one undo step takes the whole batch back
     assert study.db.execute("SELECT COUNT(*) FROM consensus").fetchone()[0] == 1
-    accept_majorities(study, codes=["overall"], overwrite=True)
+    accept_majorities(study, Selection(codes=["overall"]), overwrite=True)
     value = study.db.execute("SELECT value FROM consensus WHERE conversation_id = 'c1' "
                              "AND position = 4").fetchone()[0]
     assert value == 4
@@ -154,7 +155,7 @@ def test_coders_vs_consensus_equals_direct_alpha(study: Project) -> None:
     decisions = {("c1", 2): 4, ("c2", 2): 3, ("c2", 4): 2, ("c1", 4): 4}
     for (cid, pos), v in decisions.items():
         study.set_consensus(Unit(cid, pos), "overall", v)
-    report = coders_vs_consensus(study, codes=["overall"])
+    report = coders_vs_consensus(study, Selection(codes=["overall"]))
     alice = next(r for r in report.records if r.measure == ALPHA and r.coders[0] == "alice")
     units = [("c1", 2), ("c1", 4), ("c2", 2), ("c2", 4)]
     mine = {("c1", 2): 5, ("c1", 4): 4, ("c2", 2): 3, ("c2", 4): 2}
@@ -184,7 +185,7 @@ def test_majorities_follow_a_coder_who_saves_while_they_are_read(
         return data
 
     monkeypatch.setattr(reconcile, "read_ratings", read_then_chen_saves)
-    accept_majorities(study, codes=["overall"])
+    accept_majorities(study, Selection(codes=["overall"]))
     value = study.db.execute("SELECT value FROM consensus WHERE conversation_id = 'c2' "
                              "AND position = 2 AND code = 'overall'").fetchone()[0]
     assert value == 4

@@ -190,13 +190,11 @@ def test_the_rounds_window_shows_verdicts_what_to_discuss_and_drift(
 
 def test_the_methods_paragraph_and_the_report_tell_the_calibration(
         study: Project, tmp_path: Path) -> None:
-    from sense7_coder.project.agreement import (
-        AgreementOptions,
-        methods_paragraph,
-        project_agreement,
-    )
+    from sense7_coder.domain.agreement_settings import AgreementSettings
+    from sense7_coder.project.agreement import methods_paragraph, project_agreement
     from sense7_coder.project.analysis_report import image_html
     from sense7_coder.project.calibration import calibration_html
+    from sense7_coder.project.selection import Selection
 
     rp.start_round(study, sample_size=6, seed=1, coders=["alice", "bob"], threshold=0.8)
     code_round(study, rp.store.conversations(study.db, 1), agree=False)
@@ -207,15 +205,16 @@ def test_the_methods_paragraph_and_the_report_tell_the_calibration(
     rp.start_round(study, sample_size=6, seed=2, coders=["alice", "bob"], threshold=0.8)
     code_round(study, rp.store.conversations(study.db, 2), agree=True)
     rp.close_round(study, draws=100)
-    options = AgreementOptions(codes=["overall"], bootstrap=50, include_consensus=False)
-    report = project_agreement(study, options)
-    text = methods_paragraph(study, report, options)
+    options = (Selection(codes=["overall"], include_consensus=False),
+               AgreementSettings(bootstrap=50))
+    report = project_agreement(study, *options)
+    text = methods_paragraph(study, report, *options)
     assert "calibrated in 2 rounds" in text and "threshold when the lower end" in text
     assert "Round 2 after the codebook was revised (overall changed)" in text
     assert "codebook version 1" in text and "codebook version 2" in text
     assert "Each code first met the threshold in: overall round 2" in text
     assert "Neuendorf, K. A. (2017)" in text and "Krippendorff, K. (2019)" in text
-    latex = methods_paragraph(study, report, options, fmt="latex")
+    latex = methods_paragraph(study, report, *options, fmt="latex")
     assert "overall $-$." in latex or "$-$" in latex.split("Round 1", 1)[1]
     page, figures = calibration_html(study, tmp_path, True, image_html)
     assert 'id="calibration"' in page and "calibrated in 2 rounds" in page

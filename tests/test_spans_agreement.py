@@ -17,6 +17,7 @@ from sense7_coder.domain.agreement.unitizing import unitizing_alpha
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project import spans as project_spans
+from sense7_coder.project.selection import Selection
 from sense7_coder.project.span_agreement import span_agreement
 
 # Krippendorff (2004), "Measuring the reliability of qualitative text analysis data",
@@ -97,14 +98,14 @@ def study(tmp_path: Path, agree: bool) -> Project:
 
 def test_span_agreement_per_code_with_intervals_and_presence(tmp_path: Path) -> None:
     agree = study(tmp_path, True)
-    (row,) = span_agreement(agree, codes=["warmth"], draws=200)
+    (row,) = span_agreement(agree, Selection(codes=["warmth"]), draws=200)
     assert (row.code, row.coders, row.conversations, row.turns, row.spans) == (
         "warmth", ["alice", "bob"], 4, 8, 16)
     assert row.alpha_u == 1 and row.presence is None  # present everywhere: undefined
     agree.close()
     (tmp_path / "b").mkdir()
     differ = study(tmp_path / "b", False)
-    (row,) = span_agreement(differ, codes=["warmth"], draws=200, seed=1)
+    (row,) = span_agreement(differ, Selection(codes=["warmth"]), draws=200, seed=1)
     assert row.alpha_u is not None and row.alpha_u < 0.9
     assert row.alpha_u_ci is not None and row.alpha_u_ci[0] <= row.alpha_u <= row.alpha_u_ci[1]
     assert row.presence is not None and row.presence < 1
@@ -134,7 +135,7 @@ def test_the_agreement_command_shows_the_span_codes(tmp_path: Path,
 def test_gamma_through_pygamma_agreement_where_it_installs(tmp_path: Path) -> None:
     pytest.importorskip("pygamma_agreement")
     project = study(tmp_path, True)
-    (row,) = span_agreement(project, codes=["warmth"], draws=0, gamma=True)
+    (row,) = span_agreement(project, Selection(codes=["warmth"]), draws=0, gamma=True)
     assert row.gamma is not None and row.gamma > 0.9  # identical spans: gamma near 1
     project.close()
 
@@ -174,7 +175,7 @@ def test_the_bootstrap_stops_when_cancelled(tmp_path: Path) -> None:
         return len(asked) > 5
 
     with pytest.raises(Cancelled):
-        span_agreement(project, codes=["warmth"], draws=100_000, cancel=cancel)
+        span_agreement(project, Selection(codes=["warmth"]), draws=100_000, cancel=cancel)
     assert len(asked) == 6
     project.close()
 
@@ -183,7 +184,7 @@ def test_a_hand_edited_span_beyond_its_turn_is_left_out_and_said(tmp_path: Path)
     project = study(tmp_path, True)
     project.db.execute("UPDATE spans SET end = 5000 WHERE coder = 'bob' AND "
                        "conversation_id = 'c1' AND position = 2")
-    (row,) = span_agreement(project, codes=["warmth"], draws=0)
+    (row,) = span_agreement(project, Selection(codes=["warmth"]), draws=0)
     assert row.spans == 15 and "1 span(s) outside" in row.note
     assert row.alpha_u is not None and row.alpha_u < 1
     project.close()

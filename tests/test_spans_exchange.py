@@ -15,9 +15,9 @@ from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project import spans as project_spans
-from sense7_coder.project.agreement import AgreementOptions
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
+from sense7_coder.project.selection import Selection
 
 
 def spans_of(project: Project) -> list[tuple[object, ...]]:
@@ -143,7 +143,7 @@ def test_the_memos_export_carries_span_memos_with_offsets_and_code(tmp_path: Pat
         ("alice", "c2", "2", "", "flat reply", "", "", ""),
         ("bob", "c2", "4", "", "asks", "7", "11", "move"),
     ]
-    export_project(project, out, "memos", AgreementOptions(coders=("alice",)))
+    export_project(project, out, "memos", Selection(coders=("alice",)))
     with out.open(encoding="utf-8", newline="") as f:
         assert {r["coder"] for r in csv.DictReader(f)} == {"alice"}
     project.close()

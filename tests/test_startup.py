@@ -139,9 +139,12 @@ def test_the_importers_package_names_its_functions_whatever_loads_first(first: s
 HELP_MODULES = frozenset({
     "sense7_coder", "sense7_coder.cli", "sense7_coder.cli.acting", "sense7_coder.cli.analysis",
     "sense7_coder.cli.exchange", "sense7_coder.cli.foundation", "sense7_coder.cli.lists",
-    "sense7_coder.cli.predict", "sense7_coder.cli.rounds", "sense7_coder.cli.suggest",
+    "sense7_coder.cli.predict", "sense7_coder.cli.rounds", "sense7_coder.cli.selection_options",
+    "sense7_coder.cli.suggest",
     "sense7_coder.cli.team", "sense7_coder.cli.team_folder",
     "sense7_coder.cli.wording", "sense7_coder.domain", "sense7_coder.domain.codebook",
+    # the agreement options' choices, defaults and limits, read while the parser is built
+    "sense7_coder.domain.agreement_settings",
     "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
     "sense7_coder.domain.file_reading", "sense7_coder.domain.importers",
     "sense7_coder.domain.importers.formats", "sense7_coder.domain.importers.options",

@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import (
-    AgreementOptions,
-    methods_paragraph,
-    project_agreement,
-)
+from sense7_coder.project.agreement import methods_paragraph, project_agreement
+from sense7_coder.project.selection import Selection
 from sense7_coder.project.suggestions import NewSuggestion, store_run
 
 
@@ -34,8 +32,9 @@ def _copy_alice(p: Project, name: str = "mirror", shift: int = 0) -> int:
 def test_a_model_joins_agreement_beside_each_coder_and_the_users(demo_project: Path):
     with Project.open(demo_project, backup=False) as p:
         n = _copy_alice(p)
-        options = AgreementOptions(codes=["affective"], include_users=True, bootstrap=20)
-        report = project_agreement(p, options)
+        options = (Selection(codes=["affective"], include_users=True),
+                   AgreementSettings(bootstrap=20))
+        report = project_agreement(p, *options)
         alphas = {tuple(r.coders): r for r in report.records
                   if r.measure == "krippendorff_alpha" and r.level != "applicability"}
         mirror_alice = alphas[("alice", "model:mirror")]
@@ -46,21 +45,23 @@ def test_a_model_joins_agreement_beside_each_coder_and_the_users(demo_project: P
         coders_alpha = next(r for r in report.records if r.measure == "krippendorff_alpha"
                             and len(r.coders) > 2)
         assert not any(c.startswith("model:") for c in coders_alpha.coders)
-        text = methods_paragraph(p, report, options)
+        text = methods_paragraph(p, report, *options)
         assert "model:mirror: an LLM (m), run 1, prompt abcd" in text.replace("\\", "")
         assert "rated by 3 coders" in text
-        without = project_agreement(p, AgreementOptions(codes=["affective"], bootstrap=0,
-                                                        include_models=False))
+        without = project_agreement(p,
+                                    Selection(codes=["affective"], include_models=False),
+                                    AgreementSettings(bootstrap=0))
         assert not any(c.startswith("model:") for r in without.records for c in r.coders)
         with pytest.raises(ProjectError, match="no model 'nobody'"):
-            project_agreement(p, AgreementOptions(model_raters=["nobody"], bootstrap=0))
+            project_agreement(p, Selection(model_raters=["nobody"]), AgreementSettings(bootstrap=0))
 
 
 def test_only_the_latest_run_of_a_model_counts(demo_project: Path):
     with Project.open(demo_project, backup=False) as p:
         _copy_alice(p, shift=1)
         _copy_alice(p)  # the later run agrees with alice exactly
-        report = project_agreement(p, AgreementOptions(codes=["affective"], bootstrap=0))
+        report = project_agreement(p, Selection(codes=["affective"]),
+                                   AgreementSettings(bootstrap=0))
         pair = next(r for r in report.records if r.measure == "krippendorff_alpha"
                     and tuple(r.coders) == ("alice", "model:mirror"))
         assert pair.value == pytest.approx(1.0)
@@ -109,4 +110,4 @@ def test_a_blind_coder_cannot_export_suggestions(demo_project: Path):
     with Project.open(demo_project, backup=False) as p:
         p.set_coder("dora")
         with pytest.raises(ProjectError, match="codes blind"):
-            export_frame(p, "suggestions", AgreementOptions())
+            export_frame(p, "suggestions", Selection())

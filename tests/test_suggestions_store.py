@@ -160,7 +160,9 @@ def test_turn_uncertainty_follows_runs_that_disagree_and_no_answers(demo_project
 ])
 def test_hand_edited_suggestions_are_named_in_one_line_everywhere(demo_project: Path,
                                                                   edit: str):
-    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.domain.agreement_settings import AgreementSettings
+    from sense7_coder.project.agreement import project_agreement
+    from sense7_coder.project.selection import Selection
     from sense7_coder.project.suggestions import suggestions_table, turn_uncertainty
 
     with Project.open(demo_project, backup=False) as p:
@@ -172,7 +174,7 @@ def test_hand_edited_suggestions_are_named_in_one_line_everywhere(demo_project: 
     with Project.open(demo_project, backup=False) as p:
         for read in (lambda: suggestions(p, "101"), lambda: turn_uncertainty(p),
                      lambda: suggestions_table(p, p.codebook.active),
-                     lambda: project_agreement(p, AgreementOptions(codes=["affective"],
-                                                                   bootstrap=0))):
+                     lambda: project_agreement(p, Selection(codes=["affective"]),
+                                               AgreementSettings(bootstrap=0))):
             with pytest.raises(ProjectError, match="changed outside sense7-coder"):
                 read()

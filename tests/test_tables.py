@@ -98,11 +98,13 @@ def test_a_measure_is_spelt_one_way_everywhere() -> None:
 def test_the_methods_paragraph_names_the_measures_as_the_table_does(
         demo_project: Path) -> None:
     from sense7_coder.domain.agreement.methods import MethodsContext, methods_text
+    from sense7_coder.domain.agreement_settings import AgreementSettings
     from sense7_coder.project import Project
-    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.project.agreement import project_agreement
+    from sense7_coder.project.selection import Selection
 
     with Project.open(demo_project) as project:
-        report = project_agreement(project, AgreementOptions(bootstrap=0))
+        report = project_agreement(project, Selection(), AgreementSettings(bootstrap=0))
     text = methods_text(report, MethodsContext("sense7-coder", "0", 0, 1, "percentile", 10))
     assert "Brennan–Prediger coefficient" in text and "Brennan-Prediger" not in text
     assert "| AC1 |" in text and "| Brennan–Prediger |" in text
@@ -203,11 +205,12 @@ def test_the_export_dialog_describes_every_kind(qtbot: Any, demo_project: Path) 
 
 def test_every_export_kind_has_its_table(demo_project: Path) -> None:
     """Each row has its code: the project writes a table of every kind."""
+    from sense7_coder.domain.agreement_settings import AgreementSettings
     from sense7_coder.project import Project
-    from sense7_coder.project.agreement import AgreementOptions
     from sense7_coder.project.export import export_frame
+    from sense7_coder.project.selection import Selection
 
     with Project.open(demo_project) as project:
         for k in EXPORT_KIND_TABLE:
-            frame = export_frame(project, k.key, AgreementOptions(bootstrap=0))
+            frame = export_frame(project, k.key, Selection(), AgreementSettings(bootstrap=0))
             assert len(frame.columns) > 0, k.key

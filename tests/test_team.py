@@ -273,7 +273,8 @@ def test_segments_memos_ratings_and_long_with_text(study: Project, tmp_path: Pat
     assert rows[0]["text"].startswith("That sounds draining")
     assert rows[0]["level_label"]
     memos = export_frame(study, "memos")
-    assert list(memos.itertuples(index=False, name=None)) == [("ann", "k03", 4, "", "flat", "", "", "")]
+    assert list(memos.itertuples(index=False, name=None)) == [("ann", "k03", 4, "", "flat", "", "",
+                                                               "")]
     assert main(["export", str(study.path), str(out), "--kind", "long", "--with-text"]) == 0
     long = read_csv(out)
     assert all(r["text"] for r in long) and long[0]["text"].startswith("That sounds")
@@ -300,10 +301,12 @@ def test_cli_assign_and_package_refusals(study: Project, tmp_path: Path,
 def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_data: Path,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
+    from sense7_coder.domain.agreement_settings import AgreementSettings
     from sense7_coder.domain.codebook import Codebook
     from sense7_coder.domain.importers import ImportOptions
-    from sense7_coder.project.agreement import AgreementOptions, project_agreement
+    from sense7_coder.project.agreement import project_agreement
     from sense7_coder.project.imports import import_files
+    from sense7_coder.project.selection import Selection
 
     folder = shared_data / "mint-empathy" / "lend_an_ear_eval"
     scales = ["validating_emotions", "encouraging_elaboration", "demonstrating_understanding",
@@ -324,7 +327,8 @@ def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_da
                            "self_oriented, dismissing_emotions=dismissing_emotions)")
     with Project.open(path, backup=False) as p:
         assert sorted(c["name"] for c in p.coders()) == ["expert1", "expert2", "expert3"]
-        report = project_agreement(p, AgreementOptions(codes=["advice_giving"], bootstrap=0))
+        report = project_agreement(p, Selection(codes=["advice_giving"]),
+                                   AgreementSettings(bootstrap=0))
     from sense7_coder.domain.agreement import ALPHA
     alpha = next(r for r in report.records if r.measure == ALPHA)
     assert (alpha.n_units, alpha.n_values) == (50, 150)

@@ -14,11 +14,13 @@ from analysis_support import conversation_lines, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA
+from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.agreement import AgreementOptions, project_agreement
+from sense7_coder.project.agreement import project_agreement
 from sense7_coder.project.imports import import_files
+from sense7_coder.project.selection import Selection
 
 CODERS = ("ana", "ben", "cai")
 
@@ -110,7 +112,8 @@ def test_lead_assigns_packages_merges_and_gets_agreement_on_exactly_the_overlap(
     assert "nothing new" not in out
     with Project.open(lead_path, backup=False) as lead:
         lead.set_coder("lee")
-        report = project_agreement(lead, AgreementOptions(codes=["overall"], bootstrap=0))
+        report = project_agreement(lead, Selection(codes=["overall"]),
+                                   AgreementSettings(bootstrap=0))
         alpha = next(r for r in report.records
                      if r.measure == ALPHA and set(r.coders) == set(CODERS))
         assert alpha.n_units == 2 * len(overlap)  # two assistant turns per conversation

@@ -11,16 +11,24 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..domain import agreement_settings as limits
 from ..domain.errors import ProjectError
 from ..domain.export_kinds import EXPORT_KINDS, TABLES, kinds_help
 from ..domain.measures import summary as measures_summary
 from ..domain.merging import ON_CONFLICT
 from .acting import open_as, take
-from .lists import ListAction
+from .selection_options import (
+    AGREEMENT_ONLY,
+    KIND_OPTIONS,
+    add_agreement_options,
+    add_filters,
+    refuse_ignored,
+    selection_of,
+    settings_of,
+)
 from .wording import error_text
 
 # Only light modules at the top (every command builds this parser, `--help` included):
@@ -28,64 +36,16 @@ from .wording import error_text
 # what it needs inside its function.
 if TYPE_CHECKING:
     from ..domain.agreement import AgreementReport
+    from ..domain.agreement_settings import AgreementSettings
     from ..domain.progress import ProgressFn
     from ..project import Project
-    from ..project.agreement import AgreementOptions
+    from ..project.selection import Selection
 
 EXIT_CONFLICTS = 3
-LEVEL_CHOICES = ("nominal", "ordinal", "interval", "ratio")
 
 
 def _n(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _add_filters(p: argparse.ArgumentParser, coders: bool = True) -> None:
-    p.add_argument("--codes", action=ListAction, default=[], metavar="K,...",
-                   help="only these codes (keys, comma-separated; default: all)")
-    if coders:
-        p.add_argument("--coders", action=ListAction, default=[], metavar="A,...",
-                       help="only these coders (default: all)")
-    p.add_argument("--model", action=ListAction, default=[], metavar="M,...",
-                   help="only conversations with these assistants")
-    p.add_argument("--participant", action=ListAction, default=[], metavar="P,...",
-                   help="only conversations of these participants")
-    p.add_argument("--attribute", action="append", default=[], metavar="NAME=VALUE",
-                   help="only conversations whose attribute NAME equals VALUE (repeatable)")
-
-
-def _add_agreement_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--level", choices=LEVEL_CHOICES,
-                   help="level of measurement for alpha (default: ordinal for ordinal codes, "
-                   "nominal otherwise; interval/ratio apply to numeric codes only)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap draws for the 95%% intervals of alpha, kappa and rho "
-                   "(0 = none; default 1000)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
-    p.add_argument("--ci", choices=("auto", "percentile", "bca"), default="auto",
-                   help="interval method: auto (default: bca below 100 units, where the "
-                   "percentile interval covers too seldom, percentile from 100; see "
-                   "VALIDATION.md), percentile or bca (bias-corrected and accelerated); "
-                   "every interval printed names its method")
-    p.add_argument("--min-units", type=int, default=None, metavar="N",
-                   help="figures from fewer units read 'too few units' instead of a band "
-                   "(default: the project's setting, 10)")
-    p.add_argument("--include-users", action="store_true",
-                   help="compare every coder with the users' own ratings (codes with a "
-                   "user_rating key)")
-    p.add_argument("--no-consensus", action="store_true",
-                   help="leave the adjudicated consensus out of the comparison")
-    p.add_argument("--predictor", action=ListAction, default=[], metavar="NAME,...",
-                   help="stored predictors whose turn-level scores join as raters "
-                   "'model:NAME' of the code matching the users' overall rating")
-    p.add_argument("--no-models", action="store_true",
-                   help="leave the models' suggestions (raters 'model:NAME', made by "
-                   "'suggest') out; by default every model's join")
-    p.add_argument("--model-rater", action=ListAction, default=[], metavar="NAME,...",
-                   help="only these models' suggestions join as raters")
-    p.add_argument("--values", choices=("blind", "final"), default="blind",
-                   help="blind (default): each coder's value as set before the turn was "
-                   "revealed to them; final: with the values changed after the reveal")
 
 
 def _upper_first(text: str) -> str:
@@ -103,20 +63,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "claimed only when the whole 95% interval lies in the band.",
     )
     p.add_argument("project", type=Path)
-    _add_filters(p)
-    _add_agreement_options(p)
+    add_filters(p)
+    add_agreement_options(p)
     p.add_argument("--format", choices=("table", "json", "csv", "report", "latex"),
                    default="table", type=str.lower,
                    help="report: a methods paragraph, table and references in Markdown; "
                    "latex: the same in LaTeX")
     p.add_argument("--latex", action="store_true", help="with --format report: LaTeX")
-    p.add_argument("--kappa-weights", choices=("positions", "values"), default="positions",
+    p.add_argument("--kappa-weights", choices=limits.KAPPA_BASES,
+                   default=limits.KAPPA_BASIS_DEFAULT,
                    help="weighted kappa's weights on the levels' positions (equal steps; the "
                    "default) or on their values (numeric levels), as AC2, alpha and ICC")
     p.add_argument("--codebook-version", type=int, metavar="N",
                    help="only the codings whose value was set under codebook version N "
                    "(see 'codebook versions')")
-    p.add_argument("--measures", choices=("all", "alpha"), default="all",
+    p.add_argument("--measures", choices=limits.MEASURES, default=limits.MEASURES_DEFAULT,
                    help="alpha: Krippendorff's alpha alone (the coders', applicability and "
                    "against users/consensus), much faster on big projects; no diagnostics")
     p.add_argument("--diagnostics", choices=("confusion", "bias", "drift"),
@@ -157,8 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "conversation, or in overlapping spans")
     p.add_argument("--by", metavar="ATTRIBUTE", default="model",
                    help="codes-by-attribute: the conversation attribute (default: model)")
-    _add_filters(p)
-    _add_agreement_options(p)
+    add_filters(p)
+    add_agreement_options(p)
     # None = not given: an option the kind ignores is refused (see _refuse_ignored)
     p.set_defaults(func=cmd_export, **dict.fromkeys(
         [*AGREEMENT_ONLY, *(dest for dest, _ in KIND_OPTIONS)]))
@@ -204,12 +165,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --accept-majority: replace decisions already taken")
     p.add_argument("--list", type=int, default=10, metavar="N",
                    help="show the N disagreements furthest apart (default 10; 0 = none)")
-    p.add_argument("--values", choices=("blind", "final"), default="blind",
+    p.add_argument("--values", choices=limits.VALUES, default=limits.VALUES_DEFAULT,
                    help="which of the coders' values count, in the majority, the queue and "
                    "the progress: blind (default), as set before the turn was revealed to "
                    "them; final, with the values changed after the reveal")
     p.add_argument("--format", choices=("table", "json"), default="table", type=str.lower)
-    _add_filters(p)
+    add_filters(p)
     p.set_defaults(func=cmd_consensus)
 
 
@@ -222,36 +183,6 @@ CONSENSUS_VALUES = {
     "final": "counted: the coders' final values (with the changes made after each turn was "
              "revealed to them); --values blind counts the values set before",
 }
-
-def _attributes(items: Sequence[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ProjectError(f"--attribute {item!r}: write NAME=VALUE")
-        out[name.strip()] = value.strip()
-    return out
-
-
-def _options(args: argparse.Namespace) -> AgreementOptions:
-    from ..project.agreement import AgreementOptions
-
-    return AgreementOptions(
-        codes=args.codes, coders=getattr(args, "coders", []), models=args.model,
-        participants=args.participant, attributes=_attributes(args.attribute),
-        level=getattr(args, "level", None), bootstrap=getattr(args, "bootstrap", 0),
-        seed=getattr(args, "seed", 0), include_users=getattr(args, "include_users", False),
-        include_consensus=not getattr(args, "no_consensus", False),
-        ci=getattr(args, "ci", "auto"), min_units=getattr(args, "min_units", None),
-        predictors=getattr(args, "predictor", []),
-        model_raters=getattr(args, "model_rater", []),
-        include_models=not getattr(args, "no_models", False),
-        measures=getattr(args, "measures", "all"),
-        values=getattr(args, "values", "blind"),
-        kappa_weights=getattr(args, "kappa_weights", "positions"),
-        codebook_version=getattr(args, "codebook_version", None),
-    )
-
 
 def _progress(what: str) -> ProgressFn | None:
     """A one-line progress display on stderr, when stderr is a terminal."""
@@ -379,21 +310,21 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from ..domain.export import neutralise
     from ..project.agreement import level_refusals, methods_paragraph, project_agreement
 
-    options = _options(args)
-    if args.diagnostics and options.measures != "all":
+    selection, settings = selection_of(args), settings_of(args)
+    if args.diagnostics and settings.measures != "all":
         raise ProjectError("--diagnostics needs every figure; leave out --measures alpha")
     with _open(args, args.project) as project:
-        if options.level and not options.codes:  # every code: say which keep their own
+        if settings.level and not selection.codes:  # every code: say which keep their own
             kept = [c.key for c in project.codebook.active
-                    if level_refusals([c], options.level)]
+                    if level_refusals([c], settings.level)]
             if kept:
-                print(f"note: --level {options.level} applies to the codes that can take it; "
+                print(f"note: --level {settings.level} applies to the codes that can take it; "
                       f"{', '.join(kept)} keep their own level (name a code with --codes to "
                       "have it checked)", file=sys.stderr)
-        spans = _span_agreement(project, args, options)
+        spans = _span_agreement(project, args, selection, settings)
         book = project.codebook
-        if spans and options.codes and all(
-                (c := book.get(k)) is not None and c.unit == "span" for k in options.codes):
+        if spans and selection.codes and all(
+                (c := book.get(k)) is not None and c.unit == "span" for k in selection.codes):
             # only span codes named: their own figures are the whole answer
             if args.format == "json":
                 print(json.dumps([r.as_row() for r in spans], indent=2, ensure_ascii=False))
@@ -402,9 +333,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
                 print("\n".join(span_agreement_lines(spans)))
             return 0
-        report = project_agreement(project, options, progress=_progress("agreement"))
+        report = project_agreement(project, selection, settings,
+                                   progress=_progress("agreement"))
         fmt = "latex" if args.format == "latex" or args.latex else "markdown"
-        methods = (methods_paragraph(project, report, options, fmt)
+        methods = (methods_paragraph(project, report, selection, settings, fmt)
                    if args.format in ("report", "latex") else "")
     if args.diagnostics:
         table = report.diagnostics[args.diagnostics]
@@ -416,7 +348,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         sys.stdout.write(neutralise(report.to_frame()).to_csv(index=False, lineterminator="\n"))
     else:
-        print("\n".join(agreement_lines(report, options.kappa_weights)))
+        print("\n".join(agreement_lines(report, settings.kappa_weights)))
         if spans:
             from ..project.span_agreement import span_agreement_lines
 
@@ -425,59 +357,26 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _span_agreement(project: Any, args: argparse.Namespace, options: Any) -> list[Any]:
+def _span_agreement(project: Any, args: argparse.Namespace, selection: Selection,
+                    settings: AgreementSettings) -> list[Any]:
     """Agreement on the span codes (none in the codebook: nothing, at no cost)."""
     from ..project.span_agreement import span_agreement, span_codes
 
-    if not span_codes(project, options.codes):
+    if not span_codes(project, selection.codes):
         return []
-    return span_agreement(project, codes=options.codes, coders=options.coders,
-                          conversations=options.conversation_filter(),
-                          draws=options.bootstrap, seed=options.seed,
+    return span_agreement(project, selection, draws=settings.bootstrap, seed=settings.seed,
                           gamma=getattr(args, "gamma", False))
-
-
-#: the export options only the agreement kind reads (dest: its default)
-AGREEMENT_ONLY: dict[str, object] = {
-    "level": None, "bootstrap": 1000, "seed": 0, "ci": "auto", "min_units": None,
-    "include_users": False, "no_consensus": False, "predictor": [], "no_models": False,
-    "model_rater": [], "values": "blind"}
-#: the options of one or a few export kinds: (dest, (kinds, default))
-KIND_OPTIONS = (
-    ("with_text", (("long",), False)), ("value", (("segments",), None)),
-    ("provenance", (("long", "wide", "consensus", "final"), False)),
-    ("scope", (("cooccurrence",), "turn")), ("by", (("codes-by-attribute",), "model")),
-)
-
-
-def _refuse_ignored(args: argparse.Namespace) -> None:
-    """Refuse, in one line, every option given that the export kind would ignore (e.g.
-    ``--kind final --values blind``: final always writes the latest values); then put the
-    defaults of the options not given in place."""
-    kinds: dict[str, tuple[str, ...]] = {dest: ("agreement",) for dest in AGREEMENT_ONLY}
-    kinds |= {dest: k for dest, (k, _) in KIND_OPTIONS}
-    ignored = [f"--{dest.replace('_', '-')}" for dest, k in kinds.items()
-               if getattr(args, dest, None) is not None and args.kind not in k]
-    if ignored:
-        takers = sorted({kind for dest, some in kinds.items()
-                         if f"--{dest.replace('_', '-')}" in ignored for kind in some})
-        raise ProjectError(f"export --kind {args.kind} ignores {', '.join(ignored)} (only "
-                           f"--kind {', '.join(takers)} read{'s' if len(takers) == 1 else ''} "
-                           f"{'it' if len(ignored) == 1 else 'them'}); leave "
-                           f"{'it' if len(ignored) == 1 else 'them'} out")
-    defaults = AGREEMENT_ONLY | {dest: default for dest, (_, default) in KIND_OPTIONS}
-    for dest, default in defaults.items():
-        if getattr(args, dest, None) is None:
-            setattr(args, dest, default)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..project.export import export_project
 
-    _refuse_ignored(args)
+    refuse_ignored(args)
     with _open(args, args.project) as project:
-        summary = export_project(project, args.out, args.kind, _options(args), raw=args.raw,
-                                 to=args.to, progress=_progress("export"),
+        # only the agreement kind computes: no other is handed settings to check or ignore
+        settings = settings_of(args) if args.kind == "agreement" else None
+        summary = export_project(project, args.out, args.kind, selection_of(args), settings,
+                                 raw=args.raw, to=args.to, progress=_progress("export"),
                                  with_text=args.with_text, value=args.value,
                                  provenance=args.provenance, scope=args.scope, by=args.by)
     print(summary.line())
@@ -510,7 +409,7 @@ def cmd_consensus(args: argparse.Namespace) -> int:
         reconcile_progress,
     )
 
-    filt = _options(args).conversation_filter()
+    selection = selection_of(args)
     args.coder = args.coder or args.acting  # --as LEAD decides as that lead
     with _open(args, args.project) as project:
         accepted = None
@@ -524,21 +423,15 @@ def cmd_consensus(args: argparse.Namespace) -> int:
                     "not one (add --role adjudicator)"
                 )
             take(project, args.coder, args.role)
-            before = sum(p.decided for p in reconcile_progress(
-                project, codes=args.codes, coders=args.coders, conversations=filt,
-                values=args.values))
-            cmd = accept_majorities(project, codes=args.codes, coders=args.coders,
-                                    conversations=filt, overwrite=args.overwrite,
-                                    progress=_progress("consensus"), values=args.values)
+            before = sum(p.decided for p in reconcile_progress(project, selection))
+            cmd = accept_majorities(project, selection, overwrite=args.overwrite,
+                                    progress=_progress("consensus"))
             accepted = len(cmd.cells)
         elif args.coder and args.role:
             take(project, args.coder, args.role)
-        progress = reconcile_progress(project, codes=args.codes, coders=args.coders,
-                                      conversations=filt, values=args.values)
-        queue = disagreements(project, codes=args.codes, coders=args.coders,
-                              conversations=filt, undecided_only=True, values=args.values)
-        vs = coders_vs_consensus(project, codes=args.codes, coders=args.coders,
-                                 conversations=filt, bootstrap=0, values=args.values)
+        progress = reconcile_progress(project, selection)
+        queue = disagreements(project, selection, undecided_only=True)
+        vs = coders_vs_consensus(project, selection, bootstrap=0)
     alphas = [r for r in vs.records if r.measure == ALPHA]
     if args.format == "json":
         print(json.dumps({

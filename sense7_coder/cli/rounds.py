@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..domain.agreement_settings import DRAWS_DEFAULT
 from .acting import open_as
 from .lists import ListAction
 
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         r = rsub.add_parser(name, help=helptext)
         r.add_argument("project", type=Path)
         r.add_argument("--round", type=int, metavar="N", help="default: the latest")
-        r.add_argument("--bootstrap", type=int, default=1000, metavar="N")
+        r.add_argument("--bootstrap", type=int, default=DRAWS_DEFAULT, metavar="N")
         r.add_argument("--list", type=int, default=10, metavar="N",
                        help="disagreements to show (default 10)")
         r.add_argument("--format", choices=("table", "json"), default="table")
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = rsub.add_parser("drift", help="the main coding's reliability subsample against the "
                         "last closed round")
     r.add_argument("project", type=Path)
-    r.add_argument("--bootstrap", type=int, default=1000, metavar="N")
+    r.add_argument("--bootstrap", type=int, default=DRAWS_DEFAULT, metavar="N")
     r.add_argument("--format", choices=("table", "json"), default="table")
     r.set_defaults(func=cmd_round_drift)
     p = sub.add_parser(

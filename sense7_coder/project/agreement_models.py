@@ -5,7 +5,7 @@ with the same measures and intervals (never part of the coders' own coefficients
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -14,6 +14,7 @@ from ..domain.errors import Hint, ProjectError
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter
 from .project import Project
+from .selection import Selection
 from .suggestions import RATER_PREFIX
 
 if TYPE_CHECKING:
@@ -22,24 +23,24 @@ if TYPE_CHECKING:
 SUGGESTION_COLUMNS = ("model", "conversation_id", "position", "sentence", "code", "value")
 
 
-def chosen_models(options: Any) -> list[str] | None:
-    """The models an agreement job asks for: None for all, [] for none."""
-    if not options.include_models:
+def chosen_models(selection: Selection) -> list[str] | None:
+    """The models a selection asks for: None for all, [] for none."""
+    if not selection.include_models:
         return []
-    return list(options.model_raters) or None
+    return list(selection.model_raters) or None
 
 
-def check_model_raters(project: Project, options: Any) -> None:
+def check_model_raters(project: Project, selection: Selection) -> None:
     """Every model asked for by name has suggestions; none shares a predictor's name."""
-    if not options.include_models:
+    if not selection.include_models:
         return
     known = store_sug.model_names(project.db)
-    asked = list(options.model_raters)
+    asked = list(selection.model_raters)
     missing = [m for m in asked if m not in known]
     if missing:
         raise ProjectError(f"no model {', '.join(repr(m) for m in missing)} with suggestions "
                            f"in this project (known: {', '.join(known) or 'none'})")
-    clash = sorted(set(asked or known) & set(options.predictors))
+    clash = sorted(set(asked or known) & set(selection.predictors))
     if clash:
         raise ProjectError(f"'{RATER_PREFIX}{clash[0]}' names both a model's suggestions and "
                            "a predictor's scores: leave one out",

@@ -118,13 +118,10 @@ def _final_values(project: Project, filt: ConversationFilter | None) -> Any:
 
     from ..domain.export import NA_TEXT
     from ..domain.provenance import UNRESOLVED
-    from .agreement import AgreementOptions
     from .export import export_frame
+    from .selection import Selection
 
-    filt = filt or ConversationFilter()
-    table = export_frame(project, "final", AgreementOptions(
-        models=list(filt.models), participants=list(filt.participants),
-        attributes=dict(filt.attributes or {}), conversation_ids=list(filt.conversation_ids)))
+    table = export_frame(project, "final", Selection.of_conversations(filt))
     table = table[table["source"] != UNRESOLVED]
 
     def number(column: str) -> Any:

@@ -18,14 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..domain.agreement_settings import DRAWS_DEFAULT, AgreementSettings
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.progress import CancelFn
 from ..domain.words import sentence
 from ..store.conversations import ConversationFilter
 from .project import Project
+from .selection import Selection
 
 #: bootstrap draws of the report's agreement figures (fixed seed: the report is repeatable)
-AGREEMENT_DRAWS = 1000
+AGREEMENT_DRAWS = DRAWS_DEFAULT
 TABLE_ROWS = 25
 #: name -> (heading, what the table shows and how it was computed)
 SECTIONS: dict[str, tuple[str, str]] = {
@@ -201,16 +203,12 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
     from ..domain.agreement import USERS_RATER
     from ..domain.agreement.bootstrap import method_text
     from ..domain.agreement.records import APPLICABILITY
-    from .agreement import AgreementOptions, project_agreement
+    from .agreement import project_agreement
 
-    filt = filt or ConversationFilter()
-    options = AgreementOptions(
-        models=list(filt.models), participants=list(filt.participants),
-        attributes=dict(filt.attributes or {}), conversation_ids=list(filt.conversation_ids),
-        bootstrap=draws, seed=0, include_users=True, include_consensus=False,
-        measures="alpha")
+    settings = AgreementSettings(bootstrap=draws, seed=0, measures="alpha")
     try:
-        report = project_agreement(project, options, cancel=cancel)
+        report = project_agreement(project, Selection.of_conversations(
+            filt, include_users=True, include_consensus=False), settings, cancel=cancel)
     except Cancelled:
         raise
     except ProjectError as e:
@@ -232,7 +230,7 @@ def agreement_part(project: Project, filt: ConversationFilter | None, out_dir: P
     parts: list[str] = []
     made: list[Path] = list(story_figures)
     interval = (f"95% bootstrap interval over units ({draws:,} draws, seed 0; "
-                f"{method_text(options.ci)}; each interval names its method)"
+                f"{method_text(settings.ci)}; each interval names its method)"
                 if draws else "no interval (no bootstrap draws)")
 
     def figure(name: str, items: Sequence[Any], title: str, caption: str) -> None:

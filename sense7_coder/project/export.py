@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from .. import APP_NAME, __version__
 from ..domain import provenance as prov
+from ..domain.agreement_settings import AgreementSettings
 from ..domain.codebook import Codebook
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.export import (
@@ -36,8 +37,9 @@ from ..domain.words import count
 from ..store import frames
 from ..store.conversations import ConversationFilter
 from ..store.db import refuse_open_project_file
-from .agreement import AgreementOptions, check_request, project_agreement
+from .agreement import check_request, project_agreement
 from .project import Project
+from .selection import Selection
 
 
 @dataclass
@@ -74,7 +76,8 @@ def metadata_path(out: str | Path) -> Path:
 def export_frame(
     project: Project,
     kind: str,
-    options: AgreementOptions | None = None,
+    selection: Selection | None = None,
+    settings: AgreementSettings | None = None,
     *,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
@@ -85,17 +88,19 @@ def export_frame(
     by: str = "model",
 ) -> pd.DataFrame:
     """The table an export of ``kind`` writes, for the codes, coders and conversations in
-    ``options`` (the agreement kind uses all of ``options``). ``with_text`` adds the coded
-    turn's (or sentence's) text to ``long``; ``value`` keeps only the ``segments`` of that
-    value (of the one code asked for); ``provenance`` adds how each value was made to
-    ``long``, ``wide`` and ``consensus`` (see :mod:`sense7_coder.domain.provenance`;
-    ``final`` always has it). ``scope`` and ``by`` are the ``cooccurrence`` and
-    ``codes-by-attribute`` queries' (see :mod:`.queries`)."""
+    ``selection`` (the agreement kind computes as ``settings`` say; no other reads
+    them). ``with_text`` adds the coded turn's (or sentence's) text to ``long``;
+    ``value`` keeps only the ``segments`` of that value (of the one code asked for);
+    ``provenance`` adds how each value was made to ``long``, ``wide`` and ``consensus``
+    (see :mod:`sense7_coder.domain.provenance`; ``final`` always has it). ``scope`` and
+    ``by`` are the ``cooccurrence`` and ``codes-by-attribute`` queries' (see
+    :mod:`.queries`).
+    """
     if kind not in EXPORT_KINDS:
         raise ProjectError(f"export kind must be one of {', '.join(EXPORT_KINDS)}, got {kind!r}")
     if kind not in UNBLINDED_KINDS:
         project.require_unblinded(f"export {kind} (it shows what blind coding hides)")
-    options = options or AgreementOptions()
+    selection = selection or Selection()
     if provenance and kind not in PROVENANCE_KINDS:
         raise ProjectError(f"provenance columns come with the {', '.join(PROVENANCE_KINDS)} "
                            "exports")
@@ -103,9 +108,9 @@ def export_frame(
         if kind in QUERY_KINDS:
             from .queries import query_table
 
-            return query_table(project, kind, options, scope, by)
-        table = _export_frame(project, kind, options, progress, cancel, with_text, value,
-                              provenance)
+            return query_table(project, kind, selection, scope, by)
+        table = _export_frame(project, kind, selection, settings, progress, cancel, with_text,
+                              value, provenance)
         if kind in TURN_ATTRIBUTE_KINDS:
             from .attributes import with_turn_attributes
 
@@ -121,29 +126,31 @@ TURN_ATTRIBUTE_KINDS = ("long", "segments", "final")
 
 
 
-def _export_frame(project: Project, kind: str, options: AgreementOptions,
-                  progress: ProgressFn | None, cancel: CancelFn | None, with_text: bool,
-                  value: str | None, provenance: bool = False) -> pd.DataFrame:
+def _export_frame(project: Project, kind: str, selection: Selection,
+                  settings: AgreementSettings | None, progress: ProgressFn | None,
+                  cancel: CancelFn | None, with_text: bool, value: str | None,
+                  provenance: bool = False) -> pd.DataFrame:
     """:func:`export_frame`, inside its snapshot."""
     if kind in TEAM_KINDS:
-        return _team_table(project, kind, options, value)
+        return _team_table(project, kind, selection, value)
     if value is not None:
         raise ProjectError("a value applies to the segments export only")
     if kind == "final":
         if with_text:
             raise ProjectError("turn text can be added to the long export only")
-        return _final_table(project, options)
+        return _final_table(project, selection)
     if kind == "agreement":
-        return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
+        return project_agreement(project, selection, settings, progress=progress,
+                                 cancel=cancel).to_frame()
     if kind == "suggestions":  # a model's values: never mixed with the coders' (long, wide)
         from .suggestions import suggestions_table
 
-        return suggestions_table(project, check_request(project, options),
-                                 options.conversation_filter())
-    selected = check_request(project, options)
+        return suggestions_table(project, check_request(project, selection),
+                                 selection.conversation_filter())
+    selected = check_request(project, selection)
     keys = [c.key for c in selected]
     book = project.codebook
-    filt = options.conversation_filter()
+    filt = selection.conversation_filter()
     if kind == "codebook":
         return codebook_table(Codebook(book.name, selected, book.title, book.description))
     if kind == "consensus":
@@ -151,9 +158,9 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
                                          categorical=True)
         table = consensus_table(decided, book)
         return prov.consensus_with_provenance(table, decided) if provenance else table
-    codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
+    codings = frames.codings_frame(project.db, codes=keys, coders=selection.coders,
                                    conversations=filt, categorical=True)
-    if options.codes and not keys:  # only span codes named: no coding of a unit
+    if selection.codes and not keys:  # only span codes named: no coding of a unit
         codings = codings.iloc[0:0]
     if cancel and cancel():
         raise Cancelled()
@@ -163,54 +170,54 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         table = wide_table(codings, book)
         if provenance:
             table = prov.wide_with_provenance(
-                table, codings, _provenance(project, keys, options),
-                frames.revisions_frame(project.db, codes=keys, coders=options.coders,
+                table, codings, _provenance(project, keys, selection),
+                frames.revisions_frame(project.db, codes=keys, coders=selection.coders,
                                        conversations=filt))
         return table
     table = long_table(codings, book)
     if provenance:
-        table = _long_with_provenance(project, table, codings, keys, options)
+        table = _long_with_provenance(project, table, codings, keys, selection)
     if with_text:
         from .team.tables import unit_texts
 
         table["text"] = unit_texts(project, table)
     from .span_export import long_with_spans
 
-    return long_with_spans(project, table, list(options.codes), options.coders, filt)
+    return long_with_spans(project, table, list(selection.codes), selection.coders, filt)
 
 
 TEAM_KINDS = ("assignments", "history", "segments", "memos", "ratings", "rationales")
 
 
-def _provenance(project: Project, keys: list[str], options: AgreementOptions
+def _provenance(project: Project, keys: list[str], selection: Selection
                 ) -> pd.DataFrame:
-    return frames.provenance_frame(project.db, codes=keys, coders=options.coders,
-                                   conversations=options.conversation_filter())
+    return frames.provenance_frame(project.db, codes=keys, coders=selection.coders,
+                                   conversations=selection.conversation_filter())
 
 
 def _long_with_provenance(project: Project, table: pd.DataFrame, codings: pd.DataFrame,
-                          keys: list[str], options: AgreementOptions) -> pd.DataFrame:
-    revised = frames.revised_codings_frame(project.db, codes=keys, coders=options.coders,
-                                           conversations=options.conversation_filter())
-    return prov.long_with_provenance(table, codings, _provenance(project, keys, options),
+                          keys: list[str], selection: Selection) -> pd.DataFrame:
+    revised = frames.revised_codings_frame(project.db, codes=keys, coders=selection.coders,
+                                           conversations=selection.conversation_filter())
+    return prov.long_with_provenance(table, codings, _provenance(project, keys, selection),
                                      long_table(revised, project.codebook), revised)
 
 
-def _final_table(project: Project, options: AgreementOptions) -> pd.DataFrame:
+def _final_table(project: Project, selection: Selection) -> pd.DataFrame:
     """The final dataset (see :mod:`sense7_coder.domain.provenance`)."""
-    keys = [c.key for c in check_request(project, options)]
-    filt = options.conversation_filter()
+    keys = [c.key for c in check_request(project, selection)]
+    filt = selection.conversation_filter()
     book = project.codebook
-    codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
+    codings = frames.codings_frame(project.db, codes=keys, coders=selection.coders,
                                    conversations=filt, categorical=True)
-    long = _long_with_provenance(project, long_table(codings, book), codings, keys, options)
+    long = _long_with_provenance(project, long_table(codings, book), codings, keys, selection)
     decided = frames.consensus_frame(project.db, codes=keys, conversations=filt,
                                      categorical=True)
     consensus = prov.consensus_with_provenance(consensus_table(decided, book), decided)
     return prov.final_table(long, consensus, book)
 
 
-def _whole_tables(project: Project, options: AgreementOptions, filt: ConversationFilter
+def _whole_tables(project: Project, selection: Selection, filt: ConversationFilter
                   ) -> dict[str, Callable[[], pd.DataFrame]]:
     """The team exports that take no code: each kind's table, made when called."""
     from .rationales import rationale_table
@@ -219,32 +226,32 @@ def _whole_tables(project: Project, options: AgreementOptions, filt: Conversatio
     return {
         "assignments": lambda: team_tables.assignments_table(project),
         "history": lambda: team_tables.history_table(project),
-        "memos": lambda: team_tables.memos_table(project, coders=list(options.coders),
+        "memos": lambda: team_tables.memos_table(project, coders=list(selection.coders),
                                                  conversations=filt),
         "ratings": lambda: team_tables.ratings_table(project, conversations=filt),
         "rationales": lambda: rationale_table(project),
     }
 
 
-def _team_table(project: Project, kind: str, options: AgreementOptions,
+def _team_table(project: Project, kind: str, selection: Selection,
                 value: str | None) -> pd.DataFrame:
     from .team import tables as team_tables
 
     if value is not None and kind != "segments":
         raise ProjectError("a value applies to the segments export only")
-    filt = options.conversation_filter()
-    whole = _whole_tables(project, options, filt)
+    filt = selection.conversation_filter()
+    whole = _whole_tables(project, selection, filt)
     if kind in whole:
         return whole[kind]()
     from .span_queries import query_codes
 
-    keys = [c.key for c in query_codes(project, options)]  # span codes too
+    keys = [c.key for c in query_codes(project, selection)]  # span codes too
     parsed: object = None
     if value is not None:
-        if len(options.codes) != 1:
+        if len(selection.codes) != 1:
             raise ProjectError("retrieving the units of a value needs exactly one code",
                                hint=Hint("codes", "KEY", "choose one code"))
-        code = project.code(options.codes[0])
+        code = project.code(selection.codes[0])
         if value.strip().casefold() in ("na", "not applicable"):
             parsed = None
         else:
@@ -252,7 +259,7 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
                 parsed = code.parse_value(value)
             except ValueError as e:
                 raise ProjectError(str(e)) from None
-    return team_tables.segments_table(project, codes=keys, coders=list(options.coders),
+    return team_tables.segments_table(project, codes=keys, coders=list(selection.coders),
                                       conversations=filt, value=parsed,
                                       with_value=value is not None)
 
@@ -261,7 +268,8 @@ def export_project(
     project: Project,
     out: str | Path,
     kind: str,
-    options: AgreementOptions | None = None,
+    selection: Selection | None = None,
+    settings: AgreementSettings | None = None,
     *,
     raw: bool = False,
     to: str | None = None,
@@ -275,6 +283,7 @@ def export_project(
 ) -> ExportSummary:
     """Write one export of the project to ``out`` (see :func:`export_frame`), as CSV,
     ``.xlsx`` or ``.sav`` by ``to`` or else by the extension (``raw`` is for CSV only).
+    ``selection`` is what every kind holds; ``settings`` how the agreement kind computes.
 
     Progress runs over reading (first half) and writing (second half); for the
     agreement kind the computation takes the first half.
@@ -290,12 +299,14 @@ def export_project(
     refuse_open_project_file(out, "to export to")
     fmt = table_format(out, to)
     destination(out)  # a bad destination is reported before any long computation
-    if options is not None and kind != "agreement":
-        options = replace(options, bootstrap=0)
     if kind in ("final", "agreement"):
         refuse_open_project_file(metadata_path(out), "to export to")
     versions = computed_with(APP_NAME, __version__)
-    table = export_frame(project, kind, options, progress=first_half, cancel=cancel,
+    # only the agreement kind computes, as ``settings`` say (None: the defaults); no
+    # other kind is handed any, so no draw count is checked or taken where none is drawn
+    table = export_frame(project, kind, selection,
+                         settings if kind == "agreement" else None,
+                         progress=first_half, cancel=cancel,
                          with_text=with_text, value=value, provenance=provenance,
                          scope=scope, by=by)
     if fmt == "csv":

@@ -22,47 +22,47 @@ from ..domain.attributes import shown
 from ..domain.errors import ProjectError
 from ..store import attributes as store_attrs
 from ..store import frames
-from .agreement import AgreementOptions
 from .project import Project
+from .selection import Selection
 
 QUERY_KINDS = ("cooccurrence", "codes-by-attribute")
 SCOPES = co.SCOPES
 
 
-def _present(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:
+def _present(project: Project, selection: Selection) -> tuple[list[str], pd.DataFrame]:
     from .span_queries import query_codes
 
-    selected = query_codes(project, options)
+    selected = query_codes(project, selection)
     keys = [c.key for c in selected]
-    codings = frames.codings_frame(project.db, codes=keys, coders=options.coders,
-                                   conversations=options.conversation_filter())
+    codings = frames.codings_frame(project.db, codes=keys, coders=selection.coders,
+                                   conversations=selection.conversation_filter())
     binary = {c.key for c in selected if c.kind == "binary"}
     present = co.presences(codings, binary)
     if any(c.unit == "span" for c in selected):  # a span code is present in its turn
         from .span_queries import span_frame
 
-        _keys, spans = span_frame(project, options)
+        _keys, spans = span_frame(project, selection)
         present = pd.concat([present, spans[["conversation_id", "position", "code"]]],
                             ignore_index=True).drop_duplicates().reset_index(drop=True)
     return keys, present
 
 
-def cooccurrence_table(project: Project, options: AgreementOptions | None = None,
+def cooccurrence_table(project: Project, selection: Selection | None = None,
                        scope: str = "turn") -> pd.DataFrame:
-    options = options or AgreementOptions()
+    selection = selection or Selection()
     project.require_unblinded("see which codes occur together (it shows every coder's codes)")
     if scope not in SCOPES:
         raise ProjectError(f"the scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     if scope == "span":
-        return _span_table(project, options)
-    keys, present = _present(project, options)
+        return _span_table(project, selection)
+    keys, present = _present(project, selection)
     return co.cooccurrence(present, keys, scope)
 
 
-def _span_table(project: Project, options: AgreementOptions) -> pd.DataFrame:
+def _span_table(project: Project, selection: Selection) -> pd.DataFrame:
     from . import span_queries
 
-    keys, spans = span_queries.span_frame(project, options)
+    keys, spans = span_queries.span_frame(project, selection)
     return co.span_cooccurrence(spans, keys)
 
 
@@ -90,18 +90,18 @@ def attribute_values(project: Project, name: str) -> dict[str, Any]:
 
 
 def codes_by_attribute_table(project: Project, by: str = "model",
-                             options: AgreementOptions | None = None) -> pd.DataFrame:
-    options = options or AgreementOptions()
+                             selection: Selection | None = None) -> pd.DataFrame:
+    selection = selection or Selection()
     project.require_unblinded("tabulate codes by an attribute (it shows every coder's codes)")
     values = attribute_values(project, by)
-    keys, present = _present(project, options)
+    keys, present = _present(project, selection)
     return co.code_by_attribute(present, keys, values)
 
 
-def query_table(project: Project, kind: str, options: AgreementOptions,
+def query_table(project: Project, kind: str, selection: Selection,
                 scope: str = "turn", by: str = "model") -> pd.DataFrame:
     if kind == "cooccurrence":
-        return cooccurrence_table(project, options, scope)
+        return cooccurrence_table(project, selection, scope)
     if kind == "codes-by-attribute":
-        return codes_by_attribute_table(project, by, options)
+        return codes_by_attribute_table(project, by, selection)
     raise ProjectError(f"no query kind {kind!r}")

@@ -1,7 +1,8 @@
 """The ratings an agreement reads from a project, per code: the coders' stored values,
 binary codes' absent rows for turns marked done, the users' own ratings and the consensus
 as references (:class:`ProjectRatings`, :func:`read_ratings`), and each code's long table
-of unit, rater and value (:func:`code_spec`) that :mod:`.agreement` computes on.
+of unit, rater and value (:func:`code_spec`, units packed by
+:mod:`sense7_coder.domain.agreement.units`) that :mod:`.agreement` computes on.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ from ..domain.agreement import (
     USERS_RATER,
     CodeFrameSpec,
 )
+from ..domain.agreement.units import rater_table
 from ..domain.codebook import Code
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..domain.prediction.evaluation import to_level
 from ..store import frames
 from ..store import predictions as store_pred
-from ..store.conversations import (
-    ConversationFilter,
-)
+from ..store.conversations import ConversationFilter
 from .agreement_models import SUGGESTION_COLUMNS, model_parts, suggestions_frame
 from .project import Project
 
@@ -289,78 +289,6 @@ def _check_levels(code: Code, coded: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def unit_key(frame: pd.DataFrame) -> pd.Series:
-    """One text key per unit (conversation id, turn and sentence), for the agreement tables."""
-    return (
-        frame["conversation_id"].astype(str) + "\x1f" + frame["position"].astype(str)
-        + "\x1f" + frame["sentence"].astype(str)
-    )
-
-
-def _codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes and their values (a Categorical's own, else factorized)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy(dtype=np.int64), pd.Index(column.cat.categories)
-    codes, uniques = pd.factorize(column.to_numpy(dtype=object))
-    return codes.astype(np.int64), pd.Index(uniques, dtype=object)
-
-
-def _joined_codes(columns: Sequence[pd.Series], text: bool) -> tuple[np.ndarray, pd.Index]:
-    """One code per row over several columns (equal values, equal codes): the union of
-    their values and each column's codes mapped into it (``text``: values as str)."""
-    parts = [_codes(c) for c in columns]
-    if text:
-        parts = [(codes, pd.Index([str(v) for v in values], dtype=object))
-                 for codes, values in parts]
-    union = pd.Index(np.concatenate([values.to_numpy(dtype=object) for _, values in parts])
-                     if parts else np.array([], dtype=object), dtype=object).unique()
-    out = [np.append(union.get_indexer(values), -1)[codes] for codes, values in parts]
-    return (np.concatenate(out) if out else np.zeros(0, dtype=np.int64)), union
-
-
-def _long_table(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """unit, coder, value of several frames (coder, conversation_id, position, sentence,
-    value) one after the other: the units as :func:`unit_ids` of their concatenation and
-    the coders as a Categorical of their names as text."""
-    position = np.concatenate([p["position"].to_numpy(dtype=np.int64) for p in parts])
-    sentence = np.concatenate([p["sentence"].to_numpy(dtype=np.int64) for p in parts])
-    if len(position) and (position.max() >= 1 << 16 or sentence.max() >= 1 << 16):
-        table = pd.concat(parts, ignore_index=True)
-        return pd.DataFrame({"unit": unit_ids(table), "coder": table["coder"].astype(str),
-                             "value": table["value"].astype(object)})
-    conv, _ = _joined_codes([p["conversation_id"] for p in parts], text=False)
-    coder, names = _joined_codes([p["coder"] for p in parts], text=True)
-    return pd.DataFrame({
-        "unit": (conv << 32) | (position << 16) | sentence,
-        "coder": pd.Categorical.from_codes(coder, categories=names),
-        "value": _joined_values([p["value"] for p in parts]),
-    })
-
-
-def _joined_values(columns: Sequence[pd.Series]) -> np.ndarray:
-    """The values one after the other: float64 (NaN = none) when every column is numeric,
-    else Python objects (None = none)."""
-    if all(pd.api.types.is_numeric_dtype(c.dtype) and not pd.api.types.is_bool_dtype(c.dtype)
-           for c in columns):
-        return np.concatenate([c.to_numpy(dtype=np.float64, na_value=np.nan) for c in columns])
-    return np.concatenate([c.astype(object).where(c.notna(), None).to_numpy(dtype=object)
-                           for c in columns])
-
-
-def unit_ids(frame: pd.DataFrame) -> np.ndarray:
-    """One integer per unit of ``frame`` (equal units, equal ids), cheaper than text keys.
-
-    Only comparable within one frame; falls back to :func:`unit_key` for positions or
-    sentence numbers beyond 65535.
-    """
-    position = frame["position"].to_numpy(dtype=np.int64)
-    sentence = frame["sentence"].to_numpy(dtype=np.int64)
-    if len(frame) and (position.max() >= 1 << 16 or sentence.max() >= 1 << 16):
-        return pd.factorize(unit_key(frame).to_numpy(dtype=object))[0].astype(np.int64)
-    conv = pd.factorize(frame["conversation_id"].to_numpy(dtype=object))[0].astype(np.int64)
-    return (conv << 32) | (position << 16) | sentence
-
-
 def code_spec(
     code: Code,
     data: ProjectRatings,
@@ -402,7 +330,7 @@ def code_spec(
         if len(cons):
             parts.append(cons[list(UNIT_COLUMNS) + ["value"]].assign(coder=CONSENSUS_RATER))
             references.append(CONSENSUS_RATER)
-    frame = _long_table([p for p in parts if len(p)] or parts[:1])
+    frame = rater_table([p for p in parts if len(p)] or parts[:1])
     numeric = all(isinstance(v, int) for v in code.values)
     use_level = level
     if code.kind != "ordinal" or (level in ("interval", "ratio") and not numeric):
@@ -410,9 +338,6 @@ def code_spec(
     spec = CodeFrameSpec(frame=frame, kind=code.kind, scale=list(code.values), level=use_level,
                          references=references)
     return spec, off_scale, stored
-
-
-#: project setting (meta key) of the minimum number of units behind a banded figure
 
 
 def applicability_frame(spec: CodeFrameSpec, stored: int) -> pd.DataFrame:

@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
+from ..domain.agreement.majority import majority_codes, mark_by_construction
+from ..domain.agreement.units import unit_ids, unit_key
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
@@ -31,7 +33,7 @@ from ..domain.progress import CancelFn, ProgressFn
 from ..store import frames
 from ..store import rationales as store_rationales
 from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, check_request, flag_majority_consensus
+from .agreement import check_request
 from .hints import MAKE_ADJUDICATOR
 from .project import Project
 from .ratings import (
@@ -39,9 +41,8 @@ from .ratings import (
     ProjectRatings,
     code_values,
     read_ratings,
-    unit_ids,
-    unit_key,
 )
+from .selection import Selection
 from .undo import Command
 
 NO_MAJORITY = object()  # marker: no value holds a strict majority
@@ -206,38 +207,22 @@ def _consensus_lookup(data: ProjectRatings) -> dict[tuple[str, str, int, int], d
     }
 
 
-def _options(
-    codes: Sequence[str], coders: Sequence[str], conversations: ConversationFilter | None,
-    values: str = "blind",
-) -> AgreementOptions:
-    """The request as agreement options (``values``: the coders' 'blind' values, set before
-    a reveal, or their 'final' ones, with the changes made after it; checked there)."""
-    f = conversations or ConversationFilter()
-    return AgreementOptions(
-        codes=codes, coders=coders, models=list(f.models), participants=list(f.participants),
-        attributes=dict(f.attributes or {}), conversation_ids=list(f.conversation_ids),
-        values=values,
-    )
-
-
 def disagreements(
     project: Project,
+    selection: Selection | None = None,
     *,
-    codes: Sequence[str] = (),
-    coders: Sequence[str] = (),
-    conversations: ConversationFilter | None = None,
     undecided_only: bool = False,
-    values: str = "blind",
 ) -> list[Disagreement]:
-    """The reconciliation queue, furthest apart first (see the module notes)."""
+    """The reconciliation queue of ``selection``'s codes, coders, conversations and values,
+    furthest apart first (see the module notes)."""
     project.require_unblinded("see the coders' disagreements")
-    opts = _options(codes, coders, conversations, values)
-    selected = check_request(project, opts)
-    filt = opts.conversation_filter()
+    selection = selection or Selection()
+    selected = check_request(project, selection)
+    filt = selection.conversation_filter()
     with project.snapshot():  # codings, consensus and memos of one state of the file
-        data = read_ratings(project, selected, coders=coders, conversations=filt,
-                            values=values)
-        memos = _memo_lookup(frames.memos_frame(project.db, coders=coders,
+        data = read_ratings(project, selected, coders=selection.coders, conversations=filt,
+                            values=selection.values)
+        memos = _memo_lookup(frames.memos_frame(project.db, coders=selection.coders,
                                                 conversations=filt))
         order = frames.conversation_order(project.db)
         why = store_rationales.of_conversations(project.db, filt.conversation_ids or None)
@@ -280,18 +265,16 @@ def _unit_tuple(unit: Unit) -> tuple[str, int, int]:
 
 def reconcile_progress(
     project: Project,
-    *,
-    codes: Sequence[str] = (),
-    coders: Sequence[str] = (),
-    conversations: ConversationFilter | None = None,
-    values: str = "blind",
+    selection: Selection | None = None,
 ) -> list[CodeProgress]:
-    """Per code: units compared, disagreeing, and how many of those are decided."""
+    """Per code of ``selection``: units compared, disagreeing, and how many of those are
+    decided."""
     project.require_unblinded("see how far reconciliation has come")
-    opts = _options(codes, coders, conversations, values)
-    selected = check_request(project, opts)
-    data = read_ratings(project, selected, coders=coders,
-                        conversations=opts.conversation_filter(), values=values)
+    selection = selection or Selection()
+    selected = check_request(project, selection)
+    data = read_ratings(project, selected, coders=selection.coders,
+                        conversations=selection.conversation_filter(),
+                        values=selection.values)
     out = []
     for code in selected:
         groups = _unit_groups(code, data)
@@ -345,21 +328,19 @@ def accept_majority(
 
 def accept_majorities(
     project: Project,
+    selection: Selection | None = None,
     *,
-    codes: Sequence[str] = (),
-    coders: Sequence[str] = (),
-    conversations: ConversationFilter | None = None,
     overwrite: bool = False,
     rationale: str = MAJORITY_RATIONALE,
-    values: str = "blind",
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
 ) -> Command:
-    """Accept the strict majority on every unit rated by two coders or more that has one.
+    """Accept the strict majority on every unit of ``selection`` rated by two coders or
+    more that has one.
 
-    ``values`` says whose values vote: the coders' "blind" values (as set before a turn
-    was revealed to them; the default) or their "final" ones (with the changes made after
-    the reveal). Units already decided are kept unless ``overwrite``. Everything lands in one
+    The selection's ``values`` say whose values vote: the coders' "blind" values (as set
+    before a turn was revealed to them; the default) or their "final" ones (with the
+    changes made after the reveal). Units already decided are kept unless ``overwrite``. Everything lands in one
     transaction as one undo step. Returns the command (``cells`` = decisions written).
     """
     project.require_unblinded("accept the coders' majorities")
@@ -371,13 +352,13 @@ def accept_majorities(
             f"only an adjudicator can set the consensus; '{adjudicator}' is a coder",
             hint=MAKE_ADJUDICATOR,
         )
-    opts = _options(codes, coders, conversations, values)
-    selected = check_request(project, opts)
+    selection = selection or Selection()
+    selected = check_request(project, selection)
     reads = 0
     while True:
         reads += 1
         version = project.pdb.data_version()
-        chosen = _majorities(project, selected, opts, overwrite, progress, cancel)
+        chosen = _majorities(project, selected, selection, overwrite, progress, cancel)
         with project.pdb.atomic():  # the write lock: no one saves from here on
             # unchanged since the read (or read often enough): write; else read again
             if project.pdb.data_version() == version or reads == READS_BEFORE_WRITING:
@@ -391,12 +372,13 @@ def accept_majorities(
 READS_BEFORE_WRITING = 3
 
 
-def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptions,
+def _majorities(project: Project, selected: Sequence[Code], selection: Selection,
                 overwrite: bool, progress: ProgressFn | None, cancel: CancelFn | None,
                 ) -> list[tuple[Unit, str, Value]]:
     """The strict majority of every unit that has one (see :func:`accept_majorities`)."""
-    data = read_ratings(project, selected, coders=opts.coders,
-                        conversations=opts.conversation_filter(), values=opts.values)
+    data = read_ratings(project, selected, coders=selection.coders,
+                        conversations=selection.conversation_filter(),
+                        values=selection.values)
     decisions = _consensus_lookup(data)
     chosen: list[tuple[Unit, str, Value]] = []
     for i, code in enumerate(selected, 1):
@@ -415,23 +397,23 @@ def _majorities(project: Project, selected: Sequence[Code], opts: AgreementOptio
 
 def coders_vs_consensus(
     project: Project,
+    selection: Selection | None = None,
     *,
-    codes: Sequence[str] = (),
-    coders: Sequence[str] = (),
-    conversations: ConversationFilter | None = None,
     bootstrap: int = 0,
     seed: int | None = 0,
     progress: ProgressFn | None = None,
     cancel: CancelFn | None = None,
-    values: str = "blind",
 ) -> AgreementReport:
-    """Each coder's agreement with the consensus, per code that has decisions."""
+    """Each coder's agreement with the consensus, per code of ``selection`` that has
+    decisions (``bootstrap`` draws for the intervals, none by default)."""
     project.require_unblinded("see agreement with the consensus")
-    opts = _options(codes, coders, conversations, values)
-    selected = check_request(project, opts)
-    data = read_ratings(project, selected, coders=coders,
-                        conversations=opts.conversation_filter(), values=values)
+    selection = selection or Selection()
+    selected = check_request(project, selection)
+    data = read_ratings(project, selected, coders=selection.coders,
+                        conversations=selection.conversation_filter(),
+                        values=selection.values)
     report = AgreementReport()
+    majority = majority_codes(data.consensus)
     with_decisions = [c for c in selected if (data.consensus["code"] == c.key).any()]
     for i, code in enumerate(with_decisions):
         vals = code_values(code, data)
@@ -448,12 +430,13 @@ def coders_vs_consensus(
                 progress(base * total + done, total * len(with_decisions))
 
         try:
-            report.records.extend(rater_vs_reference(
+            records = rater_vs_reference(
                 frame, code=code.key, kind=code.kind, scale=list(code.values),
                 reference=CONSENSUS_RATER, bootstrap=bootstrap, seed=seed, progress=step,
                 cancel=cancel,
-            ))
+            )
         except ValueError as e:
             raise ProjectError(str(e)) from None
-    flag_majority_consensus(report, data.consensus)
+        mark_by_construction(records, majority)
+        report.records.extend(records)
     return report

@@ -25,22 +25,23 @@ from typing import Any
 
 from ..domain.agreement import ALPHA
 from ..domain.agreement.records import APPLICABILITY, MIN_UNITS, AgreementRecord
+from ..domain.agreement_settings import DRAWS_DEFAULT, AgreementSettings
 from ..domain.errors import Hint, ProjectError
 from ..store import assignments as store_assignments
 from ..store import attributes as store_attributes
 from ..store import codebook_versions as store_versions
 from ..store import codings as store_codings
 from ..store import rounds as store
-from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, project_agreement
+from .agreement import project_agreement
 from .changes import CODERS, Changes
 from .coders import typed_coder_name
 from .project import Project
 from .ratings import RESERVED
 from .reconcile import Disagreement, disagreements
+from .selection import Selection
 
 #: bootstrap draws of a round's intervals
-ROUND_DRAWS = 1000
+ROUND_DRAWS = DRAWS_DEFAULT
 
 
 @dataclass
@@ -194,11 +195,12 @@ def start_round(project: Project, *, sample_size: int, seed: int, coders: Sequen
 
 def _verdicts(project: Project, coders: Sequence[str], conversation_ids: Sequence[str],
               threshold: float, seed: int, draws: int, where: str) -> list[CodeVerdict]:
-    options = AgreementOptions(coders=list(coders), conversation_ids=list(conversation_ids),
-                               bootstrap=draws, seed=seed, include_consensus=False,
-                               include_models=False, measures="alpha")
+    selection = Selection(coders=coders, conversation_ids=conversation_ids,
+                          include_consensus=False, include_models=False)
     try:
-        report = project_agreement(project, options)
+        report = project_agreement(project, selection,
+                                   AgreementSettings(bootstrap=draws, seed=seed,
+                                                     measures="alpha"))
     except ProjectError as e:
         if "no codings match" not in str(e):
             raise
@@ -227,8 +229,7 @@ def round_status(project: Project, number: int | None = None,
     else:
         verdicts = _verdicts(project, r["coders"], cids, r["threshold"], r["seed"], draws,
                              f"round {r['number']}")
-    queue = disagreements(project, coders=r["coders"],
-                          conversations=ConversationFilter(conversation_ids=cids))
+    queue = disagreements(project, Selection(coders=r["coders"], conversation_ids=cids))
     return RoundStatus(r, verdicts, queue)
 
 

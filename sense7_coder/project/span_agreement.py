@@ -22,6 +22,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..domain.agreement_settings import DRAWS_DEFAULT, SEED_DEFAULT
 from ..domain.codebook import Code
 from ..domain.errors import Cancelled
 from ..domain.models import ROLES_OF
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
     from ..store.conversations import ConversationFilter
     from .project import Project
+    from .selection import Selection
 
 
 @dataclass
@@ -67,20 +69,23 @@ def span_codes(project: Project, codes: Sequence[str] = ()) -> list[Code]:
     return [c for c in chosen if c.unit == "span"]
 
 
-def span_agreement(project: Project, *, codes: Sequence[str] = (), coders: Sequence[str] = (),
-                   conversations: ConversationFilter | None = None, draws: int = 1000,
-                   seed: int | None = 0, gamma: bool = False,
-                   cancel: CancelFn | None = None) -> list[SpanAgreement]:
-    """One :class:`SpanAgreement` per span code (of ``codes``; all when none); ``cancel``
-    stops the bootstrap draws (:class:`Cancelled`)."""
+def span_agreement(project: Project, selection: Selection | None = None, *,
+                   draws: int = DRAWS_DEFAULT, seed: int | None = SEED_DEFAULT,
+                   gamma: bool = False, cancel: CancelFn | None = None) -> list[SpanAgreement]:
+    """One :class:`SpanAgreement` per span code of ``selection`` (its codes, coders and
+    conversations; every span code when it names none); ``cancel`` stops the bootstrap
+    draws (:class:`Cancelled`)."""
     from .agreement import check_draws
+    from .selection import Selection
 
     project.require_unblinded("see agreement on spans")
     check_draws(draws, seed)
-    chosen = span_codes(project, codes)
+    selection = selection or Selection()
+    chosen = span_codes(project, selection.codes)
     if not chosen:
         return []
-    return [_one(project, code, coders, conversations, draws, seed, gamma, cancel)
+    return [_one(project, code, selection.coders, selection.conversation_filter(), draws,
+                 seed, gamma, cancel)
             for code in chosen]
 
 

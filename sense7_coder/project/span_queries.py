@@ -12,8 +12,9 @@ from ..domain.codebook import Code
 from ..domain.errors import ProjectError
 from ..store import span_rows
 from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, check_request
+from .agreement import check_request
 from .project import Project
+from .selection import Selection
 
 #: characters of context shown on each side of a span
 CONTEXT = 60
@@ -42,34 +43,34 @@ def span_rows_of(project: Project, *, codes: list[str] | None = None,
     return out
 
 
-def query_codes(project: Project, options: AgreementOptions) -> list[Code]:
+def query_codes(project: Project, selection: Selection) -> list[Code]:
     """The codes a query or retrieval counts: those asked for, else every active code,
     span codes too (the agreement's choice leaves span codes out: they have figures of
     their own). The filters' names are checked as the agreement checks them."""
     book = project.codebook
-    if options.codes:
-        if any(book.get(k) is None for k in options.codes):
-            check_request(project, options)  # refuses, naming the unknown code
-        codes = [c for k in dict.fromkeys(options.codes) if (c := book.get(k)) is not None]
+    if selection.codes:
+        if any(book.get(k) is None for k in selection.codes):
+            check_request(project, selection)  # refuses, naming the unknown code
+        codes = [c for k in dict.fromkeys(selection.codes) if (c := book.get(k)) is not None]
     else:
         codes = list(book.active)
     plain = tuple(c.key for c in codes if c.unit != "span")
     if plain:
-        check_request(project, replace(options, codes=plain))
+        check_request(project, replace(selection, codes=plain))
     else:
         names = {c["name"] for c in project.coders()}
-        unknown = [c for c in options.coders if c not in names]
+        unknown = [c for c in selection.coders if c not in names]
         if unknown:
             raise ProjectError(f"no coder '{unknown[0]}' in this project")
     return codes
 
 
-def span_frame(project: Project, options: AgreementOptions) -> tuple[list[str], pd.DataFrame]:
+def span_frame(project: Project, selection: Selection) -> tuple[list[str], pd.DataFrame]:
     """The chosen span codes and their spans (``conversation_id, position, start, end,
     code``) by the chosen coders in the chosen conversations."""
-    keys = [c.key for c in query_codes(project, options) if c.unit == "span"]
-    found = span_rows_of(project, codes=keys, coders=list(options.coders),
-                         conversations=options.conversation_filter()) if keys else []
+    keys = [c.key for c in query_codes(project, selection) if c.unit == "span"]
+    found = span_rows_of(project, codes=keys, coders=list(selection.coders),
+                         conversations=selection.conversation_filter()) if keys else []
     frame = pd.DataFrame([(r[1], r[2], r[3], r[4], r[5]) for r in found],
                          columns=["conversation_id", "position", "start", "end", "code"])
     return keys, frame

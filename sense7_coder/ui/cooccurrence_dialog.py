@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 
 from ..domain.errors import Sense7Error
 from ..project import Project
-from ..project.agreement import AgreementOptions
 from ..project.attributes import filter_choices
 from ..project.changes import Changes
 from ..project.queries import codes_by_attribute_table, cooccurrence_table
+from ..project.selection import Selection
 from .analysis.stale import changes_figures
 from .table_tools import ask_csv_path, copy_export_buttons, copy_table, table_window, write_table
 
@@ -92,13 +92,13 @@ class CooccurrenceDialog(QDialog):
         self.scope_box.setEnabled(by is None)
         try:
             if by is None:
-                frame = cooccurrence_table(self.project, AgreementOptions(), scope)
+                frame = cooccurrence_table(self.project, Selection(), scope)
                 note = {"turn": "Turns in which both codes are present (by any coder)",
                         "conversation": "Conversations in which both codes are present",
                         "span": "Pairs of overlapping spans of the two codes"}[scope]
                 note += "; the diagonal: how often the code is present."
             else:
-                frame = codes_by_attribute_table(self.project, by, AgreementOptions())
+                frame = codes_by_attribute_table(self.project, by, Selection())
                 note = f"Units (turns, or conversations for conversation codes) with each code, by {by}."
         except Sense7Error as e:
             frame = pd.DataFrame()

@@ -15,9 +15,9 @@ from typing import Literal, cast
 import krippendorff
 import numpy as np
 
+from ..agreement_settings import LEVELS as LEVELS  # defined with the other choices
 from .ratings import Level, scale_text
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
 Measurement = Literal["nominal", "ordinal", "interval", "ratio"]
 KINDS = ("ordinal", "nominal", "binary")
 

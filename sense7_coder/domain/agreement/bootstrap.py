@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# defined with the other choices of a run (read by the command line and the window)
+from ..agreement_settings import BCA_BELOW_UNITS as BCA_BELOW_UNITS
+from ..agreement_settings import CI_METHODS as CI_METHODS
 from .alpha import alpha_from_counts
 from .progress import Steps
 
-CI_METHODS = ("auto", "percentile", "bca")
-#: ``auto`` uses BCa for intervals over fewer units than this, percentile from there on
-BCA_BELOW_UNITS = 100
 #: minimums for Hayes & Krippendorff's q
 Q_MINIMUMS = (0.667, 0.800)
 

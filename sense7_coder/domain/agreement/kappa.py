@@ -17,9 +17,10 @@ import warnings
 import numpy as np
 from scipy import stats
 
+from ..agreement_settings import KAPPA_BASES as KAPPA_BASES  # defined with the choices
+
 WEIGHTS = ("none", "linear", "quadratic")
-#: what weighted kappa's weights can be built on: the levels' positions or their values
-KAPPA_BASES = ("positions", "values")
+
 #: the basis in words, said with every weighted kappa
 KAPPA_WEIGHT_BASIS = {
     "positions": ("weights on the levels' positions (equal steps), not their values; AC2, "

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..agreement_settings import MIN_UNITS_DEFAULT
 from ..measures import ALPHA, MEASURE_TABLE
 from ..names import names_text
 
@@ -24,7 +25,7 @@ APPLICABILITY = "applicability"
 ALPHA_GOOD = 0.800
 ALPHA_TENTATIVE = 0.667
 #: Below this many units a figure is marked "too few units" (a project setting).
-MIN_UNITS = 10
+MIN_UNITS = MIN_UNITS_DEFAULT
 TOO_FEW = "too few units"
 #: the band of a figure against a consensus made of the same coders' majority
 BY_CONSTRUCTION = "by construction"

@@ -8,10 +8,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..agreement_settings import MEASURES as MEASURES  # defined with the choices
 from ..measures import COHEN
 from .alpha import resolve_level, value_domain
-from .engine import alpha_record, coder_records, steps_for_code
+from .engine import alpha_record, applicability_record, coder_records, steps_for_code
 from .kappa import KAPPA_BASES
+from .majority import mark_by_construction
 from .progress import CancelFn, ProgressFn, Steps
 from .ratings import Level, Ratings, prepare_ratings
 from .records import MAX_PAIR_CODERS, AgreementRecord
@@ -24,9 +26,6 @@ FRAME_COLUMNS = (
     "undefined_draws", "q_below_667", "q_below_800", "min_units", "note", "values",
     "by_construction", "warning",
 )
-#: What a report computes: every figure, or Krippendorff's alpha alone (the coders'
-#: alpha and each rater's alpha against each reference)
-MEASURES = ("all", "alpha")
 #: How rater names are joined in the ``coders`` column of the table form.
 CODER_SEPARATOR = " | "
 
@@ -40,6 +39,13 @@ class CodeFrameSpec:
     first is compared with all coders and the later references, the second with all
     coders and the references after it, and so on. A name absent from ``frame`` gives
     no figures; the report lists the codes it is absent from (``absent``).
+
+    ``applicability`` (unit, coder, value 1 = a level given, 0 = not applicable, one row
+    per coding) adds the alpha on whether the code applies right after the code's alpha
+    among the coders. ``reference_notes`` adds a note to every figure comparing with that
+    reference (the users' ratings left out for being off the scale). ``majority_consensus``
+    says the code's consensus is the coders' own majority: every figure against it is
+    flagged "by construction" (:mod:`.majority`).
     """
 
     frame: pd.DataFrame
@@ -47,6 +53,9 @@ class CodeFrameSpec:
     scale: Sequence[Level]
     level: str | None = None
     references: Sequence[str] = ()
+    applicability: pd.DataFrame | None = None
+    reference_notes: Mapping[str, str] = field(default_factory=dict)
+    majority_consensus: bool = False
 
 
 @dataclass
@@ -116,6 +125,10 @@ def agreement_report(
     min_units: int | None = None,
     measures: str = "all",
     kappa_basis: str = "positions",
+    values: str = "",
+    after_reveal: int = 0,
+    codebook_version: int | None = None,
+    diagnostics: Mapping[str, pd.DataFrame] | None = None,
 ) -> AgreementReport:
     """Agreement for every code in ``specs`` (code key -> :class:`CodeFrameSpec`).
 
@@ -130,6 +143,12 @@ def agreement_report(
     Krippendorff's alpha alone (see :data:`MEASURES`), the same values as 'all' gives.
     ``kappa_basis`` builds weighted kappa's weights on the levels' 'positions' or
     'values' (see :func:`.engine.kappa_records`).
+
+    The report is whole when it is returned: each spec's ``applicability``,
+    ``reference_notes`` and ``majority_consensus`` are in its figures; ``values`` (which
+    values entered: 'blind', 'final', 'stored'), ``after_reveal`` (how many values coders
+    changed after the reveal), ``codebook_version`` and ``diagnostics`` (tables by name)
+    are said by the report and, for ``values``, by each figure.
     """
     if measures not in MEASURES:
         raise ValueError(f"measures must be one of {', '.join(MEASURES)}, got {measures!r}")
@@ -181,10 +200,40 @@ def agreement_report(
                                    f"compared with '{ref}' (more than {MAX_PAIR_CODERS})")
             report.records.extend(records)
     steps.finish()
-    if min_units is not None:
-        for record in report.records:
+    _add_applicability(report, specs, bootstrap=bootstrap, seed=seed, ci=ci, cancel=cancel)
+    for record in report.records:
+        if min_units is not None:
             record.min_units = min_units
+        record.values = values
+    _add_notes(report, specs)
+    report.values, report.after_reveal = values, after_reveal
+    report.codebook_version = codebook_version
+    report.diagnostics = dict(diagnostics or {})
     return report
+
+
+def _add_applicability(report: AgreementReport, specs: Mapping[str, CodeFrameSpec], *,
+                       bootstrap: int, seed: int | None, ci: str,
+                       cancel: CancelFn | None) -> None:
+    """Each code's applicability alpha, right after the code's alpha among the coders."""
+    for code, spec in specs.items():
+        if spec.applicability is None:
+            continue
+        record = applicability_record(spec.applicability, code=code, bootstrap=bootstrap,
+                                      seed=seed, ci=ci, cancel=cancel)
+        at = next((i for i, r in enumerate(report.records) if r.code == code), None)
+        report.records.insert(1 if at is None else at + 1, record)
+
+
+def _add_notes(report: AgreementReport, specs: Mapping[str, CodeFrameSpec]) -> None:
+    """Each spec's reference notes, then the majority flags, on the report's figures."""
+    for record in report.records:
+        spec = specs.get(record.code)
+        for ref, note in (spec.reference_notes.items() if spec is not None else ()):
+            if ref in record.coders:
+                record.note = f"{record.note}; {note}" if record.note else note
+    mark_by_construction(report.records,
+                         [code for code, spec in specs.items() if spec.majority_consensus])
 
 
 def pairwise_matrix(

@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from ...domain.agreement import LEVELS, AgreementReport
 from ...domain.agreement.bootstrap import method_text
+from ...domain.agreement_settings import BCA_BELOW_UNITS, CI_METHODS, AgreementSettings
 from ...domain.errors import Sense7Error
 from ...domain.export import write_csv
 from ...domain.files import atomic_text_file
@@ -40,7 +40,6 @@ from ...domain.words import count
 from ...project import Project
 from ...project.agreement import (
     BY_CONSTRUCTION_NOTE,
-    AgreementOptions,
     methods_paragraph,
     min_units_setting,
     project_agreement,
@@ -49,6 +48,7 @@ from ...project.agreement import (
 )
 from ...project.changes import Changes
 from ...project.outputs import refuse_project_file
+from ...project.selection import Selection
 from ...project.span_agreement import SpanAgreement
 from .. import file_dialogs
 from ..palette import error_style
@@ -57,7 +57,11 @@ from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_
 from ..wording import error_text
 from .agreement_results import AgreementResults
 from .filters import AnalysisFilters
+from .settings_boxes import draws_box, min_units_box, seed_box
 from .stale import changes_choices, changes_figures, stale_text
+
+#: the interval methods as the window names them (the others by their own name)
+CI_LABELS = {"auto": f"auto (BCa below {BCA_BELOW_UNITS} units)", "bca": "BCa (bias-corrected)"}
 
 
 class AgreementPanel(QWidget):
@@ -69,7 +73,8 @@ class AgreementPanel(QWidget):
         self.runner = TaskRunner(self)
         self.task: Task | None = None
         self.report: AgreementReport | None = None
-        self.ran_with: AgreementOptions | None = None
+        #: the selection and settings of the figures shown
+        self.ran_with: tuple[Selection, AgreementSettings] | None = None
         self.error: str | None = None
         #: the project changed since the figures shown (or being computed) were read
         self.stale = False
@@ -85,18 +90,11 @@ class AgreementPanel(QWidget):
                               "numeric codes only. Over every code, the codes that cannot take "
                               "it keep their own level; a code ticked on its own that cannot "
                               "take it is refused")
-        self.bootstrap = QSpinBox(self)
-        self.bootstrap.setRange(0, 20000)
-        self.bootstrap.setSingleStep(200)
-        self.bootstrap.setValue(1000)
-        self.bootstrap.setSpecialValueText("no interval")
-        self.bootstrap.setSuffix(" draws")
-        self.seed = QSpinBox(self)
-        self.seed.setRange(0, 2**31 - 1)
+        self.bootstrap = draws_box(self, " draws", "no interval")
+        self.seed = seed_box(self)
         self.ci = QComboBox(self)
-        self.ci.addItem("auto (BCa below 100 units)", "auto")
-        self.ci.addItem("percentile", "percentile")
-        self.ci.addItem("BCa (bias-corrected)", "bca")
+        for method in CI_METHODS:
+            self.ci.addItem(CI_LABELS.get(method, method), method)
         self.ci.setToolTip("Interval method of every bootstrap interval: percentile, or "
                            "bias-corrected and accelerated (BCa)")
         self.values = QComboBox(self)
@@ -108,10 +106,7 @@ class AgreementPanel(QWidget):
         self.version = QComboBox(self)
         self.version.setToolTip("Only the codings set under one codebook version (as the "
                                 "command line's agreement --codebook-version N)")
-        self.min_units = QSpinBox(self)
-        self.min_units.setRange(1, 100000)
-        self.min_units.setValue(min_units_setting(project))
-        self.min_units.setSuffix(" units")
+        self.min_units = min_units_box(self, min_units_setting(project))
         self.min_units.setToolTip("Figures from fewer units read “too few units” instead of "
                                   "good/tentative/low (saved with the project)")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
@@ -238,17 +233,23 @@ class AgreementPanel(QWidget):
             self.status.setStyleSheet("")
             self.status.setText(stale_text(changes))
 
-    def options(self) -> AgreementOptions:
-        return self.filters.apply_to(AgreementOptions(
-            level=self.level.currentData(), bootstrap=self.bootstrap.value(),
-            seed=self.seed.value(), include_users=self.include_users.isChecked(),
+    def selection(self) -> Selection:
+        """The codes, coders, conversations, values and raters chosen."""
+        return self.filters.apply_to(Selection(
+            include_users=self.include_users.isChecked(),
             include_consensus=self.include_consensus.isChecked(),
-            ci=self.ci.currentData(), min_units=self.min_units.value(),
             predictors=self._predictors() if self.include_predictors.isChecked() else (),
             include_models=self.include_models.isChecked(),
             values=self.values.currentData() or "blind",
             codebook_version=self.version.currentData(),
         ))
+
+    def settings(self) -> AgreementSettings:
+        """How to compute: level, bootstrap draws, seed, interval method, band."""
+        return AgreementSettings(
+            level=self.level.currentData(), bootstrap=self.bootstrap.value(),
+            seed=self.seed.value(), ci=self.ci.currentData(),
+            min_units=self.min_units.value())
 
     def _predictors(self) -> list[str]:
         from ...project.prediction.predictors import predictor_counts
@@ -256,7 +257,7 @@ class AgreementPanel(QWidget):
         return [n for n, c in predictor_counts(self.project).items() if c["turn"]]
 
     def _options_changed(self, *_: object) -> None:
-        if self.report is not None and self.ran_with != self.options():
+        if self.report is not None and self.ran_with != (self.selection(), self.settings()):
             self.status.setStyleSheet("")
             self.status.setText("The choices changed: press Run to update the figures.")
 
@@ -269,10 +270,11 @@ class AgreementPanel(QWidget):
         if empty:
             self._set_error(f"No {empty} ticked: tick at least one.")
             return None
-        options = self.options()
-        if options.min_units is not None and options.min_units != min_units_setting(self.project):
+        selection, settings = self.selection(), self.settings()
+        if settings.min_units is not None and settings.min_units != min_units_setting(
+                self.project):
             try:
-                set_min_units_setting(self.project, options.min_units)
+                set_min_units_setting(self.project, settings.min_units)
             except Sense7Error as e:
                 self._set_error(error_text(e))
                 return None
@@ -282,16 +284,15 @@ class AgreementPanel(QWidget):
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
             from ...project.span_agreement import span_agreement
 
-            report = project_agreement(project, options, progress=progress, cancel=cancel)
-            spans[:] = span_agreement(project, codes=options.codes, coders=options.coders,
-                                      conversations=options.conversation_filter(),
-                                      draws=options.bootstrap, seed=options.seed,
-                                      cancel=cancel)
+            report = project_agreement(project, selection, settings, progress=progress,
+                                       cancel=cancel)
+            spans[:] = span_agreement(project, selection, draws=settings.bootstrap,
+                                      seed=settings.seed, cancel=cancel)
             return report
 
-        n_codes = len(options.codes) or len(self.filters.lists["codes"].keys())
+        n_codes = len(selection.codes) or len(self.filters.lists["codes"].keys())
         what = f"{n_codes} code{'s' if n_codes != 1 else ''}"
-        draws = f", {options.bootstrap} bootstrap draws" if options.bootstrap else ""
+        draws = f", {settings.bootstrap} bootstrap draws" if settings.bootstrap else ""
         self.error = None
         self.stale = False
         self.status.setStyleSheet("")
@@ -301,7 +302,7 @@ class AgreementPanel(QWidget):
         self.task = self.runner.start(
             with_own_project(self.project, job), title="Agreement",
             label=f"Computing agreement for {what}{draws}…",
-            on_result=lambda report: self._done(report, options, spans),
+            on_result=lambda report: self._done(report, (selection, settings), spans),
             on_error=self._failed,
             on_cancelled=self._cancelled, on_finished=lambda: self._finished(refocus))
         return self.task
@@ -315,10 +316,10 @@ class AgreementPanel(QWidget):
         """Wait for the running job's outcome (tests and scripts)."""
         return self.task is None or self.task.wait(timeout_s)
 
-    def _done(self, report: AgreementReport, options: AgreementOptions,
+    def _done(self, report: AgreementReport, ran_with: tuple[Selection, AgreementSettings],
               spans: Sequence[SpanAgreement] = ()) -> None:
         self.span_tab.show_rows(spans)
-        self.ran_with = options
+        self.ran_with = ran_with
         self._show_report(report)
         if self.stale:  # a change came in while the job read the project
             return
@@ -341,20 +342,20 @@ class AgreementPanel(QWidget):
     # -- showing ------------------------------------------------------------------------------
     def _show_report(self, report: AgreementReport | None) -> None:
         self.report = report
-        with_users = self.ran_with.include_users if self.ran_with is not None else None
+        with_users = self.ran_with[0].include_users if self.ran_with is not None else None
         self.results.show_report(report, self.labels, with_users)
         for b in (self.save_plot_button, self.export_button, self.methods_button):
             b.setEnabled(report is not None)
         self.summary.setText(self._summary_text())
 
     def _summary_text(self) -> str:
-        o = self.ran_with
-        if self.report is None or o is None:
+        if self.report is None or self.ran_with is None:
             return ""
+        o, how = self.ran_with
         coders = ", ".join(o.coders) if o.coders else "all coders"
-        method = method_text(o.ci)
-        draws = (f"95% {method} intervals from {o.bootstrap} bootstrap draws (seed {o.seed})"
-                 if o.bootstrap else "no intervals (bootstrap off)")
+        method = method_text(how.ci)
+        draws = (f"95% {method} intervals from {how.bootstrap} bootstrap draws (seed "
+                 f"{how.seed})" if how.bootstrap else "no intervals (bootstrap off)")
         scope = []
         if o.models:
             scope.append("assistants " + ", ".join(o.models))
@@ -381,7 +382,7 @@ class AgreementPanel(QWidget):
         """The methods paragraph of the figures shown ('' before a run)."""
         if self.report is None or self.ran_with is None:
             return ""
-        return methods_paragraph(self.project, self.report, self.ran_with, fmt)
+        return methods_paragraph(self.project, self.report, *self.ran_with, fmt)
 
     def methods_dialog(self) -> QDialog | None:
         """A window with the methods paragraph: Markdown or LaTeX, copy or save."""

@@ -35,10 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
-from ...project.agreement import AgreementOptions
 from ...project.analyses import SOURCES, AnalysisOutput, run_analyses
 from ...project.changes import PREDICTIONS, Changes
 from ...project.prediction import predictors as pred
+from ...project.selection import Selection
 from .. import file_dialogs
 from ..dialogs.form_widgets import path_row
 from ..palette import error_style
@@ -285,7 +285,7 @@ class AnalysisPanel(QWidget):
         if self.task is not None and not self.task.done:
             return self.task
         source = self.source.currentData() or SOURCES[0]
-        filt = self.filters.apply_to(AgreementOptions()).conversation_filter()
+        filt = self.filters.apply_to(Selection()).conversation_filter()
         out_dir = Path(self.out_dir.text()).expanduser()
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AnalysisOutput:

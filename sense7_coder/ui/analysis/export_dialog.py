@@ -21,21 +21,22 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from ...domain.agreement_settings import AgreementSettings
 from ...domain.export_kinds import EXPORT_KIND_TABLE, EXPORT_KINDS_BY_KEY
 from ...domain.words import count
 from ...project import Project
-from ...project.agreement import AgreementOptions
 from ...project.export import ExportSummary, export_project
+from ...project.selection import Selection
 from .. import file_dialogs
 from ..dialogs.form_widgets import path_row
 from ..palette import error_style
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 from .filters import AnalysisFilters
+from .settings_boxes import draws_box
 
 #: the whole coded project for another QDA tool, offered beside every kind's table formats
 QDPX_FILTER = "REFI-QDA project for other QDA tools (*.qdpx)"
@@ -78,12 +79,7 @@ class ExportDialog(QDialog):
             "after the reveal comes as a second value beside the blind one.")
         self.include_users = QCheckBox("Compare with the users' own ratings", self)
         self.include_users.setChecked(True)
-        self.bootstrap = QSpinBox(self)
-        self.bootstrap.setRange(0, 20000)
-        self.bootstrap.setSingleStep(200)
-        self.bootstrap.setValue(1000)
-        self.bootstrap.setSuffix(" bootstrap draws")
-        self.bootstrap.setSpecialValueText("no intervals")
+        self.bootstrap = draws_box(self, " bootstrap draws", "no intervals")
         self.filters = AnalysisFilters(self, horizontal=True)
         self.filters.setMinimumHeight(230)
         self.filters.load(project)
@@ -158,8 +154,9 @@ class ExportDialog(QDialog):
             return None
         out, kind, raw = Path(text), self.kind.currentData(), not self.neutralise.isChecked()
         provenance = self.provenance.isChecked() and self.provenance.isEnabled()
-        options = self.filters.apply_to(AgreementOptions(
-            include_users=self.include_users.isChecked(), bootstrap=self.bootstrap.value()))
+        selection = self.filters.apply_to(Selection(
+            include_users=self.include_users.isChecked()))
+        settings = AgreementSettings(bootstrap=self.bootstrap.value())
 
         qdpx = out.suffix.lower() == ".qdpx"  # the whole coded project for another QDA tool
 
@@ -168,8 +165,8 @@ class ExportDialog(QDialog):
                 from ...project.exchange import export_qdpx
 
                 return export_qdpx(project, out, progress=progress, cancel=cancel)
-            return export_project(project, out, kind, options, raw=raw, progress=progress,
-                                  cancel=cancel, provenance=provenance)
+            return export_project(project, out, kind, selection, settings, raw=raw,
+                                  progress=progress, cancel=cancel, provenance=provenance)
 
         if qdpx:
             kind = "REFI-QDA project"

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...project import Project
-from ...project.agreement import AgreementOptions
 from ...project.analysis_view import attribute_choices, attribute_names
+from ...project.selection import Selection
 from ...project.workspace import filter_choices
 from .attribute_filter import AttributeFilter
 
@@ -133,7 +133,7 @@ class FilterTabs(QTabWidget):
 
 
 class AnalysisFilters(QWidget):
-    """The check-list tabs and the attribute filters, read into :class:`AgreementOptions`.
+    """The check-list tabs and the attribute filters, read into a :class:`Selection`.
 
     ``horizontal`` puts the attribute filters beside the tabs instead of below them.
     """
@@ -173,11 +173,11 @@ class AnalysisFilters(QWidget):
     def _selection(self, key: str) -> list[str]:
         return self.lists[key].selection() if key in self.enabled else []
 
-    def apply_to(self, options: AgreementOptions) -> AgreementOptions:
-        """``options`` with the codes, coders and conversations chosen here (filters that
+    def apply_to(self, selection: Selection) -> Selection:
+        """``selection`` with the codes, coders and conversations chosen here (filters that
         are switched off count as "all")."""
         return replace(
-            options, codes=self._selection("codes"), coders=self._selection("coders"),
+            selection, codes=self._selection("codes"), coders=self._selection("coders"),
             models=self._selection("models"), participants=self._selection("participants"),
             attributes=self.attributes.filters() if "attributes" in self.enabled else {},
         )

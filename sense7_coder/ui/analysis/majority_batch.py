@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton, QWidget
 
 from ...project import Project
 from ...project.reconcile import MAJORITY_RATIONALE, Disagreement, accept_majorities
+from ...project.selection import Selection
 from ...project.undo import Command
 from ..tasks import CancelFn, ProgressFn, Task, TaskError, TaskRunner, with_own_project
 
@@ -119,7 +120,8 @@ class MajorityBatch(QObject):
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> Command:
             project.set_adjudicator(adjudicator)
-            return accept_majorities(project, codes=codes, progress=progress, cancel=cancel)
+            return accept_majorities(project, Selection(codes=codes), progress=progress,
+                                     cancel=cancel)
 
         self.task = self.runner.start(
             with_own_project(self.project, job), title="Accept every strict majority",
