@@ -25,7 +25,7 @@ CODES = ("C901", "PLR0912", "PLR0915")
 #: the record's totals: lowered with it (the rewrite below says the new figures), never
 #: raised. Two branches that each re-recorded their files upward would merge into a record
 #: higher than either; this line changes in both, so the merge stops on it instead.
-TOTALS = {"C901": 55, "PLR0912": 20, "PLR0915": 31}
+TOTALS = {"C901": 54, "PLR0912": 20, "PLR0915": 31}
 
 
 def _counts() -> dict[str, dict[str, int]]:
