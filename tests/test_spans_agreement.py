@@ -321,8 +321,8 @@ def test_alpha_u_in_arrays_reproduces_the_published_example() -> None:
     assert result.alpha == pytest.approx(0.8587, abs=1e-4)
 
 
-def _figures(project: Project, **kw: object) -> list[dict[str, object]]:
-    return [r.as_row() for r in span_agreement(project, draws=50, seed=3, **kw)]  # type: ignore[arg-type]
+def _figures(project: Project, selection: Selection) -> list[dict[str, object]]:
+    return [r.as_row() for r in span_agreement(project, selection, draws=50, seed=3)]
 
 
 def test_the_packed_read_gives_the_figures_of_the_ordinary_read(
@@ -331,21 +331,19 @@ def test_the_packed_read_gives_the_figures_of_the_ordinary_read(
     sends the read the ordinary way. Both give the same figures, on the study as made and
     on one edited by hand past what packing carries."""
     from sense7_coder.store import span_arrays
-    from sense7_coder.store.conversations import ConversationFilter
 
     project = study(tmp_path, False)
     project.set_coder("carol")
     project_spans.add(project, "c1", 2, 2, 9, "warmth")
     project.set_done("c1", 2)
     project.set_coder("lee")
-    asks: list[dict[str, object]] = [
-        {}, {"coders": ["alice", "bob"]},
-        {"conversations": ConversationFilter(conversation_ids=["c1", "c2", "c3"])}]
-    packed = [_figures(project, **kw) for kw in asks]
+    asks = [Selection(), Selection(coders=("alice", "bob")),
+            Selection(conversation_ids=("c1", "c2", "c3"))]
+    packed = [_figures(project, ask) for ask in asks]
     assert packed[0] != packed[1]  # carol's one conversation narrows the first
     with monkeypatch.context() as m:
         m.setattr(span_arrays, "_points", lambda text, width: None)
-        assert [_figures(project, **kw) for kw in asks] == packed
+        assert [_figures(project, ask) for ask in asks] == packed
     # past one code point (turn 2 of c4 moved to position 2,000,000 by hand), and a value
     # another tool wrote as text: read the ordinary way, the same figures as forced
     db = project.db
@@ -355,10 +353,10 @@ def test_the_packed_read_gives_the_figures_of_the_ordinary_read(
                    "WHERE conversation_id = 'c4' AND position = 2")
     db.execute("UPDATE spans SET value = 'yes' WHERE conversation_id = 'c3' AND "
                "coder = 'alice' AND position = 4")
-    edited = [_figures(project, **kw) for kw in asks]
+    edited = [_figures(project, ask) for ask in asks]
     assert edited != packed
     assert edited[1][0]["turns"] == 8  # the moved turn still counted
     with monkeypatch.context() as m:
         m.setattr(span_arrays, "_points", lambda text, width: None)
-        assert [_figures(project, **kw) for kw in asks] == edited
+        assert [_figures(project, ask) for ask in asks] == edited
     project.close()
