@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..domain.agreement_settings import DRAWS_DEFAULT
 from .acting import open_as
 
 METRIC_KEYS = ("accuracy", "macro_f1", "within_one", "mae", "spearman")
@@ -68,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-figures", action="store_true", help="tables only")
     p.add_argument("--no-agreement", action="store_true",
                    help="leave out the report's agreement among the coders and with the "
-                   "users (Krippendorff's alpha, 1000 bootstrap draws)")
+                   f"users (Krippendorff's alpha, {DRAWS_DEFAULT} bootstrap draws)")
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser(
