@@ -268,8 +268,10 @@ def test_cli_table_and_gui_tables_show_the_pair_intervals() -> None:
     kappa_lines = [line for line in agreement_lines(report) if "cohen_kappa" in line]
     assert kappa_lines and all("[" in line and "]" in line for line in kappa_lines)
 
-    row = rater_rows(report, weights="quadratic")[0]
-    assert row.kappa is not None and row.kappa.ci_low is not None
-    column = next(c for c in rater_columns("quadratic") if c.header == "κ quadratic 95% CI")
-    assert column.text(row) == f"[{row.kappa.ci_low:.3f}, {row.kappa.ci_high:.3f}]"
-    assert f"95% CI {column.text(row)}" in explain(row.kappa)  # tooltips, pair matrix too
+    rows = rater_rows(report, weights="quadratic")
+    kappa = rows[0].records[COHEN]
+    assert kappa.weights == "quadratic" and kappa.ci_low is not None
+    column = next(c for c in rater_columns("quadratic", rows)
+                  if c.header == "Cohen's κ quadratic 95% CI")
+    assert column.text(rows[0]) == f"[{kappa.ci_low:.3f}, {kappa.ci_high:.3f}]"
+    assert f"95% CI {column.text(rows[0])}" in explain(kappa)  # tooltips, pair matrix too

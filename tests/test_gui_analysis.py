@@ -188,10 +188,10 @@ def test_pair_matrix_and_users_view(qtbot: Any, project: Project, models: Models
     assert panel.results.users_stack.currentWidget() is panel.results.users_view
     assert u.rowCount() == 3 * len(SENSE7_LABELS)  # three coders per code, no consensus yet
     assert set(column(u, "Rater")) == {"alice", "bashir", "chen"}
-    assert all(float(v) > 0 for v in column(u, "Spearman ρ"))
-    quadratic_kappas = column(u, "κ quadratic")
+    assert all(float(v) > 0 for v in column(u, "Spearman's ρ"))
+    quadratic_kappas = column(u, "Cohen's κ quadratic")
     panel.results.users_weights.setCurrentIndex(panel.results.users_weights.findData("linear"))
-    assert column(u, "κ linear") != quadratic_kappas
+    assert column(u, "Cohen's κ linear") != quadratic_kappas
 
 
 def test_users_view_explains_when_users_are_left_out(qtbot: Any, project: Project,

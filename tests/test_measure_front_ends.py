@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -131,12 +130,15 @@ def test_the_window_shows_every_measure(qtbot: Any, shown: Shown) -> None:
             values = [v for row in results.pair_model.rows for v in row.values.values()]
             assert any(v is not None for v in values), \
                 f"the window's pairs tab shows no {m.key} of {code}"
-    shown_there = {f.measure for row in results.users_model.rows for f in
-                   (getattr(row, x.name) for x in fields(row)) if isinstance(f, AgreementRecord)}
+    headers = [results.users_model.headerData(c, Qt.Orientation.Horizontal)
+               for c in range(results.users_model.columnCount())]
+    shown_there = {key for row in results.users_model.rows for key in row.records}
     against_users = {r.measure for r in shown.report.records if "users" in r.coders}
     for m in shown.computed(mt.REFERENCE):
         if m.key in against_users:
             assert m.key in shown_there, f"the window's users tab leaves out {m.key}"
+            assert any(str(h).startswith(m.label) for h in headers), \
+                f"the window's users tab has no column of {m.label}"
 
 
 def test_the_methods_paragraph_reports_every_paper_measure(shown: Shown) -> None:

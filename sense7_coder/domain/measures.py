@@ -205,6 +205,12 @@ def pair_measures() -> list[Measure]:
     return [m for m in in_order() if PAIRS in m.scope]
 
 
+def reference_measures() -> list[Measure]:
+    """The measures of a coder against a reference (the users' ratings, the consensus), in
+    listing order (the window's users tab)."""
+    return [m for m in in_order() if REFERENCE in m.scope]
+
+
 def paper_measures() -> list[Measure]:
     """The measures the methods paragraph reports, in listing order."""
     return [m for m in in_order() if m.paper]

@@ -289,7 +289,7 @@ class AgreementResults(QTabWidget):
     def show_users(self, *_: object) -> None:
         weights = self.users_weights.currentData() or "quadratic"
         rows = rater_rows(self.report, USERS_RATER, weights, self.labels) if self.report else []
-        self.users_model.set_columns(rater_columns(weights))
+        self.users_model.set_columns(rater_columns(weights, rows))
         self.users_model.set_rows(rows)
         if rows:
             self.users_stack.setCurrentWidget(self.users_view)

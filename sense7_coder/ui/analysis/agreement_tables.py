@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -18,7 +19,7 @@ from ...domain.agreement.records import (
     TOO_FEW,
     raters_text,
 )
-from ...domain.measures import ALPHA, COHEN
+from ...domain.measures import ALPHA, COHEN, Measure, reference_measures
 from .report_rows import (
     BAND_TEXT,
     CodeRow,
@@ -114,30 +115,53 @@ def code_columns() -> list[Column[CodeRow]]:
     ]
 
 
-def rater_columns(weights: str) -> list[Column[RaterRow]]:
-    kappa = "κ" if weights == "none" else f"κ {weights}"
-    return [
+def rater_columns(weights: str, rows: Sequence[RaterRow] = ()) -> list[Column[RaterRow]]:
+    """The users tab's columns: the code and rater, then each measure of a coder against a
+    reference (:func:`.measures.reference_measures`, in listing order), its interval where
+    one of ``rows`` has one, alpha's band beside alpha; the units both rated last."""
+    columns: list[Column[RaterRow]] = [
         Column("Code", lambda r: r.label if r.first else "", tooltip=lambda r: r.label,
                bold=lambda r: r.first),
         Column("Rater", lambda r: r.rater, bold=lambda r: r.rater == CONSENSUS_LABEL),
-        Column("α", lambda r: fmt(r.alpha.value if r.alpha else None),
-               tooltip=lambda r: explain(r.alpha), background=lambda r: band_colour(r.band),
-               align=ALIGN_RIGHT, bold=lambda r: True),
-        Column("95% CI", lambda r: ci_text(r.alpha), align=ALIGN_CENTER),
-        Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
-               background=lambda r: band_colour(r.band)),
-        Column(kappa, lambda r: fmt(r.kappa.value if r.kappa else None),
-               tooltip=lambda r: explain(r.kappa, "no kappa with these weights"),
-               align=ALIGN_RIGHT,
-               header_tip="Cohen's kappa; ordinal codes weighted over the declared scale"),
-        Column(f"{kappa} 95% CI", lambda r: ci_text(r.kappa),
-               tooltip=lambda r: explain(r.kappa, "no kappa with these weights"),
-               align=ALIGN_CENTER, header_tip="percentile bootstrap interval over units both rated"),
-        Column("Spearman ρ", lambda r: fmt(r.spearman.value if r.spearman else None),
-               tooltip=lambda r: explain(r.spearman, "ordinal codes only"), align=ALIGN_RIGHT),
-        Column("Units", lambda r: str(r.n_units), align=ALIGN_RIGHT,
-               header_tip="units both rated"),
     ]
+    for m in reference_measures():
+        columns += _measure_columns(m, weights, rows)
+    columns.append(Column("Units", lambda r: str(r.n_units), align=ALIGN_RIGHT,
+                          header_tip="units both rated"))
+    return columns
+
+
+def _measure_columns(m: Measure, weights: str, rows: Sequence[RaterRow]
+                     ) -> list[Column[RaterRow]]:
+    key = m.key
+    weighed = any((r.records[key].weights or "none") != "none"
+                  for r in rows if key in r.records)
+    label = f"{m.label} {weights}" if weighed and weights != "none" else m.label
+    missing = ("not computed for this code's level" if len(m.levels) == 1
+               else f"no {m.name} with these weights" if weighed else "not computed")
+
+    def record(r: RaterRow) -> AgreementRecord | None:
+        return r.records.get(key)
+
+    def value(r: RaterRow) -> str:
+        rec = record(r)
+        return fmt(rec.value if rec is not None else None)
+
+    is_alpha = key == ALPHA
+    out: list[Column[RaterRow]] = [Column(
+        label, value, tooltip=lambda r: explain(record(r), missing), align=ALIGN_RIGHT,
+        background=(lambda r: band_colour(r.band)) if is_alpha else None,
+        bold=(lambda r: True) if is_alpha else None, header_tip=m.wording)]
+    if any(rec.ci_low is not None for r in rows for rec in [record(r)] if rec is not None) \
+            or (is_alpha and not rows):
+        out.append(Column("95% CI" if is_alpha else f"{label} 95% CI",  # alpha's beside it
+                          lambda r: ci_text(record(r)),
+                          tooltip=lambda r: explain(record(r), missing), align=ALIGN_CENTER,
+                          header_tip="bootstrap interval over units both rated"))
+    if is_alpha:
+        out.append(Column("Band", lambda r: BAND_TEXT.get(r.band, r.band),
+                          background=lambda r: band_colour(r.band)))
+    return out
 
 
 @dataclass

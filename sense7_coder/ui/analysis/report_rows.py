@@ -24,8 +24,8 @@ from ...domain.measures import (
     ICC,
     MEASURE_TABLE,
     PERCENT,
-    SPEARMAN,
     group_measures,
+    reference_measures,
 )
 from ...domain.words import count
 
@@ -136,16 +136,20 @@ def code_rows(report: AgreementReport, labels: dict[str, str] | None = None) -> 
 
 @dataclass
 class RaterRow:
-    """One rater (a coder or the consensus) against a reference, for one code."""
+    """One rater (a coder or the consensus) against a reference, for one code: its figure
+    of each measure of a coder against a reference (:func:`.measures.reference_measures`;
+    a measure with weights at the weights shown)."""
 
     code: str
     label: str
     rater: str
-    alpha: AgreementRecord | None
-    kappa: AgreementRecord | None
-    spearman: AgreementRecord | None
+    records: dict[str, AgreementRecord]
     #: the first row of its code (the tables name the code once per group)
     first: bool = True
+
+    @property
+    def alpha(self) -> AgreementRecord | None:
+        return self.records.get(ALPHA)
 
     @property
     def band(self) -> str:
@@ -206,10 +210,12 @@ def coefficient_rows(report: AgreementReport, labels: dict[str, str] | None = No
     return rows
 
 
-def kappa_weights_for(records: Sequence[AgreementRecord], wanted: str) -> str:
-    """``wanted`` if any kappa has those weights, else the weights there are ('none')."""
-    have = {r.weights for r in records if r.measure == COHEN}
-    if wanted in have or not have:
+def kappa_weights_for(records: Sequence[AgreementRecord], wanted: str,
+                      measure: str = COHEN) -> str:
+    """``wanted`` if any figure of ``measure`` (Cohen's kappa by default) has those
+    weights, else the weights there are ('none')."""
+    have = {r.weights for r in records if r.measure == measure}
+    if wanted in have or not any(have):  # none of its figures has weights
         return wanted
     return "none" if "none" in have else sorted(w for w in have if w)[0]
 
@@ -220,26 +226,27 @@ def rater_rows(
     weights: str = "quadratic",
     labels: dict[str, str] | None = None,
 ) -> list[RaterRow]:
-    """Every rater compared with ``reference`` (users or consensus), code by code.
+    """Every rater compared with ``reference`` (users or consensus), code by code, with
+    each measure of the table that compares a coder with a reference.
 
-    Ordinal codes have linear and quadratic kappas against a reference; nominal and
-    binary codes only an unweighted one, which is shown whatever ``weights`` asks.
+    A measure with weights (Cohen's kappa: linear and quadratic on ordinal codes, none on
+    nominal and binary ones) gives its figure at ``weights`` where the code has them, else
+    the weights it has.
     """
     labels = labels or {}
+    keys = [m.key for m in reference_measures()]
     rows = []
     for code in report.codes:
         pairs = [r for r in report.for_code(code)
-                 if len(r.coders) == 2 and r.coders[1] == reference]
-        use = kappa_weights_for(pairs, weights)
+                 if len(r.coders) == 2 and r.coders[1] == reference and r.measure in keys]
+        use = {key: kappa_weights_for(pairs, weights, key) for key in keys}
         for i, rater in enumerate(dict.fromkeys(r.coders[0] for r in pairs)):
-            of = [r for r in pairs if r.coders[0] == rater]
-            rows.append(RaterRow(
-                code, labels.get(code, code), rater,
-                next((r for r in of if r.measure == ALPHA), None),
-                next((r for r in of if r.measure == COHEN and r.weights == use), None),
-                next((r for r in of if r.measure == SPEARMAN), None),
-                first=i == 0,
-            ))
+            records: dict[str, AgreementRecord] = {}
+            for r in pairs:
+                if r.coders[0] == rater and r.measure not in records and (
+                        r.weights is None or r.weights == use[r.measure]):
+                    records[r.measure] = r
+            rows.append(RaterRow(code, labels.get(code, code), rater, records, first=i == 0))
     return rows
 
 
