@@ -398,7 +398,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             if args.format == "json":
                 print(json.dumps([r.as_row() for r in spans], indent=2, ensure_ascii=False))
             else:
-                from ..project.span_agreement import span_agreement_lines
+                from ..project.spans.agreement import span_agreement_lines
 
                 print("\n".join(span_agreement_lines(spans)))
             return 0
@@ -418,7 +418,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     else:
         print("\n".join(agreement_lines(report, options.kappa_weights)))
         if spans:
-            from ..project.span_agreement import span_agreement_lines
+            from ..project.spans.agreement import span_agreement_lines
 
             print()
             print("\n".join(span_agreement_lines(spans)))
@@ -427,7 +427,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def _span_agreement(project: Any, args: argparse.Namespace, options: Any) -> list[Any]:
     """Agreement on the span codes (none in the codebook: nothing, at no cost)."""
-    from ..project.span_agreement import span_agreement, span_codes
+    from ..project.spans.agreement import span_agreement, span_codes
 
     if not span_codes(project, options.codes):
         return []

@@ -201,7 +201,7 @@ def check_request(project: Project, options: AgreementOptions) -> list[Code]:
         codes = [book.code(k) for k in dict.fromkeys(options.codes)]
     else:
         codes = list(book.active)
-    # span codes have figures of their own (project/span_agreement.py)
+    # span codes have figures of their own (project/spans/agreement.py)
     codes = [c for c in codes if c.unit != "span"]
     refused = level_refusals(codes, options.level) if options.codes else []
     if refused:  # a code asked for by name is never silently read at another level

@@ -114,7 +114,7 @@ def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn | Non
             memos["text"], strict=True):
         if text:
             marks.setdefault(cid, []).append(Mark(coder, int(pos), int(sent), memo=text))
-    from ..store import spans as store_spans
+    from ..store.spans import table as store_spans
 
     for span in store_spans.all_spans(db):  # each span a selection of its own
         marks.setdefault(span.conversation_id, []).append(

@@ -174,7 +174,7 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
         from .team.tables import unit_texts
 
         table["text"] = unit_texts(project, table)
-    from .span_export import long_with_spans
+    from .spans.export import long_with_spans
 
     return long_with_spans(project, table, list(options.codes), options.coders, filt)
 
@@ -236,7 +236,7 @@ def _team_table(project: Project, kind: str, options: AgreementOptions,
     whole = _whole_tables(project, options, filt)
     if kind in whole:
         return whole[kind]()
-    from .span_queries import query_codes
+    from .spans.queries import query_codes
 
     keys = [c.key for c in query_codes(project, options)]  # span codes too
     parsed: object = None

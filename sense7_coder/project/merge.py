@@ -50,7 +50,7 @@ from ..store import assignments as store_assignments
 from ..store import codings as store_codings
 from ..store import history as store_history
 from ..store import merge as store_merge
-from ..store import spans as store_spans
+from ..store.spans import table as store_spans
 from ..store.values import restored
 from . import merge_guard
 from .changes import EVERYTHING, NOTHING, Changes

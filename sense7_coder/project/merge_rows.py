@@ -14,7 +14,7 @@ from ..domain.models import Unit
 from ..domain.spans import SpanKey
 from ..store import merge as store_merge
 from .project import Project
-from .spans import checked_span
+from .spans.editing import checked_span
 
 # -- every row checked as the API checks it --------------------------------------------------
 

@@ -22,14 +22,14 @@ from ...domain.sentences import segment_turns
 from ...domain.spans import Span, SpanKey
 from ...store import codings as store_codings
 from ...store import conversations as store_conv
-from ...store import spans as store_spans
 from ...store.db import refuse_open_project_file
+from ...store.spans import table as store_spans
 from .. import authority, codebook_ops
 from ..changes import EVERYTHING, NOTHING, Changes
 from ..dry_run import trial
 from ..imports import write_imported
 from ..project import Project
-from ..spans import checked_span
+from ..spans.editing import checked_span
 from . import extra as refi_extra
 
 #: the users sense7-coder exports its consensus as (see :mod:`..exchange`)

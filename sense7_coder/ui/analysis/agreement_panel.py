@@ -49,7 +49,7 @@ from ...project.agreement import (
 )
 from ...project.changes import Changes
 from ...project.outputs import refuse_project_file
-from ...project.span_agreement import SpanAgreement
+from ...project.spans.agreement import SpanAgreement
 from .. import file_dialogs
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
@@ -280,7 +280,7 @@ class AgreementPanel(QWidget):
         spans: list[SpanAgreement] = []  # the span codes' figures, filled by the job
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
-            from ...project.span_agreement import span_agreement
+            from ...project.spans.agreement import span_agreement
 
             report = project_agreement(project, options, progress=progress, cancel=cancel)
             spans[:] = span_agreement(project, codes=options.codes, coders=options.coders,

@@ -8,12 +8,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..store import span_rows
-from ..store.conversations import ConversationFilter
-from .agreement import AgreementOptions, check_request
-from .project import Project
+from ...domain.codebook import Code
+from ...domain.errors import ProjectError
+from ...store.conversations import ConversationFilter
+from ...store.spans import texts as span_rows
+from ..agreement import AgreementOptions, check_request
+from ..project import Project
 
 #: characters of context shown on each side of a span
 CONTEXT = 60
