@@ -150,7 +150,7 @@ def test_a_merged_value_records_the_version_its_code_meant_what_it_meant_in_the_
     from sense7_coder.domain.models import Unit
     from sense7_coder.project import ConversationFilter
     from sense7_coder.project.assignments import assign
-    from sense7_coder.project.merge import merge
+    from sense7_coder.project.merge.merging import merge
     from sense7_coder.project.package import make_package
 
     project = make_project(tmp_path)

@@ -18,7 +18,7 @@ from sense7_coder.domain.codebook import Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project, codebook_ops
-from sense7_coder.project.merge import MergeConflicts, merge
+from sense7_coder.project.merge.merging import MergeConflicts, merge
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.spans import SpanKey
 from sense7_coder.project import Project
 from sense7_coder.project.assignments import assign
-from sense7_coder.project.merge import MergeConflicts, merge
+from sense7_coder.project.merge.merging import MergeConflicts, merge
 from sense7_coder.project.package import make_package
 from sense7_coder.project.spans import editing as project_spans
 

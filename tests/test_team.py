@@ -408,7 +408,7 @@ def test_accept_majority_counts_agree_with_the_table(tmp_path: Path,
 
 
 def test_merge_lines_count_in_the_singular_and_plural() -> None:
-    from sense7_coder.project.merge import SourceSummary
+    from sense7_coder.project.merge.merging import SourceSummary
 
     one = SourceSummary("a.sense7", codings=1, statuses=1, consensus=1, memos=2)
     assert one.line(False) == ("a.sense7: added 1 coding, 1 turn marked done, 2 memos, "

@@ -485,7 +485,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..project.merge import MergeConflicts, merge
+    from ..project.merge.merging import MergeConflicts, merge
 
     with _open(args, args.target, backup=not args.dry_run) as project:
         try:
