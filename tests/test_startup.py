@@ -259,7 +259,7 @@ def test_reading_a_project_imports_only_the_allowed_modules(
     assert code == 0
     assert _strays(loaded, PROJECT_MODULES, allowed_outside["project"]) == []
     for name in ("sense7_coder.project.spans.editing", "sense7_coder.project.merge.merging",
-                 "sense7_coder.project.suggestions", "getpass", "tomllib"):
+                 "sense7_coder.project.suggestions.stored", "getpass", "tomllib"):
         assert name not in loaded
 
 

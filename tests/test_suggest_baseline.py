@@ -10,7 +10,7 @@ from sense7_coder.domain.codebook import Code, Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project.prediction.suggest_baseline import run_baseline
-from sense7_coder.project.suggestions import suggestions
+from sense7_coder.project.suggestions.stored import suggestions
 
 
 def test_every_dimension_of_every_assistant_turn_out_of_fold(demo_project: Path):
@@ -59,7 +59,7 @@ def test_nothing_to_learn_from_is_said(tmp_path: Path):
 def test_span_codes_are_left_to_coders(demo_project: Path) -> None:
     """A span is a stretch of text a person marks: suggest leaves span codes out by default
     and refuses one asked for by name, in one line naming it."""
-    from sense7_coder.project.suggest import selected_codes
+    from sense7_coder.project.suggestions.asking import selected_codes
 
     with Project.open(demo_project, backup=False) as p:
         spans = [c.key for c in p.codebook.active if c.unit == "span"]

@@ -14,7 +14,7 @@ from ..domain.errors import Hint, ProjectError
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter
 from .project import Project
-from .suggestions import RATER_PREFIX
+from .suggestions.stored import RATER_PREFIX
 
 if TYPE_CHECKING:
     from ..domain.agreement import AgreementReport

@@ -136,7 +136,7 @@ def _export_frame(project: Project, kind: str, options: AgreementOptions,
     if kind == "agreement":
         return project_agreement(project, options, progress=progress, cancel=cancel).to_frame()
     if kind == "suggestions":  # a model's values: never mixed with the coders' (long, wide)
-        from .suggestions import suggestions_table
+        from .suggestions.stored import suggestions_table
 
         return suggestions_table(project, check_request(project, options),
                                  options.conversation_filter())

@@ -29,8 +29,8 @@ from ...domain.progress import CancelFn, ProgressFn
 from ...store import frames
 from ...store.conversations import ConversationFilter
 from ..project import Project
-from ..suggest import plan as make_plan
-from ..suggestions import NewSuggestion, SuggestionRun, store_checked_run
+from ..suggestions.asking import plan as make_plan
+from ..suggestions.stored import NewSuggestion, SuggestionRun, store_checked_run
 from .predictors import check_runs, cv_group, grouping
 
 
