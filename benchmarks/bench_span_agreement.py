@@ -38,7 +38,7 @@ def build(path: Path, conversations: int, seed: int = 0) -> None:
     from sense7_coder.domain.models import Conversation, Turn
     from sense7_coder.domain.spans import Span, SpanKey
     from sense7_coder.project import Project
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.project.codebook.editing import add_code
     from sense7_coder.store import codings as store_codings
     from sense7_coder.store import conversations as store_conv
     from sense7_coder.store.spans import table as store_spans

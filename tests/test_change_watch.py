@@ -10,8 +10,9 @@ import pytest
 from analysis_support import conversation_lines, make_project
 
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project.changes import NOTHING, Changes
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.imports import import_files
 from sense7_coder.project.watch import MOST_ROWS, ChangeWatch
 

@@ -17,9 +17,9 @@ from sense7_coder.domain.agreement import ALPHA
 from sense7_coder.domain.codebook import Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project import codebook_versions as cv
 from sense7_coder.project.agreement import AgreementOptions, project_agreement
-from sense7_coder.project.codebook_ops import reorder_codes, update_code
+from sense7_coder.project.codebook import versions as cv
+from sense7_coder.project.codebook.editing import reorder_codes, update_code
 
 
 def revise(project: Project, **fields: object) -> None:
@@ -134,7 +134,7 @@ def test_a_version_edited_by_hand_is_refused_with_its_row(tmp_path: Path) -> Non
 
 def test_a_project_that_starts_without_codes_has_an_empty_first_version(tmp_path: Path) -> None:
     from sense7_coder.domain.codebook import Code
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.project.codebook.editing import add_code
 
     with Project.create(tmp_path / "empty.sense7") as project:
         add_code(project, Code("warmth", "Warmth", kind="binary",

@@ -19,7 +19,8 @@ from sense7_coder.cli import main
 from sense7_coder.domain.codebook import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.merge.merging import merge
 from sense7_coder.store import codes as store_codes

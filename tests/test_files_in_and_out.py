@@ -19,8 +19,9 @@ from sense7_coder.domain.errors import Cancelled, CodebookError, InputError, Pro
 from sense7_coder.domain.export import ExportError, neutralise, unneutralise
 from sense7_coder.domain.importers.tables import read_csv_table
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project import imports as project_imports
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
 from sense7_coder.store import codes as store_codes

@@ -16,7 +16,7 @@ from sense7_coder.domain.codebook import code_from_dict
 from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.project import Project
 from sense7_coder.project.attributes import attribute_history, attribute_sheet
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.spans import editing as project_spans
 
 pytest.importorskip("PySide6")

@@ -16,7 +16,7 @@ from sense7_coder.domain.cooccurrence import code_by_attribute, cooccurrence, sp
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import AgreementOptions
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.queries import codes_by_attribute_table, cooccurrence_table
 from sense7_coder.project.spans import editing as project_spans

@@ -16,7 +16,7 @@ from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.domain.refi import reading as refi_import
 from sense7_coder.project import Project
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.exchange import export_qdpx
 from sense7_coder.project.refi.importing import import_qdpx, new_project_from_qdpx
 from sense7_coder.project.spans import editing as project_spans

@@ -131,7 +131,7 @@ def test_a_projects_codebook_makes_the_qdc_round_trip_through_a_second_project(
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = make_project(tmp_path / "a")
-    from sense7_coder.project import codebook_ops
+    from sense7_coder.project.codebook import editing as codebook_ops
 
     codebook_ops.add_code(first, Code("odd", "Odd labels", levels=[
         Level(i, label) for i, label in enumerate(LABELS, 1)]))

@@ -16,7 +16,7 @@ from sense7_coder.domain.codebook import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.spans import SpanKey
 from sense7_coder.project import Project
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.spans import editing as project_spans
 
 #: turn 2 of every study conversation (c1 here)

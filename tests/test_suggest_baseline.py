@@ -26,7 +26,7 @@ def test_every_dimension_of_every_assistant_turn_out_of_fold(demo_project: Path)
 
 
 def test_nominal_and_present_absent_codes_are_learnt_as_classes(demo_project: Path):
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.project.codebook.editing import add_code
 
     with Project.open(demo_project, backup=False) as p:
         add_code(p, Code("apology", "Apology", kind="binary", allow_na=False,

@@ -14,8 +14,9 @@ from sense7_coder.cli import main
 from sense7_coder.domain.codebook import code_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project.assignments import assign, assigned_to, progress
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.imports import import_codings
 from sense7_coder.project.package import make_package

@@ -63,7 +63,7 @@ from .agreement_models import (
     models_sentence,
 )
 from .changes import Changes
-from .codebook_versions import keep_version
+from .codebook.versions import keep_version
 from .project import Project
 from .ratings import (
     RESERVED,

@@ -12,7 +12,7 @@ from ..paths import PROJECT_SUFFIX, user_data_dir
 from ..resources import demo_dir, resolve_codebook
 from ..store import codings as store_codings
 from ..store.spans import table as store_spans
-from .codebook_ops import add_code
+from .codebook.editing import add_code
 from .imports import import_codings, import_files
 from .project import Project
 

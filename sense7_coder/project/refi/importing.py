@@ -24,8 +24,9 @@ from ...store import codings as store_codings
 from ...store import conversations as store_conv
 from ...store.db import refuse_open_project_file
 from ...store.spans import table as store_spans
-from .. import authority, codebook_ops
+from .. import authority
 from ..changes import EVERYTHING, NOTHING, Changes
+from ..codebook import editing as codebook_ops
 from ..dry_run import trial
 from ..imports import write_imported
 from ..project import Project

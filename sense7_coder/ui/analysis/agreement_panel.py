@@ -215,7 +215,7 @@ class AgreementPanel(QWidget):
 
     def _load_versions(self) -> None:
         """Every codebook version, with the codings set under it; the choice kept."""
-        from ...project.codebook_versions import versions
+        from ...project.codebook.versions import versions
 
         chosen = self.version.currentData()
         with QSignalBlocker(self.version):
