@@ -34,7 +34,7 @@ from alternate import alternate, load_note, print_pair  # noqa: E402
 
 
 def build(path: Path, conversations: int, seed: int = 0) -> None:
-    from sense7_coder.domain.codebook import code_from_dict
+    from sense7_coder.domain.codebook.codes import code_from_dict
     from sense7_coder.domain.models import Conversation, Turn
     from sense7_coder.domain.spans import Span, SpanKey
     from sense7_coder.project import Project

@@ -16,7 +16,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.agreement import code_agreement
 from sense7_coder.domain.agreement.bootstrap import summarise
 from sense7_coder.domain.agreement.icc import icc
-from sense7_coder.domain.codebook import CodebookError, code_from_dict
+from sense7_coder.domain.codebook.codes import CodebookError, code_from_dict
 
 #: Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges
 SF_DATA = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]

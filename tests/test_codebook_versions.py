@@ -14,7 +14,7 @@ from analysis_support import code, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA
-from sense7_coder.domain.codebook import Level
+from sense7_coder.domain.codebook.codes import Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import AgreementOptions, project_agreement
@@ -133,7 +133,7 @@ def test_a_version_edited_by_hand_is_refused_with_its_row(tmp_path: Path) -> Non
 
 
 def test_a_project_that_starts_without_codes_has_an_empty_first_version(tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import Code
+    from sense7_coder.domain.codebook.codes import Code
     from sense7_coder.project.codebook.editing import add_code
 
     with Project.create(tmp_path / "empty.sense7") as project:

@@ -16,7 +16,7 @@ from analysis_support import code, make_project, state
 from sqlite_utils import Database
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project

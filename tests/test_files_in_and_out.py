@@ -14,7 +14,7 @@ from analysis_support import code, codings, conversation_lines, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain import files as domain_files
-from sense7_coder.domain.codebook import Code, Level, code_from_dict
+from sense7_coder.domain.codebook.codes import Code, Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, CodebookError, InputError, ProjectError
 from sense7_coder.domain.export import ExportError, neutralise, unneutralise
 from sense7_coder.domain.importers.tables import read_csv_table

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.project import Project
 from sense7_coder.project.attributes import attribute_history, attribute_sheet

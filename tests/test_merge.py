@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from analysis_support import CONVERSATIONS, code, conversation_lines, make_project, state
 
-from sense7_coder.domain.codebook import Level, code_from_dict
+from sense7_coder.domain.codebook.codes import Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project

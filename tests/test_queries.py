@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.cooccurrence import code_by_attribute, cooccurrence, span_cooccurrence
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project

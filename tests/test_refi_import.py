@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.domain.refi import reading as refi_import

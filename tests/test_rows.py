@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from sense7_coder.cli import main
 from sense7_coder.domain import rows
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.export import neutralise_text
 from sense7_coder.domain.models import Conversation, Turn, Unit

@@ -12,7 +12,7 @@ import pytest
 from analysis_support import conversation_lines, make_project
 
 from sense7_coder.domain import rows
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.spans import SpanKey
 from sense7_coder.project import Project

@@ -142,6 +142,7 @@ HELP_MODULES = frozenset({
     "sense7_coder.cli.predict", "sense7_coder.cli.rounds", "sense7_coder.cli.suggest",
     "sense7_coder.cli.team", "sense7_coder.cli.team_folder",
     "sense7_coder.cli.wording", "sense7_coder.domain", "sense7_coder.domain.codebook",
+    "sense7_coder.domain.codebook.codes",
     "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
     "sense7_coder.domain.file_reading", "sense7_coder.domain.importers",
     "sense7_coder.domain.importers.formats", "sense7_coder.domain.importers.options",
@@ -179,7 +180,7 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     # the spans' SQL (the package module loads nothing more)
     "sense7_coder.store.spans", "sense7_coder.store.spans.table",
     # every coding records the codebook version it was set under
-    "sense7_coder.domain.codebook_diff", "sense7_coder.store.codebook_versions",
+    "sense7_coder.domain.codebook.diff", "sense7_coder.store.codebook_versions",
 })
 #: other modules they may load, as roots: each with whatever it imports in this Python
 #: (so the list holds on every supported version); nothing else, third-party or stdlib

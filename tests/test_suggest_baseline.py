@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sense7_coder.domain.codebook import Code, Level
+from sense7_coder.domain.codebook.codes import Code, Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project.prediction.suggest_baseline import run_baseline

@@ -226,7 +226,7 @@ def test_every_sense7_dimension_of_the_322_conversations(
 
 def test_every_kind_of_code_at_every_unit(demo_project: Path,
                                           serve: Callable[..., FakeServer]):
-    from sense7_coder.domain.codebook import Code, Level
+    from sense7_coder.domain.codebook.codes import Code, Level
     from sense7_coder.project.codebook.editing import add_code
 
     def reply(body: dict[str, Any], n: int) -> tuple[int, str]:

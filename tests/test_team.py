@@ -11,7 +11,7 @@ from analysis_support import code, conversation_lines, make_project
 from sqlite_utils import Database
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
@@ -301,7 +301,7 @@ def test_cli_assign_and_package_refusals(study: Project, tmp_path: Path,
 def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_data: Path,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
-    from sense7_coder.domain.codebook import Codebook
+    from sense7_coder.domain.codebook.codes import Codebook
     from sense7_coder.domain.importers import ImportOptions
     from sense7_coder.project.agreement import AgreementOptions, project_agreement
     from sense7_coder.project.imports import import_files

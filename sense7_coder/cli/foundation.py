@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
+from ..domain.codebook.codes import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.file_reading import check_encoding
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles

@@ -45,7 +45,7 @@ from ..domain.agreement.bootstrap import CI_METHODS
 from ..domain.agreement.kappa import KAPPA_BASES
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.report import MEASURES
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..domain.progress import CancelFn, ProgressFn

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Hint, ProjectError
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import APP_NAME, __version__
 from ..domain import provenance as prov
-from ..domain.codebook import Codebook
+from ..domain.codebook.codes import Codebook
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.export import (
     EXPORT_KINDS,

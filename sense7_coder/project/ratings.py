@@ -18,7 +18,7 @@ from ..domain.agreement import (
     USERS_RATER,
     CodeFrameSpec,
 )
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..domain.prediction.evaluation import to_level
 from ..store import frames

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
 from ..domain.progress import CancelFn, ProgressFn

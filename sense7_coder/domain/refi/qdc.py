@@ -50,7 +50,7 @@ from xml.parsers import expat
 
 from ... import __version__
 from .. import rows
-from ..codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
+from ..codebook.codes import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
 from ..errors import CodebookError, InputError
 
 CODEBOOK_NS = "urn:QDA-XML:codebook:1.0"

@@ -16,7 +16,7 @@ from pathlib import Path
 from string import ascii_uppercase
 from typing import Any
 
-from ...domain.codebook import (
+from ...domain.codebook.codes import (
     MAX_CODES,
     Code,
     Codebook,

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...domain.codebook import Codebook
-from ...domain.codebook_diff import codebook_diff
+from ...domain.codebook.codes import Codebook
+from ...domain.codebook.diff import codebook_diff
 from ...domain.errors import ProjectError
 from ...domain.export_formats import atomic_binary_path
 from ...domain.files import atomic_text_file

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...domain.codebook_diff import code_meaning
+from ...domain.codebook.diff import code_meaning
 from ...store import codebook_versions as store_versions
 from ...store.merge import guard as store_guard
 

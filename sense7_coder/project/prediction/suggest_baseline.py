@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError, Sense7Error
 from ...domain.models import Unit
 from ...domain.prediction.baseline import Sample

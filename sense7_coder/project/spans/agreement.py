@@ -22,7 +22,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import Cancelled
 from ...domain.models import ROLES_OF
 from ...domain.progress import CancelFn

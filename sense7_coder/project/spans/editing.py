@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...domain import rows
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.models import Value
 from ...domain.spans import Span, SpanKey

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...store.conversations import ConversationFilter
 from ...store.spans import texts as span_rows

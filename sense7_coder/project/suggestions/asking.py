@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.llm.prompts import (
     CONTEXT_TURNS,

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import CodebookError, ProjectError, Sense7Error
 from ...domain.words import count
 from ...project import Project

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QInputDialog, QMenu, QTextEdit
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.spans import Span, SpanKey, nudged_end
 from ...project.spans import editing as project_spans

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.models import Unit
 from ...project.suggestions import view as sv
