@@ -3,7 +3,7 @@
 Builds a project of N conversations x 4 turns (assistant turns of ~300 characters), two
 coders marking two or three spans of one binary span code per assistant turn with jittered
 boundaries, written straight through the store; then times
-``project.span_agreement.span_agreement`` with no draws (the point estimates: alpha_u and
+``project.spans.agreement.span_agreement`` with no draws (the point estimates: alpha_u and
 the presence alpha) and with 1,000 draws over conversations. Baseline, in the same run and
 alternated with the point estimates round by round (``alternate.py``; both warm: the first
 calls are warm-up rounds, not counted): ``krippendorff.alpha`` on the presence matrix
@@ -34,14 +34,14 @@ from alternate import alternate, load_note, print_pair  # noqa: E402
 
 
 def build(path: Path, conversations: int, seed: int = 0) -> None:
-    from sense7_coder.domain.codebook import code_from_dict
+    from sense7_coder.domain.codebook.codes import code_from_dict
     from sense7_coder.domain.models import Conversation, Turn
     from sense7_coder.domain.spans import Span, SpanKey
     from sense7_coder.project import Project
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.project.codebook.editing import add_code
     from sense7_coder.store import codings as store_codings
     from sense7_coder.store import conversations as store_conv
-    from sense7_coder.store import spans as store_spans
+    from sense7_coder.store.spans import table as store_spans
 
     rng = random.Random(seed)
     words = ["that", "sounds", "hard", "and", "it", "makes", "sense", "you", "feel",
@@ -88,8 +88,8 @@ def main() -> int:
     import numpy as np
 
     from sense7_coder.project import Project
-    from sense7_coder.project.span_agreement import span_agreement
-    from sense7_coder.store import span_arrays
+    from sense7_coder.project.spans.agreement import span_agreement
+    from sense7_coder.store.spans import arrays as span_arrays
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "spans.sense7"

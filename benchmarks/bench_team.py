@@ -33,7 +33,7 @@ from analysis_support import conversation_lines, make_project  # noqa: E402
 from sense7_coder.domain import team_seal  # noqa: E402
 from sense7_coder.project import Project  # noqa: E402
 from sense7_coder.project.assignments import assign  # noqa: E402
-from sense7_coder.project.merge import merge  # noqa: E402
+from sense7_coder.project.merge.merging import merge  # noqa: E402
 from sense7_coder.project.team.folder import TO_LEAD, coder_state, invite, join, link  # noqa: E402
 from sense7_coder.project.team.sync import sync_coder, sync_lead  # noqa: E402
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .domain.codebook import Codebook, load_codebook
+from .domain.codebook.codes import Codebook, load_codebook
 from .domain.errors import CodebookError
 
 

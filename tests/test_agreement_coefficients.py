@@ -16,7 +16,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain.agreement import code_agreement
 from sense7_coder.domain.agreement.bootstrap import summarise
 from sense7_coder.domain.agreement.icc import icc
-from sense7_coder.domain.codebook import CodebookError, code_from_dict
+from sense7_coder.domain.codebook.codes import CodebookError, code_from_dict
 from sense7_coder.project.selection import Selection
 
 #: Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges

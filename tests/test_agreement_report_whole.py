@@ -107,8 +107,8 @@ def test_units_pack_into_one_integer_each_and_fall_back_past_16_bits() -> None:
 def off_scale(tmp_path: Path) -> Iterator[Project]:
     """A code on a scale of 1 to 3 compared with the users' overall rating (1 to 5): their
     4s and 5s are off its scale."""
-    from sense7_coder.domain.codebook import Code
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.domain.codebook.codes import Code
+    from sense7_coder.project.codebook.editing import add_code
 
     project = make_project(tmp_path)
     add_code(project, Code(key="short", label="Short", kind="ordinal", unit="turn",

@@ -5,7 +5,9 @@
   under ``store/``, the window and the command line reach the store only through the
   project facade, the command line opens the window through one lazy door, no circles
   between sibling packages, and the feature packages as units (the LLM client, REFI-QDA,
-  prediction and team work reach neither one another nor the agreement maths);
+  prediction and team work reach neither one another nor the agreement maths; spans,
+  merge, suggestions and the codebook reach none of REFI-QDA import, prediction and team
+  work; the store's spans, merge and suggestions never reach one another);
 * no import circles between modules (imports inside functions and under ``TYPE_CHECKING``
   count: a circle is a circle however it is spelled);
 * outside ``store/`` nothing connects to a database or runs SQL;

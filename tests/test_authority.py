@@ -313,9 +313,9 @@ def test_a_package_relabelled_as_the_leads_or_with_foreign_rows_lands_nothing_of
 
 def test_the_study_and_the_consensus_are_a_leads(lead_and_package: tuple[Path, Path]
                                                  ) -> None:
-    from sense7_coder.domain.codebook import Code
+    from sense7_coder.domain.codebook.codes import Code
     from sense7_coder.domain.errors import ProjectError
-    from sense7_coder.project.codebook_ops import add_code, retire_code
+    from sense7_coder.project.codebook.editing import add_code, retire_code
 
     lead, package = lead_and_package
     with Project.open(package, backup=False) as p:  # a package: never

@@ -278,7 +278,7 @@ def test_a_wal_with_another_page_size_or_database_is_refused(demo_project: Path,
 # -- the backups folder ----------------------------------------------------------------------
 
 def test_a_backups_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.domain.codebook.codes import codebook_from_dict
     from sense7_coder.domain.errors import ProjectError
     from sense7_coder.project import Project
     from sense7_coder.project.restore import list_backups, restore_backup
@@ -308,7 +308,7 @@ def test_a_backups_folder_that_is_a_link_is_not_followed(tmp_path: Path) -> None
 
 
 def test_half_written_backups_left_by_a_kill_are_cleaned_up(tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.domain.codebook.codes import codebook_from_dict
     from sense7_coder.project import Project
     from sense7_coder.store.backups import STALE_PART_S, backups_dir
 

@@ -226,9 +226,9 @@ def test_changes_combine_and_answer_what_a_view_asks() -> None:
 
 
 def test_the_other_operations_return_what_they_changed(project: Project, tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import code_from_dict
-    from sense7_coder.project import codebook_ops
+    from sense7_coder.domain.codebook.codes import code_from_dict
     from sense7_coder.project.assignments import assign
+    from sense7_coder.project.codebook import editing as codebook_ops
     from sense7_coder.project.imports import import_codings, import_files
 
     new = code_from_dict({"key": "tone", "label": "Tone", "kind": "binary"})

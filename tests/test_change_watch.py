@@ -10,8 +10,9 @@ import pytest
 from analysis_support import conversation_lines, make_project
 
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project.changes import NOTHING, Changes
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.imports import import_files
 from sense7_coder.project.watch import MOST_ROWS, ChangeWatch
 
@@ -106,8 +107,8 @@ def test_the_state_of_some_turns_is_the_whole_state_cut_to_them(
 def test_an_attribute_a_run_and_a_prompt_written_elsewhere_are_named(
         two: tuple[Project, Project]) -> None:
     from sense7_coder.project.attributes import set_attribute
-    from sense7_coder.project.suggest import set_code_prompt
-    from sense7_coder.project.suggestions import NewSuggestion, delete_run, store_run
+    from sense7_coder.project.suggestions.asking import set_code_prompt
+    from sense7_coder.project.suggestions.stored import NewSuggestion, delete_run, store_run
 
     a, b = two
     watch = ChangeWatch(b)
@@ -127,8 +128,8 @@ def test_an_attribute_a_run_and_a_prompt_written_elsewhere_are_named(
 
 def test_an_edit_that_changes_nothing_says_so(two: tuple[Project, Project]) -> None:
     from sense7_coder.project.attributes import set_attribute
-    from sense7_coder.project.suggest import set_code_prompt
-    from sense7_coder.project.suggestion_view import set_shown_in_workspace
+    from sense7_coder.project.suggestions.asking import set_code_prompt
+    from sense7_coder.project.suggestions.view import set_shown_in_workspace
 
     a, b = two
     watch = ChangeWatch(b)
@@ -154,7 +155,7 @@ def test_two_prompt_edits_with_one_stamp_are_told_apart(
     frozen here, so the test does not depend on how fast the machine is."""
     import datetime as dt
 
-    from sense7_coder.project.suggest import set_code_prompt
+    from sense7_coder.project.suggestions.asking import set_code_prompt
     from sense7_coder.store import suggestions as store_suggestions
 
     frozen = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sense7_coder.domain.codebook import Codebook, load_codebook
+from sense7_coder.domain.codebook.codes import Codebook, load_codebook
 from sense7_coder.domain.errors import CodebookError
 from sense7_coder.domain.models import DIMENSIONS, RATING_KEYS, SCALE_LABELS
 from sense7_coder.resources import bundled_codebooks, codebooks_dir, resolve_codebook

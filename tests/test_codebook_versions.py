@@ -15,12 +15,12 @@ from analysis_support import code, make_project
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement import ALPHA
 from sense7_coder.domain.agreement_settings import AgreementSettings
-from sense7_coder.domain.codebook import Level
+from sense7_coder.domain.codebook.codes import Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project import codebook_versions as cv
 from sense7_coder.project.agreement import project_agreement
-from sense7_coder.project.codebook_ops import reorder_codes, update_code
+from sense7_coder.project.codebook import versions as cv
+from sense7_coder.project.codebook.editing import reorder_codes, update_code
 from sense7_coder.project.selection import Selection
 
 
@@ -137,8 +137,8 @@ def test_a_version_edited_by_hand_is_refused_with_its_row(tmp_path: Path) -> Non
 
 
 def test_a_project_that_starts_without_codes_has_an_empty_first_version(tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import Code
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.domain.codebook.codes import Code
+    from sense7_coder.project.codebook.editing import add_code
 
     with Project.create(tmp_path / "empty.sense7") as project:
         add_code(project, Code("warmth", "Warmth", kind="binary",
@@ -154,7 +154,7 @@ def test_a_merged_value_records_the_version_its_code_meant_what_it_meant_in_the_
     from sense7_coder.domain.models import Unit
     from sense7_coder.project import ConversationFilter
     from sense7_coder.project.assignments import assign
-    from sense7_coder.project.merge import merge
+    from sense7_coder.project.merge.merging import merge
     from sense7_coder.project.package import make_package
 
     project = make_project(tmp_path)

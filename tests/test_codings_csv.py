@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.codings_csv import read_codings_csv
 from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Coding, Unit

@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.store import conversations as store_conv

@@ -7,7 +7,7 @@ import itertools
 import pandas as pd
 import pytest
 
-from sense7_coder.domain.codebook import Codebook
+from sense7_coder.domain.codebook.codes import Codebook
 from sense7_coder.domain.models import NA_LABELS, SCALE_LABELS
 from sense7_coder.resources import demo_dir, resolve_codebook
 

@@ -16,19 +16,20 @@ from analysis_support import code, make_project, state
 from sqlite_utils import Database
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_frame
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.store import codes as store_codes
 from sense7_coder.store import codings as store_codings
 from sense7_coder.store import conversations as store_conv
 from sense7_coder.store import db as store_db
-from sense7_coder.store import merge as store_merge
 from sense7_coder.store.backups import backups_dir
 from sense7_coder.store.db import ProjectDB, backup_project
+from sense7_coder.store.merge import staging as store_merge
 from sense7_coder.store.schema import APPLICATION_ID, migrations
 
 #: a nominal code whose levels look like numbers (ESConv-style numbered strategies)

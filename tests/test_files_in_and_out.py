@@ -14,13 +14,14 @@ from analysis_support import code, codings, conversation_lines, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain import files as domain_files
-from sense7_coder.domain.codebook import Code, Level, code_from_dict
+from sense7_coder.domain.codebook.codes import Code, Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, CodebookError, InputError, ProjectError
 from sense7_coder.domain.export import ExportError, neutralise, unneutralise
 from sense7_coder.domain.importers.tables import read_csv_table
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project import imports as project_imports
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
 from sense7_coder.store import codes as store_codes

@@ -194,7 +194,7 @@ def test_models_suggestions_are_measured_per_code_against_the_users(demo_project
     from sense7_coder.domain.prediction.evaluation import evaluate
     from sense7_coder.project.prediction.evaluation import evaluate_per_dimension
     from sense7_coder.project.prediction.predictors import rated_turns
-    from sense7_coder.project.suggestions import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
 
     with Project.open(demo_project, backup=False) as p:
         p.set_coder("lee", "adjudicator")
@@ -230,7 +230,7 @@ def test_a_hand_edited_suggestion_off_the_scale_is_named_not_measured(demo_proje
     from sense7_coder.domain.errors import ProjectError
     from sense7_coder.domain.models import Unit
     from sense7_coder.project.prediction.evaluation import evaluate_per_dimension
-    from sense7_coder.project.suggestions import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
 
     with Project.open(demo_project, backup=False) as p:
         store_run(p, "judge", "llm", "turn", [NewSuggestion(Unit("101", 2), "affective",

@@ -339,7 +339,7 @@ def test_agreement_restricted_to_one_codebook_version_changes_the_figures(
     import copy
 
     from sense7_coder.domain.models import Unit
-    from sense7_coder.project.codebook_ops import update_code
+    from sense7_coder.project.codebook.editing import update_code
 
     key = "overall"
     pairs = project.db.execute(

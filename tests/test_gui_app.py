@@ -78,7 +78,7 @@ def test_codebook_editor_menu_rebuilds_the_coding_panel(gui, demo_project: Path,
             self.project = project
 
         def exec(self) -> int:
-            from sense7_coder.project import codebook_ops
+            from sense7_coder.project.codebook import editing as codebook_ops
 
             codebook_ops.retire_code(self.project, "relational")
             return QDialog.DialogCode.Accepted

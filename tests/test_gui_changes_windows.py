@@ -172,8 +172,8 @@ def test_an_open_attribute_sheet_reads_a_second_program_s_edit(
 
 def test_a_models_run_stored_by_a_second_program_shows_on_the_coding_rows(
         gui: Any, demo_project: Path) -> None:
-    from sense7_coder.project.suggestion_view import set_shown_in_workspace
-    from sense7_coder.project.suggestions import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.view import set_shown_in_workspace
 
     with Project.open(demo_project, backup=False) as p:
         p.set_coder("lee", "adjudicator")

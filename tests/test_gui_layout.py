@@ -87,7 +87,7 @@ def test_f1_lists_every_codes_anchors_the_focused_code_first(gui, monkeypatch,
 
 
 def test_the_guide_shows_codebook_text_literally(qapp) -> None:
-    from sense7_coder.domain.codebook import Code, Codebook, Level
+    from sense7_coder.domain.codebook.codes import Code, Codebook, Level
     from sense7_coder.ui.help import shortcuts_and_guide
 
     code = Code("x", "*Warmth* <b>bold</b>", levels=[Level(1, "low_ish", "# not a heading"),
@@ -104,7 +104,7 @@ def test_the_guide_shows_codebook_text_literally(qapp) -> None:
 
 
 def test_a_scale_stays_together_with_or_without_others_beside_it(qtbot) -> None:
-    from sense7_coder.domain.codebook import Code, Level
+    from sense7_coder.domain.codebook.codes import Code, Level
     from sense7_coder.ui.workspace.code_row import CodeRow
 
     code = Code("advice", "Advice", kind="binary", allow_na=False,

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.models import Conversation, Turn
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
 from sense7_coder.project.attributes import attribute_history, attribute_sheet
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
+from sense7_coder.project.spans import editing as project_spans
 
 pytest.importorskip("PySide6")
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
+from sense7_coder.project.spans import editing as project_spans
 
 
 def stored_spans(path: Path, coder: str) -> list[tuple[Any, ...]]:

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.suggestion_view import set_shown_in_workspace
-from sense7_coder.project.suggestions import NewSuggestion, store_run
+from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
+from sense7_coder.project.suggestions.view import set_shown_in_workspace
 
 pytestmark = pytest.mark.gui
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -143,7 +143,7 @@ def test_typing_y_in_the_memo_is_text_not_an_accept(gui, demo_project: Path) -> 
 def test_the_team_dialog_allows_suggestions_and_orders_queues(qtbot, demo_project: Path
                                                               ) -> None:
     from sense7_coder.project.assignments import assigned_to
-    from sense7_coder.project.suggestion_view import shown_in_workspace
+    from sense7_coder.project.suggestions.view import shown_in_workspace
     from sense7_coder.ui.team_dialog import TeamDialog
 
     with Project.open(demo_project, backup=False) as p:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sense7_coder.domain.errors import Sense7Error
 from sense7_coder.project import Project
-from sense7_coder.project.codebook_ops import read_codebook_file
+from sense7_coder.project.codebook.editing import read_codebook_file
 from sense7_coder.project.imports import import_codings, import_files
 from sense7_coder.project.prediction.predictors import import_predictions
 

@@ -498,7 +498,7 @@ def test_codebook_add_refuses_huge_scales(study: Path, capsys: pytest.CaptureFix
 
 
 def test_stored_levels_that_are_not_a_list_are_one_error() -> None:
-    from sense7_coder.domain.codebook import stored_levels
+    from sense7_coder.domain.codebook.codes import stored_levels
     from sense7_coder.domain.errors import CodebookError
 
     for text in ('"1..5"', "{}", "not json", "[" * 10_000, "[1, 2]", '[{"value": true}]'):
@@ -717,7 +717,7 @@ def test_reading_inputs_never_opens_a_project_held_by_this_process(
 ) -> None:
     """Closing any descriptor of a database file drops this process's locks on it: the
     readers must refuse a project in use without opening it."""
-    from sense7_coder.domain.codebook import load_codebook
+    from sense7_coder.domain.codebook.codes import load_codebook
     from sense7_coder.domain.codings_csv import read_codings_csv
     from sense7_coder.domain.errors import ProjectError
     from sense7_coder.domain.importers import ImportOptions, read_files

@@ -126,7 +126,7 @@ def test_a_file_missing_its_upgrade_record_is_refused(demo_project: Path) -> Non
 def test_backups_neither_delete_nor_stop_for_other_files_in_the_folder(tmp_path: Path) -> None:
     import time
 
-    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.domain.codebook.codes import codebook_from_dict
     from sense7_coder.project import Project
     from sense7_coder.store.backups import backups_dir
 
@@ -261,7 +261,7 @@ def test_a_merge_source_with_unreadable_levels_is_refused(demo_project: Path, tm
 
 def test_a_foreign_wal_is_reported_with_the_problem_not_a_heading(demo_project: Path,
                                                                     tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import codebook_from_dict
+    from sense7_coder.domain.codebook.codes import codebook_from_dict
     from sense7_coder.project import Project
 
     other = tmp_path / "other" / "b.sense7"

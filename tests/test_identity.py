@@ -21,7 +21,7 @@ from sense7_coder.project.assignments import assign
 from sense7_coder.project.exchange import export_qdpx
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.identity import PassphraseNeeded
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.project.package import make_package
 from sense7_coder.project.prediction.predictors import evaluate_all, predictor_counts
 from sense7_coder.project.reconcile import coders_vs_consensus, disagreements, unit_values

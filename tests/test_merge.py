@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from analysis_support import CONVERSATIONS, code, conversation_lines, make_project, state
 
-from sense7_coder.domain.codebook import Level, code_from_dict
+from sense7_coder.domain.codebook.codes import Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, ProjectError
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
-from sense7_coder.project.merge import MergeConflicts, merge
+from sense7_coder.project import Project
+from sense7_coder.project.codebook import editing as codebook_ops
+from sense7_coder.project.merge.merging import MergeConflicts, merge
 
 
 @pytest.fixture

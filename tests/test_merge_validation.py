@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.store import conversations as store_conv
 from sense7_coder.store.schema import SCHEMA_VERSION
 from sense7_coder.store.trust import expected_schema

@@ -22,7 +22,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.assignments import assign, assigned_to
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.project.package import make_package
 
 REPO = Path(__file__).resolve().parents[1]

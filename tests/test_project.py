@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from sense7_coder.domain.codebook import code_from_dict, codebook_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict, codebook_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.store import conversations as store_conv
 
 BOOK = codebook_from_dict(

@@ -304,8 +304,8 @@ def test_demo_project_matches_a_direct_computation_from_its_csv(tmp_path: Path) 
 
 
 def test_binary_conversation_code_needs_every_turn_finished(tmp_path: Path) -> None:
-    from sense7_coder.domain.codebook import code_from_dict
-    from sense7_coder.project import codebook_ops
+    from sense7_coder.domain.codebook.codes import code_from_dict
+    from sense7_coder.project.codebook import editing as codebook_ops
 
     project = make_project(tmp_path)
     codebook_ops.add_code(project, code_from_dict(

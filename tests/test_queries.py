@@ -11,16 +11,16 @@ import pandas as pd
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.cooccurrence import code_by_attribute, cooccurrence, span_cooccurrence
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.queries import codes_by_attribute_table, cooccurrence_table
 from sense7_coder.project.selection import Selection
-from sense7_coder.project.span_queries import context_of
+from sense7_coder.project.spans import editing as project_spans
+from sense7_coder.project.spans.queries import context_of
 
 TURN2 = "That sounds draining. Which meeting matters most to you? (c1)"
 

@@ -175,7 +175,7 @@ def test_a_package_carries_its_coders_rationales_and_the_merge_brings_back_only_
 
 def test_a_lead_merging_a_whole_project_brings_every_coders_rationales(tmp_path: Path
                                                                       ) -> None:
-    from sense7_coder.project.merge import merge
+    from sense7_coder.project.merge.merging import merge
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -14,7 +14,7 @@ import xmlschema
 from analysis_support import code, make_project
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import Codebook
+from sense7_coder.domain.codebook.codes import Codebook
 from sense7_coder.domain.errors import CodebookError
 from sense7_coder.domain.models import Unit
 from sense7_coder.domain.refi.qdc import (

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from analysis_support import code, make_project
 
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.domain.refi import reading as refi_import
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
 from sense7_coder.project.exchange import export_qdpx
 from sense7_coder.project.refi.importing import import_qdpx, new_project_from_qdpx
+from sense7_coder.project.spans import editing as project_spans
 from sense7_coder.store import frames
-from sense7_coder.store import spans as store_spans
+from sense7_coder.store.spans import table as store_spans
 
 NS = "urn:QDA-XML:project:1.0"
 U1 = "8F2A0C35-0C59-4D0C-9B0D-1A2B3C4D5E01"

@@ -361,7 +361,7 @@ def test_atlas_crlf_counts_a_line_end_as_one(tmp_path: Path) -> None:
 
 
 def test_qdc_nominal_level_with_empty_label_comes_back_empty() -> None:
-    from sense7_coder.domain.codebook import Codebook, code_from_dict
+    from sense7_coder.domain.codebook.codes import Codebook, code_from_dict
     from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc
 
     kind = code_from_dict({"key": "kind", "label": "Kind", "kind": "nominal", "unit": "turn",
@@ -445,7 +445,7 @@ def test_attributes_named_like_a_field_or_the_variable_come_back(tmp_path: Path)
 
 
 def test_qdc_codes_sharing_a_label_or_spaced_oddly_come_back() -> None:
-    from sense7_coder.domain.codebook import Codebook, code_from_dict
+    from sense7_coder.domain.codebook.codes import Codebook, code_from_dict
     from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc
 
     def ordinal(key: str, label: str) -> Any:

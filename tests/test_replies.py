@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sense7_coder.domain.codebook import Code, Level
+from sense7_coder.domain.codebook.codes import Code, Level
 from sense7_coder.domain.llm.replies import Reading, read_reply, reply_schema, response_format
 from sense7_coder.resources import resolve_codebook
 

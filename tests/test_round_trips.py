@@ -10,7 +10,7 @@ import pytest
 from analysis_support import code, make_project
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import Code, Codebook, CodebookError, Level
+from sense7_coder.domain.codebook.codes import Code, Codebook, CodebookError, Level
 from sense7_coder.domain.refi.qdc import codebook_from_qdc, codebook_qdc, load_qdc
 from sense7_coder.project import Project
 from sense7_coder.project.exchange import export_qdc, import_qdc
@@ -94,7 +94,7 @@ def test_a_qdc_whose_shortcuts_are_taken_moves_them_to_free_letters_with_a_note(
 
 
 def test_a_value_is_read_as_that_value_even_when_another_level_carries_it_as_label():
-    from sense7_coder.domain.codebook import code_from_dict
+    from sense7_coder.domain.codebook.codes import code_from_dict
 
     rank = code_from_dict({"key": "rank", "kind": "ordinal", "levels": [
         {"value": 1, "label": "2"}, {"value": 2, "label": "1"}, {"value": 3, "label": "last"}]},
@@ -131,7 +131,7 @@ def test_a_projects_codebook_makes_the_qdc_round_trip_through_a_second_project(
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = make_project(tmp_path / "a")
-    from sense7_coder.project import codebook_ops
+    from sense7_coder.project.codebook import editing as codebook_ops
 
     codebook_ops.add_code(first, Code("odd", "Odd labels", levels=[
         Level(i, label) for i, label in enumerate(LABELS, 1)]))

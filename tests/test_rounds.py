@@ -19,7 +19,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project import rounds as rp
 from sense7_coder.project.assignments import assign
-from sense7_coder.project.codebook_ops import update_code
+from sense7_coder.project.codebook.editing import update_code
 
 #: 30 conversations, two assistants (20 of model a, 10 of model b)
 CHATS = [(f"k{i:02d}", f"p{i}", "a" if i % 3 else "b", 3, 4) for i in range(30)]

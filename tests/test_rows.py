@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from sense7_coder.cli import main
 from sense7_coder.domain import rows
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.export import neutralise_text
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.project.imports import import_codings, import_rater_files
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.store import conversations as store_conv
 
 BOOK = {"name": "t", "codes": [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.store import conversations as store_conv

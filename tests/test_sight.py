@@ -25,7 +25,7 @@ from sense7_coder.project.imports import import_files
 from sense7_coder.project.package import make_package
 from sense7_coder.project.project import HIDDEN_VALUE
 from sense7_coder.project.sight import RATINGS_HIDDEN, RATINGS_SHOWN, RATINGS_WITHHELD
-from sense7_coder.project.suggestions import NewSuggestion, store_run, suggestions
+from sense7_coder.project.suggestions.stored import NewSuggestion, store_run, suggestions
 from sense7_coder.project.team.tables import memos_table, turn_history
 
 T2 = Unit("c1", 2)

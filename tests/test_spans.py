@@ -12,12 +12,12 @@ import pytest
 from analysis_support import conversation_lines, make_project
 
 from sense7_coder.domain import rows
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.spans import SpanKey
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
-from sense7_coder.project.codebook_ops import add_code
+from sense7_coder.project.codebook.editing import add_code
+from sense7_coder.project.spans import editing as project_spans
 
 #: turn 2 of every study conversation (c1 here)
 TURN2 = "That sounds draining. Which meeting matters most to you? (c1)"

@@ -16,9 +16,9 @@ from sense7_coder.cli import main
 from sense7_coder.domain.agreement.unitizing import unitizing_alpha
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
 from sense7_coder.project.selection import Selection
-from sense7_coder.project.span_agreement import span_agreement
+from sense7_coder.project.spans import editing as project_spans
+from sense7_coder.project.spans.agreement import span_agreement
 
 # Krippendorff (2004), "Measuring the reliability of qualitative text analysis data",
 # Quality & Quantity 38: a continuum from 150 to 450 cut by observers i and j into units
@@ -207,7 +207,7 @@ def test_gamma_reproduces_pygamma_agreements_published_example() -> None:
     pytest.importorskip("pygamma_agreement")
     from pygamma_agreement.sampler import ShuffleContinuumSampler
 
-    from sense7_coder.project import span_gamma
+    from sense7_coder.project.spans import gamma as span_gamma
 
     names = ["Alex", "Paul", "Suzan"]
     # the example as one turn of 60 characters, as span_agreement hands it over
@@ -330,7 +330,7 @@ def test_the_packed_read_gives_the_figures_of_the_ordinary_read(
     """Spans and turns are read packed (a few code points a row); a number too big for one
     sends the read the ordinary way. Both give the same figures, on the study as made and
     on one edited by hand past what packing carries."""
-    from sense7_coder.store import span_arrays
+    from sense7_coder.store.spans import arrays as span_arrays
 
     project = study(tmp_path, False)
     project.set_coder("carol")

@@ -14,10 +14,10 @@ from sense7_coder.cli import main
 from sense7_coder.domain.errors import InputError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
 from sense7_coder.project.export import export_project
 from sense7_coder.project.imports import import_codings
 from sense7_coder.project.selection import Selection
+from sense7_coder.project.spans import editing as project_spans
 
 
 def spans_of(project: Project) -> list[tuple[object, ...]]:

@@ -12,10 +12,10 @@ from test_spans import with_span_codes
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.spans import SpanKey
 from sense7_coder.project import Project
-from sense7_coder.project import spans as project_spans
 from sense7_coder.project.assignments import assign
-from sense7_coder.project.merge import MergeConflicts, merge
+from sense7_coder.project.merge.merging import MergeConflicts, merge
 from sense7_coder.project.package import make_package
+from sense7_coder.project.spans import editing as project_spans
 
 
 def spans_of(project: Project) -> list[tuple[object, ...]]:

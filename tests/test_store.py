@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlite_utils import Database
 
-from sense7_coder.domain.codebook import codebook_from_dict
+from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project

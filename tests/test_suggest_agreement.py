@@ -16,7 +16,7 @@ from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import methods_paragraph, project_agreement
 from sense7_coder.project.selection import Selection
-from sense7_coder.project.suggestions import NewSuggestion, store_run
+from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
 
 
 def _copy_alice(p: Project, name: str = "mirror", shift: int = 0) -> int:

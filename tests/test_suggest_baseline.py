@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from sense7_coder.domain.codebook import Code, Level
+from sense7_coder.domain.codebook.codes import Code, Level
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.project import Project
 from sense7_coder.project.prediction.suggest_baseline import run_baseline
-from sense7_coder.project.suggestions import suggestions
+from sense7_coder.project.suggestions.stored import suggestions
 
 
 def test_every_dimension_of_every_assistant_turn_out_of_fold(demo_project: Path):
@@ -26,7 +26,7 @@ def test_every_dimension_of_every_assistant_turn_out_of_fold(demo_project: Path)
 
 
 def test_nominal_and_present_absent_codes_are_learnt_as_classes(demo_project: Path):
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.project.codebook.editing import add_code
 
     with Project.open(demo_project, backup=False) as p:
         add_code(p, Code("apology", "Apology", kind="binary", allow_na=False,
@@ -59,7 +59,7 @@ def test_nothing_to_learn_from_is_said(tmp_path: Path):
 def test_span_codes_are_left_to_coders(demo_project: Path) -> None:
     """A span is a stretch of text a person marks: suggest leaves span codes out by default
     and refuses one asked for by name, in one line naming it."""
-    from sense7_coder.project.suggest import selected_codes
+    from sense7_coder.project.suggestions.asking import selected_codes
 
     with Project.open(demo_project, backup=False) as p:
         spans = [c.key for c in p.codebook.active if c.unit == "span"]

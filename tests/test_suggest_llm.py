@@ -17,8 +17,8 @@ from sense7_coder.domain.errors import Cancelled
 from sense7_coder.domain.llm.judge import LLMError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
-from sense7_coder.project.suggest import code_prompt, plan, run_llm, set_code_prompt
-from sense7_coder.project.suggestions import suggestion_runs, suggestions
+from sense7_coder.project.suggestions.asking import code_prompt, plan, run_llm, set_code_prompt
+from sense7_coder.project.suggestions.stored import suggestion_runs, suggestions
 
 FAST = {"retries": 2, "backoff_s": 0.01, "timeout_s": 5.0}
 Reply = Callable[[dict[str, Any], int], tuple[int, str]]
@@ -226,8 +226,8 @@ def test_every_sense7_dimension_of_the_322_conversations(
 
 def test_every_kind_of_code_at_every_unit(demo_project: Path,
                                           serve: Callable[..., FakeServer]):
-    from sense7_coder.domain.codebook import Code, Level
-    from sense7_coder.project.codebook_ops import add_code
+    from sense7_coder.domain.codebook.codes import Code, Level
+    from sense7_coder.project.codebook.editing import add_code
 
     def reply(body: dict[str, Any], n: int) -> tuple[int, str]:
         answer = {"stance": {"value": "refuse", "rationale": "says no"},

@@ -13,7 +13,8 @@ from sense7_coder.cli import main
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project.project import Project
-from sense7_coder.project.suggestion_view import (
+from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
+from sense7_coder.project.suggestions.view import (
     accept,
     accept_all,
     order_queue,
@@ -22,7 +23,6 @@ from sense7_coder.project.suggestion_view import (
     shown_in_workspace,
     uncertainty,
 )
-from sense7_coder.project.suggestions import NewSuggestion, store_run
 
 TURN = Unit("101", 2)
 

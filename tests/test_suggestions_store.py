@@ -11,7 +11,7 @@ import pytest
 from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project.project import Project
-from sense7_coder.project.suggestions import (
+from sense7_coder.project.suggestions.stored import (
     NewSuggestion,
     model_raters,
     store_run,
@@ -134,7 +134,7 @@ def test_a_coder_package_carries_no_suggestions(demo_project: Path, tmp_path: Pa
 
 
 def test_turn_uncertainty_follows_runs_that_disagree_and_no_answers(demo_project: Path):
-    from sense7_coder.project.suggestions import turn_uncertainty
+    from sense7_coder.project.suggestions.stored import turn_uncertainty
 
     with Project.open(demo_project, backup=False) as p:
         other = Unit("101", 4)
@@ -163,7 +163,7 @@ def test_hand_edited_suggestions_are_named_in_one_line_everywhere(demo_project: 
     from sense7_coder.domain.agreement_settings import AgreementSettings
     from sense7_coder.project.agreement import project_agreement
     from sense7_coder.project.selection import Selection
-    from sense7_coder.project.suggestions import suggestions_table, turn_uncertainty
+    from sense7_coder.project.suggestions.stored import suggestions_table, turn_uncertainty
 
     with Project.open(demo_project, backup=False) as p:
         _run(p)

@@ -11,11 +11,12 @@ from analysis_support import code, conversation_lines, make_project
 from sqlite_utils import Database
 
 from sense7_coder.cli import main
-from sense7_coder.domain.codebook import code_from_dict
+from sense7_coder.domain.codebook.codes import code_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
 from sense7_coder.domain.models import Unit
-from sense7_coder.project import Project, codebook_ops
+from sense7_coder.project import Project
 from sense7_coder.project.assignments import assign, assigned_to, progress
+from sense7_coder.project.codebook import editing as codebook_ops
 from sense7_coder.project.export import export_frame
 from sense7_coder.project.imports import import_codings
 from sense7_coder.project.package import make_package
@@ -302,7 +303,7 @@ def test_lend_an_ear_rater_files_import_one_coder_each(tmp_path: Path, shared_da
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
     from sense7_coder.domain.agreement_settings import AgreementSettings
-    from sense7_coder.domain.codebook import Codebook
+    from sense7_coder.domain.codebook.codes import Codebook
     from sense7_coder.domain.importers import ImportOptions
     from sense7_coder.project.agreement import project_agreement
     from sense7_coder.project.imports import import_files
@@ -412,7 +413,7 @@ def test_accept_majority_counts_agree_with_the_table(tmp_path: Path,
 
 
 def test_merge_lines_count_in_the_singular_and_plural() -> None:
-    from sense7_coder.project.merge import SourceSummary
+    from sense7_coder.project.merge.merging import SourceSummary
 
     one = SourceSummary("a.sense7", codings=1, statuses=1, consensus=1, memos=2)
     assert one.line(False) == ("a.sense7: added 1 coding, 1 turn marked done, 2 memos, "

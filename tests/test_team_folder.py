@@ -20,7 +20,7 @@ from sense7_coder.domain.errors import ProjectError
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project, rationales
 from sense7_coder.project.assignments import assign
-from sense7_coder.project.merge import merge
+from sense7_coder.project.merge.merging import merge
 from sense7_coder.project.team.folder import FOR_CODERS, TO_LEAD, invite, join, link
 from sense7_coder.project.team.sync import sync
 

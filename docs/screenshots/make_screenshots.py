@@ -467,8 +467,8 @@ SUGGESTED: dict[str, tuple[int | None, str]] = {
 def shoot_suggestions(studio: Studio, out: Path) -> None:
     from sense7_coder.domain.models import Unit
     from sense7_coder.project import Project
-    from sense7_coder.project.suggestion_view import set_shown_in_workspace
-    from sense7_coder.project.suggestions import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.stored import NewSuggestion, store_run
+    from sense7_coder.project.suggestions.view import set_shown_in_workspace
 
     path = studio.docs / "suggestions.sense7"
     shutil.copyfile(studio.demo, path)

@@ -329,7 +329,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             if args.format == "json":
                 print(json.dumps([r.as_row() for r in spans], indent=2, ensure_ascii=False))
             else:
-                from ..project.span_agreement import span_agreement_lines
+                from ..project.spans.agreement import span_agreement_lines
 
                 print("\n".join(span_agreement_lines(spans)))
             return 0
@@ -350,7 +350,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     else:
         print("\n".join(agreement_lines(report, settings.kappa_weights)))
         if spans:
-            from ..project.span_agreement import span_agreement_lines
+            from ..project.spans.agreement import span_agreement_lines
 
             print()
             print("\n".join(span_agreement_lines(spans)))
@@ -360,7 +360,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def _span_agreement(project: Any, args: argparse.Namespace, selection: Selection,
                     settings: AgreementSettings) -> list[Any]:
     """Agreement on the span codes (none in the codebook: nothing, at no cost)."""
-    from ..project.span_agreement import span_agreement, span_codes
+    from ..project.spans.agreement import span_agreement, span_codes
 
     if not span_codes(project, selection.codes):
         return []
@@ -384,7 +384,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from ..project.merge import MergeConflicts, merge
+    from ..project.merge.merging import MergeConflicts, merge
 
     with _open(args, args.target, backup=not args.dry_run) as project:
         try:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..domain.codebook import Code, code_from_dict, default_levels, parse_levels_spec
+from ..domain.codebook.codes import Code, code_from_dict, default_levels, parse_levels_spec
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.file_reading import check_encoding
 from ..domain.importers import FORMATS, ImportOptions, parse_mapping, parse_roles
@@ -178,7 +178,7 @@ def cmd_codebook_list(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_add(args: argparse.Namespace) -> int:
-    from ..project import codebook_ops
+    from ..project.codebook import editing as codebook_ops
 
     levels = parse_levels_spec(args.levels, args.kind) if args.levels else default_levels(args.kind)
     if not levels:
@@ -201,7 +201,7 @@ def cmd_codebook_add(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_import(args: argparse.Namespace) -> int:
-    from ..project import codebook_ops
+    from ..project.codebook import editing as codebook_ops
 
     book = codebook_ops.read_codebook_file(args.file)
     notes: list[str] = []
@@ -214,7 +214,7 @@ def cmd_codebook_import(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_versions(args: argparse.Namespace) -> int:
-    from ..project import codebook_versions as cv
+    from ..project.codebook import versions as cv
 
     with _open(args) as project:
         found = cv.versions(project)
@@ -235,7 +235,7 @@ def cmd_codebook_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_codebook_diff(args: argparse.Namespace) -> int:
-    from ..project import codebook_versions as cv
+    from ..project.codebook import versions as cv
 
     with _open(args) as project:
         lines = cv.diff(project, args.old, args.new)
@@ -248,13 +248,13 @@ def cmd_codebook_diff(args: argparse.Namespace) -> int:
 
 def cmd_codebook_export(args: argparse.Namespace) -> int:
     if args.version is not None:
-        from ..project.codebook_versions import export_at
+        from ..project.codebook.versions import export_at
 
         with _open(args) as project:
             export_at(project, args.version, args.file)
         print(f"wrote {args.file} (codebook version {args.version})")
         return 0
-    from ..project import codebook_ops
+    from ..project.codebook import editing as codebook_ops
 
     with _open(args) as project:
         if args.file.suffix.lower() == ".qdc":

@@ -80,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _prompts(args: argparse.Namespace) -> int | None:
     from ..domain.errors import Sense7Error
     from ..domain.file_reading import decode_text, read_bytes
-    from ..project import suggest as sg
+    from ..project.suggestions import asking as sg
 
     if args.show_prompt:
         with open_as(args) as project:
@@ -106,7 +106,7 @@ def _prompts(args: argparse.Namespace) -> int | None:
 
 
 def _list_runs(args: argparse.Namespace) -> int:
-    from ..project.suggestions import suggestion_runs
+    from ..project.suggestions.stored import suggestion_runs
 
     with open_as(args) as project:
         runs = suggestion_runs(project)
@@ -157,7 +157,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 
 def _llm(args: argparse.Namespace, project: Any, filt: Any) -> int:
-    from ..project import suggest as sg
+    from ..project.suggestions import asking as sg
 
     plan = sg.plan(project, args.codes, unit=args.unit, conversations=filt,
                    per_unit=not args.per_code, context=args.context)

@@ -165,7 +165,7 @@ def cmd_assign(args: argparse.Namespace) -> int:
                         shuffle=args.shuffle)
         lines = report.lines()
         if args.by_uncertainty:
-            from ..project.suggestion_view import order_queues
+            from ..project.suggestions.view import order_queues
 
             lines += order_queues(project, coders)
     print("\n".join(lines))

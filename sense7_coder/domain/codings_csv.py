@@ -37,7 +37,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from . import rows
-from .codebook import Code, Codebook
+from .codebook.codes import Code, Codebook
 from .errors import InputError
 from .export import unneutralise
 from .importers.tables import norm, read_named_columns

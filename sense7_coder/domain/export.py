@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .codebook import Code, Codebook
+from .codebook.codes import Code, Codebook
 from .errors import Cancelled, InputError
 from .files import ExportError as ExportError  # re-exported: export errors live in .files
 from .files import atomic_text_file

@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .codebook import Code, Codebook
+from .codebook.codes import Code, Codebook
 from .errors import Cancelled, Hint
 from .export_kinds import TABLES
 from .files import ExportError, destination

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .codebook import Code, Codebook
+from .codebook.codes import Code, Codebook
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .codebook import Codebook
+from .codebook.codes import Codebook
 from .export import CONSENSUS_COLUMNS, NA_FLAG, NA_TEXT, UNIT_META, categorical
 
 SOURCES = ("coded", "imported", "merged", "suggestion_accepted", "majority", "adjudicated")

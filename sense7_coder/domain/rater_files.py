@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import rows
-from .codebook import Codebook
+from .codebook.codes import Codebook
 from .errors import Hint, InputError
 from .importers.tables import Table, norm, read_csv_table
 from .models import Coding, Unit

@@ -43,7 +43,7 @@ from ..domain.agreement.majority import majority_codes
 from ..domain.agreement.records import MIN_UNITS
 from ..domain.agreement.units import rater_table
 from ..domain.agreement_settings import VALUES, AgreementSettings, draws_refusal
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..domain.progress import CancelFn, ProgressFn
@@ -61,7 +61,7 @@ from .agreement_models import (
     models_sentence,
 )
 from .changes import Changes
-from .codebook_versions import keep_version
+from .codebook.versions import keep_version
 from .project import Project
 from .ratings import (
     RESERVED,
@@ -124,7 +124,7 @@ def check_request(project: Project, selection: Selection,
         codes = [book.code(k) for k in dict.fromkeys(selection.codes)]
     else:
         codes = list(book.active)
-    # span codes have figures of their own (project/span_agreement.py)
+    # span codes have figures of their own (project/spans/agreement.py)
     codes = [c for c in codes if c.unit != "span"]
     level = settings.level if settings is not None else None
     refused_levels = level_refusals(codes, level) if selection.codes else []

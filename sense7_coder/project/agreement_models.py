@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Hint, ProjectError
 from ..store import suggestions as store_sug
 from ..store.conversations import ConversationFilter
 from .project import Project
 from .selection import Selection
-from .suggestions import RATER_PREFIX
+from .suggestions.stored import RATER_PREFIX
 
 if TYPE_CHECKING:
     from ..domain.agreement import AgreementReport

@@ -29,7 +29,7 @@ from ..domain.errors import InputError, ProjectError
 from ..domain.spans import SpanCoding
 from ..store import codings as store_codings
 from ..store import sight as store_sight
-from ..store import spans as store_spans
+from ..store.spans import table as store_spans
 from .hints import AS_LEAD
 
 if TYPE_CHECKING:

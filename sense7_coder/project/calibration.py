@@ -56,7 +56,7 @@ def calibration_story(project: Project) -> tuple[list[dict[str, Any]], list[dict
                                                  dict[int, list[str]]] | None:
     """The closed rounds, their figures, and per round the codes whose meaning changed
     since the round before (None: no closed round), for the methods paragraph and report."""
-    from ..domain.codebook_diff import changed_codes
+    from ..domain.codebook.diff import changed_codes
 
     closed = [r for r in store_rounds.rounds(project.db) if r["closed_at"] is not None]
     if not closed:

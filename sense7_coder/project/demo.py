@@ -11,8 +11,8 @@ from ..domain.importers import ImportOptions
 from ..paths import PROJECT_SUFFIX, user_data_dir
 from ..resources import demo_dir, resolve_codebook
 from ..store import codings as store_codings
-from ..store import spans as store_spans
-from .codebook_ops import add_code
+from ..store.spans import table as store_spans
+from .codebook.editing import add_code
 from .imports import import_codings, import_files
 from .project import Project
 

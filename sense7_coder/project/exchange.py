@@ -2,7 +2,7 @@
 
 The mapping is described in :mod:`sense7_coder.domain.refi.qdc`. Files are written under a
 temporary name and renamed when complete; a codebook import is one transaction (through
-:func:`.codebook_ops.apply_codebook`, with the same checks as any codebook change).
+:func:`.codebook.editing.apply_codebook`, with the same checks as any codebook change).
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__
 from ..domain.errors import Cancelled
 from ..domain.export_formats import atomic_binary_path
 from ..domain.progress import CancelFn, ProgressFn
-from ..domain.refi.qdc import codebook_qdc, load_qdc
+from ..domain.refi.qdc import ORIGIN, codebook_qdc, load_qdc
 from ..domain.refi.writing import (
     Mark,
     ProjectDocument,
@@ -29,10 +28,9 @@ from ..store import codings as store_codings
 from ..store import conversations as store_conv
 from ..store import frames
 from ..store.db import refuse_open_project_file
-from . import codebook_ops
+from .codebook import editing as codebook_ops
 from .project import Project
 
-ORIGIN = f"sense7-coder {__version__}"
 #: the user the adjudicated consensus is exported as
 CONSENSUS_USER = "consensus"
 
@@ -114,7 +112,7 @@ def _qdpx_document(project: Project, consensus: bool, progress: ProgressFn | Non
             memos["text"], strict=True):
         if text:
             marks.setdefault(cid, []).append(Mark(coder, int(pos), int(sent), memo=text))
-    from ..store import spans as store_spans
+    from ..store.spans import table as store_spans
 
     for span in store_spans.all_spans(db):  # each span a selection of its own
         marks.setdefault(span.conversation_id, []).append(

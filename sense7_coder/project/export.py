@@ -18,7 +18,7 @@ import pandas as pd
 from .. import APP_NAME, __version__
 from ..domain import provenance as prov
 from ..domain.agreement_settings import AgreementSettings
-from ..domain.codebook import Codebook
+from ..domain.codebook.codes import Codebook
 from ..domain.errors import Cancelled, Hint, ProjectError
 from ..domain.export import (
     EXPORT_KINDS,
@@ -143,7 +143,7 @@ def _export_frame(project: Project, kind: str, selection: Selection,
         return project_agreement(project, selection, settings, progress=progress,
                                  cancel=cancel).to_frame()
     if kind == "suggestions":  # a model's values: never mixed with the coders' (long, wide)
-        from .suggestions import suggestions_table
+        from .suggestions.stored import suggestions_table
 
         return suggestions_table(project, check_request(project, selection),
                                  selection.conversation_filter())
@@ -181,7 +181,7 @@ def _export_frame(project: Project, kind: str, selection: Selection,
         from .team.tables import unit_texts
 
         table["text"] = unit_texts(project, table)
-    from .span_export import long_with_spans
+    from .spans.export import long_with_spans
 
     return long_with_spans(project, table, list(selection.codes), selection.coders, filt)
 
@@ -243,7 +243,7 @@ def _team_table(project: Project, kind: str, selection: Selection,
     whole = _whole_tables(project, selection, filt)
     if kind in whole:
         return whole[kind]()
-    from .span_queries import query_codes
+    from .spans.queries import query_codes
 
     keys = [c.key for c in query_codes(project, selection)]  # span codes too
     parsed: object = None

@@ -27,8 +27,8 @@ from ..domain.words import count
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
-from ..store import spans as store_spans
 from ..store.db import refuse_open_project_file
+from ..store.spans import table as store_spans
 from . import authority, judgments
 from .changes import EVERYTHING, NOTHING, Changes
 from .project import Project

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..domain.codebook import Code, Codebook
+from ..domain.codebook.codes import Code, Codebook
 from ..domain.errors import CodebookError, ProjectError
 from ..domain.models import Conversation, Unit, Value
 from ..store import codes as store_codes

@@ -30,7 +30,7 @@ SCOPES = co.SCOPES
 
 
 def _present(project: Project, selection: Selection) -> tuple[list[str], pd.DataFrame]:
-    from .span_queries import query_codes
+    from .spans.queries import query_codes
 
     selected = query_codes(project, selection)
     keys = [c.key for c in selected]
@@ -39,7 +39,7 @@ def _present(project: Project, selection: Selection) -> tuple[list[str], pd.Data
     binary = {c.key for c in selected if c.kind == "binary"}
     present = co.presences(codings, binary)
     if any(c.unit == "span" for c in selected):  # a span code is present in its turn
-        from .span_queries import span_frame
+        from .spans.queries import span_frame
 
         _keys, spans = span_frame(project, selection)
         present = pd.concat([present, spans[["conversation_id", "position", "code"]]],
@@ -60,7 +60,7 @@ def cooccurrence_table(project: Project, selection: Selection | None = None,
 
 
 def _span_table(project: Project, selection: Selection) -> pd.DataFrame:
-    from . import span_queries
+    from .spans import queries as span_queries
 
     keys, spans = span_queries.span_frame(project, selection)
     return co.span_cooccurrence(spans, keys)

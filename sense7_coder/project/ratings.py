@@ -20,7 +20,7 @@ from ..domain.agreement import (
     CodeFrameSpec,
 )
 from ..domain.agreement.units import rater_table
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.models import ROLES_OF as ROLES_OF  # re-exported: defined with the roles
 from ..domain.prediction.evaluation import to_level
 from ..store import frames

@@ -26,7 +26,7 @@ import pandas as pd
 from ..domain.agreement import CONSENSUS_RATER, AgreementReport, rater_vs_reference
 from ..domain.agreement.majority import majority_codes, mark_by_construction
 from ..domain.agreement.units import unit_ids, unit_key
-from ..domain.codebook import Code
+from ..domain.codebook.codes import Code
 from ..domain.errors import Cancelled, ProjectError
 from ..domain.models import Unit, Value
 from ..domain.progress import CancelFn, ProgressFn

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..domain.codebook import Code, Codebook
+from ..domain.codebook.codes import Code, Codebook
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
 from ..store import codes as store_codes

@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any, Protocol
 
-from ..domain.codebook import TURN_ROLES, Codebook
+from ..domain.codebook.codes import TURN_ROLES, Codebook
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
 from ..store import codings as store_codings

@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..domain.codebook import TURN_ROLES, Code, Codebook
+from ..domain.codebook.codes import TURN_ROLES, Code, Codebook
 from ..domain.models import Conversation, Turn
 from ..store import conversations as store_conv
 from ..store import views as store_views

@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.codebook import Codebook, codebook_from_dict
-from ..domain.codebook_diff import changed_codes, meaning
+from ..domain.codebook.codes import Codebook, codebook_from_dict
+from ..domain.codebook.diff import changed_codes, meaning
 from ..domain.errors import ProjectError
 from .codes import codebook_from_db
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.codebook import APPLIES_TO, KINDS, UNITS, Code, Codebook, stored_levels
+from ..domain.codebook.codes import APPLIES_TO, KINDS, UNITS, Code, Codebook, stored_levels
 from ..domain.errors import CodebookError
 
 _COLUMNS = (

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.codebook import MAX_CODES
+from ..domain.codebook.codes import MAX_CODES
 from ..domain.errors import CodebookError, ProjectError
 from .codes import load_codes
 

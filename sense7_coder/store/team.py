@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from .merge import CODING_KEY, MEMO_KEY, SPAN_KEY
+from .merge.staging import CODING_KEY, MEMO_KEY, SPAN_KEY
 
 #: a coder's own tables and the columns naming a row of each
 OWN_TABLES: dict[str, tuple[str, ...]] = {

@@ -11,7 +11,7 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from .. import __version__
-from ..domain.codebook import Codebook
+from ..domain.codebook.codes import Codebook
 from ..domain.versions import ABOUT_LIBRARIES, library_versions
 from ..project import sqlite_version
 from .screen import fit_to_screen

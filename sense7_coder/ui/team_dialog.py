@@ -33,7 +33,7 @@ from ..project.assignments import AssignReport, assign, progress
 from ..project.changes import SETTINGS
 from ..project.judgments import attribute_list
 from ..project.package import PackageSummary, make_package
-from ..project.suggestion_view import order_queues, set_shown_in_workspace, shown_in_workspace
+from ..project.suggestions.view import order_queues, set_shown_in_workspace, shown_in_workspace
 from . import file_dialogs
 from .palette import error_style
 from .tasks import CancelFn, ProgressFn, TaskError, TaskRunner, with_own_project

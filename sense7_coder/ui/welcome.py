@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..domain.codebook import Codebook
+from ..domain.codebook.codes import Codebook
 from ..domain.errors import CodebookError, Sense7Error
 from ..domain.words import count, sentence
 from ..paths import PROJECT_SUFFIX

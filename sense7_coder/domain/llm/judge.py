@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from ..codebook import Code, Level
+from ..codebook.codes import Code, Level
 from ..errors import Cancelled, Sense7Error
 from ..progress import CancelFn, ProgressFn
 from . import http as guarded_http

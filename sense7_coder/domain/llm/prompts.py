@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..codebook import Code
+from ..codebook.codes import Code
 
 #: turns before the unit that go with it as its context
 CONTEXT_TURNS = 4

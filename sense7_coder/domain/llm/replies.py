@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..codebook import Code
+from ..codebook.codes import Code
 
 #: the keys a single value may go by in a JSON object
 VALUE_KEYS = ("value", "level", "score", "rating", "label", "answer")

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..codebook import Code
+from ..codebook.codes import Code
 from ..progress import CancelFn, ProgressFn
 from . import http as guarded_http
 from .judge import ChatClient, LLMError, attempts

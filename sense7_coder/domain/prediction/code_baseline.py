@@ -19,7 +19,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..codebook import Code
+from ..codebook.codes import Code
 from ..errors import Cancelled, Sense7Error
 from ..progress import CancelFn, ProgressFn
 from .baseline import N_SPLITS, Sample, cross_validated, features

@@ -48,8 +48,9 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from ... import __version__
 from .. import rows
-from ..codebook import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
+from ..codebook.codes import KEY_RE, MAX_CODES, Code, Codebook, code_from_dict, validate_codes
 from ..errors import CodebookError, InputError
 
 CODEBOOK_NS = "urn:QDA-XML:codebook:1.0"
@@ -57,6 +58,8 @@ PROJECT_NS = "urn:QDA-XML:project:1.0"
 CODEBOOK_SCHEMA = "http://schema.qdasoftware.org/versions/Codebook/v1.0/Codebook.xsd"
 PROJECT_SCHEMA = "http://schema.qdasoftware.org/versions/Project/v1.0/Project.xsd"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
+#: the ``origin`` sense7-coder writes into its REFI-QDA files: the program and its version
+ORIGIN = f"sense7-coder {__version__}"
 MARKER = "[sense7-coder] "
 NA_CHILD = "NA = not applicable"
 _GUID_NS = uuid.uuid5(uuid.NAMESPACE_URL, "https://schema.qdasoftware.org/sense7-coder")

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..codebook import Code, Codebook
+from ..codebook.codes import Code, Codebook
 from ..errors import CodebookError, InputError
 from ..importers.roles import RoleResolver
 from . import qdc as refi

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..codebook import Codebook
+from ..codebook.codes import Codebook
 from ..models import Conversation
 from .qdc import (
     PROJECT_NS,

@@ -84,7 +84,7 @@ def _suggestion_runs(project: Project, conversations: ConversationFilter | None
     models' answered suggestions on turns, for the ordinal codes that stand for a users'
     rating key (``user_rating``); a run is one of the model's runs."""
     from ...store import suggestions as store_sug
-    from ..suggestions import rater_name
+    from ..suggestions.stored import rater_name
 
     codes = {c.key: c for c in project.codebook.codes if c.kind == "ordinal" and c.user_rating}
     keys = {k: c.user_rating for k, c in codes.items()}

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError, Sense7Error
 from ...domain.models import Unit
 from ...domain.prediction.baseline import Sample
@@ -29,8 +29,8 @@ from ...domain.progress import CancelFn, ProgressFn
 from ...store import frames
 from ...store.conversations import ConversationFilter
 from ..project import Project
-from ..suggest import plan as make_plan
-from ..suggestions import NewSuggestion, SuggestionRun, store_checked_run
+from ..suggestions.asking import plan as make_plan
+from ..suggestions.stored import NewSuggestion, SuggestionRun, store_checked_run
 from .predictors import check_runs, cv_group, grouping
 
 

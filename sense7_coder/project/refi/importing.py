@@ -22,14 +22,15 @@ from ...domain.sentences import segment_turns
 from ...domain.spans import Span, SpanKey
 from ...store import codings as store_codings
 from ...store import conversations as store_conv
-from ...store import spans as store_spans
 from ...store.db import refuse_open_project_file
-from .. import authority, codebook_ops
+from ...store.spans import table as store_spans
+from .. import authority
 from ..changes import EVERYTHING, NOTHING, Changes
+from ..codebook import editing as codebook_ops
 from ..dry_run import trial
 from ..imports import write_imported
 from ..project import Project
-from ..spans import checked_span
+from ..spans.editing import checked_span
 from . import extra as refi_extra
 
 #: the users sense7-coder exports its consensus as (see :mod:`..exchange`)

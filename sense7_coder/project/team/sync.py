@@ -127,7 +127,7 @@ def _merge_touched(project: Project, touched: dict[str, list[tuple[Any, ...]]],
     """Merge the package copies of the coders whose files were applied, as one by-hand
     merge of their packages (one after the other, in one transaction); when that is
     refused, each alone, so that only the coder it concerns waits."""
-    from ..merge import MergeReport, merge
+    from ..merge.merging import MergeReport, merge
 
     coders = sorted(touched)
     mirrors = [mirror_path(Path(project.path), c) for c in coders]

@@ -108,7 +108,7 @@ def span_segments(project: Project, *, codes: list[str] | None = None,
                   ) -> list[tuple[Any, ...]]:
     """The ``segments`` rows of coded spans: the span's text, its offsets (code points,
     end exclusive) and its context in the turn."""
-    from ..span_queries import span_rows_of
+    from ..spans.queries import span_rows_of
 
     book = project.codebook
     out = []
@@ -130,7 +130,7 @@ def memos_table(project: Project, *, coders: list[str] | None = None,
     """Every memo: on units, and on spans (with the span's offsets and code), in
     conversation and turn order; to a coder working blind (:meth:`.Sight.sees_memo`) only
     their own and those of units open to them."""
-    from ...store import spans as store_spans
+    from ...store.spans import table as store_spans
 
     frame = frames.memos_frame(project.db, coders=coders or (), conversations=conversations)
     units = pd.DataFrame({

@@ -49,7 +49,7 @@ from ...project.agreement import (
 from ...project.changes import Changes
 from ...project.outputs import refuse_project_file
 from ...project.selection import Selection
-from ...project.span_agreement import SpanAgreement
+from ...project.spans.agreement import SpanAgreement
 from .. import file_dialogs
 from ..palette import error_style
 from ..screen import close_keys, fit_to_screen
@@ -210,7 +210,7 @@ class AgreementPanel(QWidget):
 
     def _load_versions(self) -> None:
         """Every codebook version, with the codings set under it; the choice kept."""
-        from ...project.codebook_versions import versions
+        from ...project.codebook.versions import versions
 
         chosen = self.version.currentData()
         with QSignalBlocker(self.version):
@@ -282,7 +282,7 @@ class AgreementPanel(QWidget):
         spans: list[SpanAgreement] = []  # the span codes' figures, filled by the job
 
         def job(project: Project, progress: ProgressFn, cancel: CancelFn) -> AgreementReport:
-            from ...project.span_agreement import span_agreement
+            from ...project.spans.agreement import span_agreement
 
             report = project_agreement(project, selection, settings, progress=progress,
                                        cancel=cancel)

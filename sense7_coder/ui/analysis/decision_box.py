@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...project.reconcile import Disagreement
 from .reconcile_models import long_value
 

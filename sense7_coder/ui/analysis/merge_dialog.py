@@ -1,6 +1,6 @@
 """Merge coders' project files into the open project: a dry run first, then the merge.
 
-Both runs (:func:`sense7_coder.project.merge.merge`) go on the TaskRunner with their own
+Both runs (:func:`sense7_coder.project.merge.merging.merge`) go on the TaskRunner with their own
 connection to the target. The dry run lists what would be added and every conflict; Merge
 is offered only after a dry run of the same files and choice, and only when it would not be
 refused.
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from ...domain.models import Unit
 from ...paths import PROJECT_SUFFIX
 from ...project import Project
-from ...project.merge import Conflict, MergeConflicts, MergeReport, merge
+from ...project.merge.merging import Conflict, MergeConflicts, MergeReport, merge
 from .. import file_dialogs
 from ..palette import error_style
 from ..screen import fit_to_screen

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from ...domain.codebook import Codebook
+from ...domain.codebook.codes import Codebook
 from ...project import Project
 from ...project.reconcile import Disagreement
 from .adjudicator import AdjudicatorBar

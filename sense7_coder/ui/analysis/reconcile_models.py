@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtGui import QColor
 
 from ...domain.agreement import AgreementRecord, AgreementReport
-from ...domain.codebook import Code, Codebook
+from ...domain.codebook.codes import Code, Codebook
 from ...domain.names import MOST_LISTED
 from ...project.cells import ConsensusCell
 from ...project.reconcile import Disagreement

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
-    from ...project.span_agreement import SpanAgreement
+    from ...project.spans.agreement import SpanAgreement
 
 COLUMNS = ("Span code", "Coders", "Conversations", "Turns", "Spans", "αu", "αu 95% CI",
            "Presence α", "Presence 95% CI", "γ", "Note")

@@ -8,7 +8,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.models import Conversation
 from ...project.reconcile import Disagreement
 from ..workspace.transcript import TranscriptView

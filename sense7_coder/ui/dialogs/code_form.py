@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import APPLIES_TO, KINDS, UNITS, Code, code_from_dict, default_levels
+from ...domain.codebook.codes import APPLIES_TO, KINDS, UNITS, Code, code_from_dict, default_levels
 from ...domain.errors import CodebookError
 from ...domain.models import RATING_KEYS
 from .form_widgets import ColorButton, CommitTextEdit

@@ -1,6 +1,6 @@
 """The codebook editor: list the project's codes, edit one at a time, save every change at once.
 
-Every change goes through :mod:`sense7_coder.project.codebook_ops`, which refuses changes that
+Every change goes through :mod:`sense7_coder.project.codebook.editing`, which refuses changes that
 would orphan stored codings (a level in use, the kind of a used code, ...). A refusal is shown
 above the form and the form returns to what the project holds; a form that does not validate
 shows why and keeps what was typed so it can be fixed.
@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import CodebookError, ProjectError, Sense7Error
 from ...domain.words import count
 from ...project import Project
-from ...project import codebook_ops as ops
+from ...project.codebook import editing as ops
 from .. import file_dialogs
 from ..screen import fit_to_screen
 from .code_form import CodeForm

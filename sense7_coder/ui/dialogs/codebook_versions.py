@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from ...domain.errors import Sense7Error
 from ...domain.words import count
 from ...project import Project
-from ...project import codebook_versions as cv
+from ...project.codebook import versions as cv
 from .. import file_dialogs
 from ..screen import fit_to_screen
 from .form_widgets import MessageLabel

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from ...domain.codebook import Level
+from ...domain.codebook.codes import Level
 
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Value", "Label", "Description")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import (
+from ...domain.codebook.codes import (
     APPLIES_TO,
     KEY_RE,
     KINDS,

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ..elided import WrappedLabel
 from .guidance import Guidance
 

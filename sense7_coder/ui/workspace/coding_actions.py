@@ -18,7 +18,7 @@ from ...project.undo import Command
 from .code_row import NOT_SET
 
 if TYPE_CHECKING:
-    from ...domain.codebook import Code
+    from ...domain.codebook.codes import Code
     from ...domain.models import Conversation
     from ...project import Project
     from ..changes_hub import ChangesHub

@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from ...domain.codebook import Code, Codebook
+from ...domain.codebook.codes import Code, Codebook
 from ..elided import WrappedLabel
 from .code_row import NOT_SET, CodeRow
 from .guidance import FOLDS

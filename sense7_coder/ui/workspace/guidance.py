@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ..elided import ElidedLabel
 
 #: fold steps, most shown first: the panel takes the first that lets every code fit

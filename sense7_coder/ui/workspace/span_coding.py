@@ -10,7 +10,7 @@ marks the selection with any span code, and on a span: recode, resize to the sel
 memo, delete. The coder's own spans are painted with their code's colour (overlapping
 spans stack, so an overlap is darker); other coders' spans, where blinding shows them,
 are underlined in their code's colour. Every action goes through
-:mod:`sense7_coder.project.spans` (checked, saved at once, undoable).
+:mod:`sense7_coder.project.spans.editing` (checked, saved at once, undoable).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QShortcut, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QInputDialog, QMenu, QTextEdit
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.spans import Span, SpanKey, nudged_end
-from ...project import spans as project_spans
+from ...project.spans import editing as project_spans
 from .transcript import codepoint_index, utf16_index
 
 #: a code without a colour of its own is painted in this one

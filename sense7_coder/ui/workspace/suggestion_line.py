@@ -1,7 +1,7 @@
 """A model's suggestion on each code's row of the coding panel, and the keys that take it.
 
 Shown only where the lead allows it and blinding lets the coder read it (both decided in
-``project/suggestion_view``; this module shows what that returns). ``Y`` takes the focused
+``project/suggestions/view``; this module shows what that returns). ``Y`` takes the focused
 code's suggestion, ``Shift+Y`` every suggestion shown for the unit (while no code of the
 codebook uses the letter Y); each row's Accept button does the same. A taken value is
 saved at once with the source ``suggestion_accepted``.
@@ -17,10 +17,10 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.errors import ProjectError
 from ...domain.models import Unit
-from ...project import suggestion_view as sv
+from ...project.suggestions import view as sv
 from .code_row import NOT_SET, CodeRow
 
 KEY = "Y"

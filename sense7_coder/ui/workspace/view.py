@@ -12,7 +12,7 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QSplitter, QVBoxLayout, QWidget
 
-from ...domain.codebook import Code
+from ...domain.codebook.codes import Code
 from ...domain.models import Conversation, Turn, Unit
 from ...domain.names import MOST_LISTED
 from ...domain.words import and_list

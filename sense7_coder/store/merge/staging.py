@@ -1,7 +1,7 @@
 """SQL for merging another project file into this one.
 
 The source is opened **read-only** (``file:...?mode=ro``) on its own connection, with the
-same checks as :func:`.db.open_project_db` (SQLite header, application id, integrity,
+same checks as :func:`..db.open_project_db` (SQLite header, application id, integrity,
 schema version; ``trusted_schema`` off), and is never written. Its rows are copied into
 TEMP tables (``temp.m_<table>``) of the target's connection -- these live outside the
 project file -- and every comparison and insert is then one set-based statement. The
@@ -17,13 +17,13 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from ..domain.errors import ProjectError
-from .beside import check_side_files
-from .db import connect, is_open_here, refuse_odd_file, verify_project
-from .file_messages import not_sqlite, unreadable_message
-from .journal import is_package
-from .snapshots import decode_error, first_not_text, strict_text
-from .values import restore_nominal_values
+from ...domain.errors import ProjectError
+from ..beside import check_side_files
+from ..db import connect, is_open_here, refuse_odd_file, verify_project
+from ..file_messages import not_sqlite, unreadable_message
+from ..journal import is_package
+from ..snapshots import decode_error, first_not_text, strict_text
+from ..values import restore_nominal_values
 
 #: staged tables and their columns (the same names as the project tables)
 STAGED: dict[str, tuple[str, ...]] = {
@@ -78,7 +78,7 @@ def open_source(path: str | Path) -> sqlite3.Connection:
     The same checks as opening a project (our schema and nothing else, application id,
     version), and SQLite's full ``integrity_check``, which also finds indexes that disagree
     with their tables; a -wal beside it that was not written for it is refused (see
-    :mod:`.beside`; read only when this process has no connection to the file).
+    :mod:`..beside`; read only when this process has no connection to the file).
     """
     path = Path(path)
     if not path.exists():
@@ -90,7 +90,7 @@ def open_source(path: str | Path) -> sqlite3.Connection:
         check_side_files(path, journal=False)  # an interrupted change is refused below
     conn = _connect_read_only(path)
     try:
-        # every row is checked as the API checks it (project/merge.py), with its own words
+        # every row is checked as the API checks it (project/merge/merging.py), with its own words
         verify_project(conn, path, full=True, shapes=False)
         missing = [t for t in ("conversations", "turns", "codes", "codings", "coders")
                    if t not in source_tables(conn)]
@@ -462,7 +462,7 @@ def take_source(db: Database, table: str, key: tuple[str, ...],
     """Replace the target's value (and its time, and who decided) by the source's, for
     the rows with these ``keys``; returns how many rows changed. A replaced coding or
     consensus value is recorded as merged from ``origin`` (and, for a coding, not blind
-    until :func:`.merge_guard.stamp_merged` says how it was made)."""
+    until :func:`.guard.stamp_merged` says how it was made)."""
     cols = TAKEN[table]
     match = " AND ".join(f"s.{c} = {table}.{c}" for c in key)
     where = " AND ".join(f"{c} = ?" for c in key)

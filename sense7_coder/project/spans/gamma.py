@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ..domain.errors import ProjectError
+from ...domain.errors import ProjectError
 
 #: weights of the combined dissimilarity (pygamma-agreement's documented setting)
 DISSIMILARITY = {"alpha": 3.0, "beta": 1.0, "delta_empty": 1.0}

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..domain.llm.prompts import (
+from ...domain.codebook.codes import Code
+from ...domain.errors import ProjectError
+from ...domain.llm.prompts import (
     CONTEXT_TURNS,
     REPLY_TOKENS_PER_CODE,
     ShownTurn,
@@ -30,18 +30,18 @@ from ..domain.llm.prompts import (
     system_prompt,
     unit_text,
 )
-from ..domain.llm.replies import Reading
-from ..domain.models import Unit
-from ..domain.progress import CancelFn as Cancel
-from ..domain.progress import ProgressFn as Progress
-from ..domain.rows import MAX_REPLY_CHARS
-from ..store import conversations as store_conv
-from ..store import predictions as store_pred
-from ..store import suggestions as store_sug
-from ..store.conversations import ConversationFilter
-from .changes import NOTHING, SUGGESTIONS, Changes
-from .project import Project
-from .suggestions import NewSuggestion, SuggestionRun, store_checked_run
+from ...domain.llm.replies import Reading
+from ...domain.models import Unit
+from ...domain.progress import CancelFn as Cancel
+from ...domain.progress import ProgressFn as Progress
+from ...domain.rows import MAX_REPLY_CHARS
+from ...store import conversations as store_conv
+from ...store import predictions as store_pred
+from ...store import suggestions as store_sug
+from ...store.conversations import ConversationFilter
+from ..changes import NOTHING, SUGGESTIONS, Changes
+from ..project import Project
+from .stored import NewSuggestion, SuggestionRun, store_checked_run
 
 UNITS = ("turn", "sentence", "conversation")
 
@@ -51,7 +51,7 @@ UNITS = ("turn", "sentence", "conversation")
 def code_prompt(project: Project, key: str) -> tuple[str, bool]:
     """A code's guidance as the model reads it and whether it is the lead's own text
     (else built from the codebook)."""
-    from ..domain.llm.prompts import code_guidance
+    from ...domain.llm.prompts import code_guidance
 
     code = project.code(key)
     stored = store_sug.prompt(project.db, key)
@@ -62,7 +62,7 @@ def set_code_prompt(project: Project, key: str, text: str | None) -> Changes:
     """Store a code's own guidance for the model (None or blank: built from the codebook
     again). Only a lead may. What changed: the prompts the model reads (nothing when the
     text was already that)."""
-    from ..domain import rows
+    from ...domain import rows
 
     project.require_lead("change the model's prompt of a code")
     project.code(key)
@@ -175,7 +175,7 @@ def plan(project: Project, codes: Sequence[str] = (), *, unit: str | None = None
     for cid, _pid, _m, _t, pos, role, text in store_pred.turn_texts(project.db, conversations):
         turns.setdefault(cid, []).append(ShownTurn(pos, role, text))
     if any(c.unit == "sentence" for c in chosen):
-        from .imports import ensure_sentences
+        from ..imports import ensure_sentences
 
         for cid in turns:
             ensure_sentences(project, cid)
@@ -241,10 +241,10 @@ def run_llm(project: Project, the_plan: Plan, endpoint: str, api_model: str, *,
     """Ask the server about every unit of ``the_plan`` and store the answers as one run of
     the model ``name`` (default: the API model). Unreadable replies become *no answer*;
     LLMError (the endpoint failed) stops the run, keeping the answers in the cache."""
-    from ..domain.llm.judge import request_key
-    from ..domain.llm.pool import check_settings
-    from ..domain.llm.replies import read_reply
-    from ..domain.llm.suggest_client import Answer, Request, SuggestClient, ask_all
+    from ...domain.llm.judge import request_key
+    from ...domain.llm.pool import check_settings
+    from ...domain.llm.replies import read_reply
+    from ...domain.llm.suggest_client import Answer, Request, SuggestClient, ask_all
 
     project.require_lead("run a model over the project")
     if not endpoint.startswith(("http://", "https://")):

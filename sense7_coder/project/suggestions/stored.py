@@ -15,14 +15,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..domain.models import Unit, Value
-from ..store import suggestions as store_sug
-from ..store.shapes import changed_message
-from .changes import SUGGESTIONS, Changes
-from .hints import AS_LEAD
-from .project import Project
+from ...domain.codebook.codes import Code
+from ...domain.errors import ProjectError
+from ...domain.models import Unit, Value
+from ...store import suggestions as store_sug
+from ...store.shapes import changed_message
+from ..changes import SUGGESTIONS, Changes
+from ..hints import AS_LEAD
+from ..project import Project
 
 #: how a model is named where raters are listed (agreement, exports)
 RATER_PREFIX = "model:"
@@ -249,11 +249,11 @@ def store_run(project: Project, model: str, method: str, unit: str,
               settings: dict[str, Any] | None = None, requests: int = 0,
               known_units: bool = False) -> SuggestionRun:
     """Store one finished run of ``model`` in one transaction. Every suggestion passes the
-    row validator (:func:`..domain.rows.suggestion`) and its value the checks a coder's
+    row validator (:func:`...domain.rows.suggestion`) and its value the checks a coder's
     value passes (the code exists and applies to the unit, the value is on its scale); one
     that does not is refused with the unit and code named. ``known_units``: the units
     were read from this project just now (their existence is not looked up again)."""
-    from ..domain import rows
+    from ...domain import rows
 
     project.require_lead("store a model's suggestions")
     try:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..domain.codebook_diff import code_meaning
-from ..store import codebook_versions as store_versions
-from ..store import merge_guard as store_guard
+from ...domain.codebook.diff import code_meaning
+from ...store import codebook_versions as store_versions
+from ...store.merge import guard as store_guard
 
 if TYPE_CHECKING:
-    from .project import Project
+    from ..project import Project
 
 
 def stage(project: Project, conn: Any) -> int:

@@ -3,7 +3,7 @@ conversation, turn, coder, start, end and level), the conversations every compar
 worked on, and the lengths of their turns.
 
 Read packed (SQLite writes each row as a few code points of one text, numpy reads them in
-C, as :mod:`.packed` does for codings): a study's 10,000 spans and 2,000 turns come back
+C, as :mod:`..packed` does for codings): a study's 10,000 spans and 2,000 turns come back
 without a Python object per row. A number beyond what one code point carries (a position
 or offset past 1,048,574, a conversation rowid past 1,048,574) sends that read the
 ordinary way, to the same arrays.
@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from sqlite_utils import Database
 
-from .conversations import ConversationFilter, _filter_sql
+from ..conversations import ConversationFilter, _filter_sql
 
 _PLANE = 0x10000
 #: the largest number one code point carries (0x10FFFF less the plane, less one kept back)

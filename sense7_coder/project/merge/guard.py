@@ -1,4 +1,4 @@
-"""What a merge takes from a file: the rules of :mod:`.authority` applied to a source.
+"""What a merge takes from a file: the rules of :mod:`..authority` applied to a source.
 
 A **coder package** is untrusted input: whoever holds it can edit it with ``sqlite3``. Its
 merge takes only its coder's own codings, spans, memos, done marks and changes after the
@@ -10,7 +10,7 @@ package it is (``package_coder`` deleted) is a whole project, which only a lead 
 For **every** source, a value the reveal lock holds in the target (the turn was revealed
 to its blind coder there, and the lead keeps the lock on) stays as it is; with the lock
 off the source's value goes beside it as a change after the reveal. How each merged value
-was made is recomputed (:func:`..store.merge_guard.stage_made`); the file it came from is
+was made is recomputed (:func:`...store.merge.guard.stage_made`); the file it came from is
 its ``origin``.
 """
 
@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..domain.errors import ProjectError
-from ..domain.names import names_text
-from ..store import merge_guard as store_guard
-from . import merge_versions
-from .authority import LOCKED, REVISION, Locks, require_merge
+from ...domain.errors import ProjectError
+from ...domain.names import names_text
+from ...store.merge import guard as store_guard
+from ..authority import LOCKED, REVISION, Locks, require_merge
+from . import versions as merge_versions
 
 if TYPE_CHECKING:
-    from .project import Project
+    from ..project import Project
 
-#: a merge's :class:`~.merge.SourceSummary` (its notes and package coder)
+#: a merge's :class:`~.merging.SourceSummary` (its notes and package coder)
 SourceSummary = Any
 
 _DROPPED = {"codings": "values", "revisions": "changes after the reveal",
@@ -119,7 +119,7 @@ def _hold_locks(project: Project, summary: SourceSummary) -> None:
 
 def stage_made(project: Project, conn: Any, summary: SourceSummary) -> None:
     """How the source's values were made, and under which of the target's codebook
-    versions (:mod:`.merge_versions`)."""
+    versions (:mod:`.versions`)."""
     store_guard.stage_made(project.db, conn, summary.package_coder is not None)
     summary.version_now = merge_versions.stage(project, conn)
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from .conversations import ConversationFilter
-from .segments import coding_where
+from ..conversations import ConversationFilter
+from ..segments import coding_where
 
 
 def coded_spans(

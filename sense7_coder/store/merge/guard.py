@@ -2,7 +2,7 @@
 its coder's own work, a locked value stays as it is, and how each merged value was made is
 recomputed here rather than copied.
 
-Works on the TEMP tables :func:`.merge.stage` filled (``temp.m_<table>``), inside the
+Works on the TEMP tables :func:`.staging.stage` filled (``temp.m_<table>``), inside the
 merge's transaction; the source file is only read.
 """
 
@@ -165,7 +165,7 @@ def stage_made(db: Database, conn: sqlite3.Connection, package: bool) -> None:
     project's say what that file recorded (a file from before provenance was kept: blind
     for a coder who was not an adjudicator of a file that coded blind). ``version``: the
     source's codebook version the value says it was set under (its own numbering; None in
-    a file from before versions), for :mod:`..project.merge_versions` to translate."""
+    a file from before versions), for :mod:`...project.merge.versions` to translate."""
     db.execute("DROP TABLE IF EXISTS temp.m_made")
     db.execute(f"CREATE TEMP TABLE m_made ({', '.join(KEY)}, source, blind, version)")
     columns = {r[1] for r in conn.execute("PRAGMA table_info(codings)")}

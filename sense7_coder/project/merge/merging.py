@@ -11,7 +11,7 @@ Each coder codes in a copy of the project; :func:`merge` brings their work toget
   target's are kept);
 * **coders** are matched by name (new ones are added with their role); a **coder
   package** brings only its coder's own work, checked against the reveal lock
-  (:mod:`.merge_guard`), and only a lead merges into a blind project;
+  (:mod:`.guard`), and only a lead merges into a blind project;
 * **codings, memos and consensus decisions** the target lacks are added; identical ones
   change nothing, so merging a file twice adds nothing. The same coder with a different
   value (or memo text, or a different consensus value) for the same unit is a
@@ -40,23 +40,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domain.errors import Cancelled, Hint, ProjectError
-from ..domain.merging import ON_CONFLICT
-from ..domain.models import ROLES_OF, Unit
-from ..domain.names import names_text
-from ..domain.progress import CancelFn, ProgressFn
-from ..store import StorageError
-from ..store import assignments as store_assignments
-from ..store import codings as store_codings
-from ..store import history as store_history
-from ..store import merge as store_merge
-from ..store import spans as store_spans
-from ..store.values import restored
-from . import merge_guard
-from .changes import EVERYTHING, NOTHING, Changes
-from .dry_run import trial
-from .merge_rows import validate_rows
-from .project import Project
+from ...domain.errors import Cancelled, Hint, ProjectError
+from ...domain.merging import ON_CONFLICT
+from ...domain.models import ROLES_OF, Unit
+from ...domain.names import names_text
+from ...domain.progress import CancelFn, ProgressFn
+from ...store import StorageError
+from ...store import assignments as store_assignments
+from ...store import codings as store_codings
+from ...store import history as store_history
+from ...store.merge import staging as store_merge
+from ...store.spans import table as store_spans
+from ...store.values import restored
+from ..changes import EVERYTHING, NOTHING, Changes
+from ..dry_run import trial
+from ..project import Project
+from . import guard as merge_guard
+from .rows import validate_rows
 
 #: steps of progress per source file
 _STEPS = 6
@@ -142,7 +142,7 @@ class SourceSummary:
     notes: list[str] = field(default_factory=list)
     #: the coder whose package the file is (None: a whole project)
     package_coder: str | None = None
-    #: the target's codebook version as the merge stamps values (:mod:`.merge_versions`)
+    #: the target's codebook version as the merge stamps values (:mod:`.versions`)
     version_now: int = 0
 
     @property

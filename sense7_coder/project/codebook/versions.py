@@ -3,8 +3,8 @@ changed, how many codings were set under each), the codebook at any version, the
 differences between two, its export (JSON or REFI-QDA ``.qdc``), and the codings set
 under one version (to restrict agreement to them).
 
-Versions are recorded by the codebook operations themselves (:mod:`.codebook_ops`, through
-:mod:`..store.codebook_versions`); nothing here writes to the project.
+Versions are recorded by the codebook operations themselves (:mod:`.editing`, through
+:mod:`...store.codebook_versions`); nothing here writes to the project.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..domain.codebook import Codebook
-from ..domain.codebook_diff import codebook_diff
-from ..domain.errors import ProjectError
-from ..domain.export_formats import atomic_binary_path
-from ..domain.files import atomic_text_file
-from ..store import codebook_versions as store
-from ..store.db import refuse_open_project_file
-from .project import Project
+from ...domain.codebook.codes import Codebook
+from ...domain.codebook.diff import codebook_diff
+from ...domain.errors import ProjectError
+from ...domain.export_formats import atomic_binary_path
+from ...domain.files import atomic_text_file
+from ...store import codebook_versions as store
+from ...store.db import refuse_open_project_file
+from ..project import Project
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,7 @@ def export_at(project: Project, number: int, path: str | Path) -> Path:
     book = codebook_at(project, number)
     refuse_open_project_file(path, "to export the codebook to")
     if Path(path).suffix.lower() == ".qdc":
-        from ..domain.refi.qdc import codebook_qdc
-        from .exchange import ORIGIN
+        from ...domain.refi.qdc import ORIGIN, codebook_qdc
 
         data = codebook_qdc(book, origin=ORIGIN)
         with atomic_binary_path(path) as tmp:

@@ -4,7 +4,7 @@ their provenance, and a coder's queue ordered by the model's uncertainty.
 * The lead's setting :data:`SHOW_KEY` (off by default) lets the workspace show, on each
   code's row, the model's latest answered suggestion and its rationale. Every change of
   it is kept in the project's history.
-* Blinding is kept by the read API (:func:`.suggestions.suggestions`): a blind coder reads
+* Blinding is kept by the read API (:func:`.stored.suggestions`): a blind coder reads
   a suggestion only once their own value of the code is set and the unit was revealed to
   them. :func:`row_suggestions` and :func:`accept` read through it and nothing else.
 * :func:`accept` stores the suggested value as the coder's own, with the source
@@ -19,14 +19,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..domain.models import Unit, Value
-from ..store import assignments as store_assignments
-from ..store.recorded_settings import set_recorded
-from .changes import NOTHING, SETTINGS, Changes
-from .project import Project
-from .suggestions import Suggestion, suggestions
+from ...domain.codebook.codes import Code
+from ...domain.errors import ProjectError
+from ...domain.models import Unit, Value
+from ...store import assignments as store_assignments
+from ...store.recorded_settings import set_recorded
+from ..changes import NOTHING, SETTINGS, Changes
+from ..project import Project
+from .stored import Suggestion, suggestions
 
 SHOW_KEY = "show_model_suggestions"
 #: the provenance of a taken suggestion (codings' source, and the history's)
@@ -131,10 +131,10 @@ def accept_all(project: Project, items: Sequence[tuple[Unit, str]]) -> Any:
 
 def uncertainty(project: Project) -> dict[str, float]:
     """Per conversation the models' uncertainty: the mean over its turns that have
-    suggestions of :func:`.suggestions.turn_uncertainty` (a recorded spread, runs or
+    suggestions of :func:`.stored.turn_uncertainty` (a recorded spread, runs or
     models that disagree, a unit left without an answer; 0 is sure). Conversations without
     suggestions are left out. A lead's view (it reads every unit)."""
-    from .suggestions import turn_uncertainty
+    from .stored import turn_uncertainty
 
     per_conv: dict[str, list[float]] = {}
     for (cid, _position), value in turn_uncertainty(project).items():

@@ -15,19 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..domain import rows
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..domain.models import Value
-from ..domain.spans import Span, SpanKey
-from ..store import conversations as store_conv
-from ..store import spans as store_spans
-from .cells import Cell, Made, WriteContext
-from .changes import Changes, UnitKey
-from .undo import Command
+from ...domain import rows
+from ...domain.codebook.codes import Code
+from ...domain.errors import ProjectError
+from ...domain.models import Value
+from ...domain.spans import Span, SpanKey
+from ...store import conversations as store_conv
+from ...store.spans import table as store_spans
+from ..cells import Cell, Made, WriteContext
+from ..changes import Changes, UnitKey
+from ..undo import Command
 
 if TYPE_CHECKING:
-    from .project import Project
+    from ..project import Project
 
 #: the cell kind of a span in undo commands
 KIND = "span"

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..domain.export import LONG_COLUMNS, categorical
-from ..store import spans as store_spans
+from ...domain.export import LONG_COLUMNS, categorical
+from ...store.spans import table as store_spans
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..store.conversations import ConversationFilter
-    from .project import Project
+    from ...store.conversations import ConversationFilter
+    from ..project import Project
 
 
 def long_with_spans(project: Project, table: pd.DataFrame, keys: list[str],
@@ -66,7 +66,7 @@ def long_with_spans(project: Project, table: pd.DataFrame, keys: list[str],
 
 
 def _span_texts(project: Project, spans: pd.DataFrame) -> list[str | None]:
-    from ..store import conversations as store_conv
+    from ...store import conversations as store_conv
 
     cache: dict[tuple[str, int], str | None] = {}
     out = []

@@ -3,12 +3,12 @@
 Per span code, over the conversations every compared coder worked on (marked a turn done
 or made a span there; a coder who never opened a conversation does not disagree on it):
 
-* **αu**, Krippendorff's unitizing alpha (:mod:`..domain.agreement.unitizing`), the
+* **αu**, Krippendorff's unitizing alpha (:mod:`...domain.agreement.unitizing`), the
   categories being the code's levels (one, present, for a binary code); the continuum is
   the text of the turns the code applies to;
 * **γ**, Mathet, Widlöcher and Métivier's gamma, through ``pygamma-agreement`` (the
   ``spans`` extra) when it is installed and asked for (it takes seconds to minutes;
-  :mod:`.span_gamma`);
+  :mod:`.gamma`);
 * **presence**: the code present in a turn (any span of it) or not, per coder, as
   nominal Krippendorff's alpha (``krippendorff``) -- what most studies report.
 
@@ -22,19 +22,19 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..domain.agreement_settings import DRAWS_DEFAULT, SEED_DEFAULT
-from ..domain.codebook import Code
-from ..domain.errors import Cancelled
-from ..domain.models import ROLES_OF
-from ..domain.progress import CancelFn
-from ..store import span_arrays
+from ...domain.agreement_settings import DRAWS_DEFAULT, SEED_DEFAULT
+from ...domain.codebook.codes import Code
+from ...domain.errors import Cancelled
+from ...domain.models import ROLES_OF
+from ...domain.progress import CancelFn
+from ...store.spans import arrays as span_arrays
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..store.conversations import ConversationFilter
-    from .project import Project
-    from .selection import Selection
+    from ...store.conversations import ConversationFilter
+    from ..project import Project
+    from ..selection import Selection
 
 
 @dataclass
@@ -75,8 +75,8 @@ def span_agreement(project: Project, selection: Selection | None = None, *,
     """One :class:`SpanAgreement` per span code of ``selection`` (its codes, coders and
     conversations; every span code when it names none); ``cancel`` stops the bootstrap
     draws (:class:`Cancelled`)."""
-    from .agreement import check_draws
-    from .selection import Selection
+    from ..agreement import check_draws
+    from ..selection import Selection
 
     project.require_unblinded("see agreement on spans")
     check_draws(draws, seed)
@@ -94,7 +94,7 @@ def _one(project: Project, code: Code, coders: Sequence[str],
          with_gamma: bool, cancel: CancelFn | None) -> SpanAgreement:
     import numpy as np
 
-    from ..domain.agreement import unitizing_arrays
+    from ...domain.agreement import unitizing_arrays
 
     categories: list[Hashable] = list(code.values) or [1]
     spans = span_arrays.span_rows(project.db, code.key, categories)
@@ -187,7 +187,7 @@ def _keys(turns: span_arrays.TurnLengths, spans: span_arrays.SpanRows
 
 def _gamma(units: _Units, turns: span_arrays.TurnLengths, names: list[str],
            categories: list[Hashable], seed: int | None) -> tuple[float | None, str]:
-    from .span_gamma import gamma
+    from .gamma import gamma
 
     chosen: list[tuple[Hashable, int, int]] = [(int(r), int(p), int(n))
               for r, p, n in zip(turns.rowid, turns.position, turns.length, strict=True)]

@@ -1,5 +1,5 @@
 """Every row a merge stages is checked as the API checks it: one validator of
-:mod:`..domain.rows` per kind of row, then what needs the project (the turn exists, the code
+:mod:`...domain.rows` per kind of row, then what needs the project (the turn exists, the code
 applies to it, the value is on its scale). A source holding any row the API would not have
 written is refused whole, naming the table, row and field."""
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..domain import rows
-from ..domain.errors import ProjectError
-from ..domain.models import Unit
-from ..domain.spans import SpanKey
-from ..store import merge as store_merge
-from .project import Project
-from .spans import checked_span
+from ...domain import rows
+from ...domain.errors import ProjectError
+from ...domain.models import Unit
+from ...domain.spans import SpanKey
+from ...store.merge import staging as store_merge
+from ..project import Project
+from ..spans.editing import checked_span
 
 # -- every row checked as the API checks it --------------------------------------------------
 
@@ -48,7 +48,7 @@ class _Problems:
 
 def _row_ok(problems: _Problems, table: str, row: tuple[Any, ...],
             check: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
-    """Run one validator of :mod:`..domain.rows` on a staged row; note what it refuses."""
+    """Run one validator of :mod:`...domain.rows` on a staged row; note what it refuses."""
     try:
         check(*args, **kwargs)
     except rows.RowError as e:
@@ -84,7 +84,7 @@ def _check_turn(project: Project, problems: _Problems, table: str, row: tuple[An
 def validate_rows(project: Project, name: str) -> None:
     """Refuse the merge if any staged row is one the API would not have written.
 
-    Every row passes the validator of its kind (:mod:`..domain.rows`), the same the API
+    Every row passes the validator of its kind (:mod:`...domain.rows`), the same the API
     and the importers use; then what needs the project (the turn exists, the code applies
     to it, the value is on its scale). Runs inside the merge's transaction after the new
     conversations and coders were added, so turns, sentences and coders are checked
@@ -183,7 +183,7 @@ def _check_value_rows(project: Project, problems: _Problems,
 def _check_rationale_row(project: Project, problems: _Problems, row: tuple[Any, ...]) -> None:
     """A rationale on a value: a code of the project, a turn this file holds (that the
     value it explains exists is checked once the locks have had their say:
-    :func:`.merge_guard.hold_locks`)."""
+    :func:`.guard.hold_locks`)."""
     _n, _coder, cid, pos, _sent, key, _text, _updated = row
     if project.codebook.get(key) is None:
         problems.add("value_rationales", row[0], f"unknown code {key!r}")

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from sqlite_utils import Database
 
-from ..domain.spans import Span, SpanKey
-from .codings import MISSING, now
+from ...domain.spans import Span, SpanKey
+from ..codings import MISSING, now
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .conversations import ConversationFilter
+    from ..conversations import ConversationFilter
 
 _COLUMNS = ("coder, conversation_id, position, start, end, code, value, memo, source, blind, "
             "origin")
@@ -138,7 +138,7 @@ def spans_frame(db: Database, *, codes: Sequence[str] = (), coders: Sequence[str
     participant and model and its turn's role, in conversation and text order."""
     import pandas as pd
 
-    from .frames import _chosen, _where
+    from ..frames import _chosen, _where
 
     where, params = _where(conversations, _chosen(codes, coders, "s."))
     sql = ("SELECT s.coder, s.conversation_id, c.participant_id, c.model, s.position, 0, "

@@ -8,13 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..domain.codebook import Code
-from ..domain.errors import ProjectError
-from ..store import span_rows
-from ..store.conversations import ConversationFilter
-from .agreement import check_request
-from .project import Project
-from .selection import Selection
+from ...domain.codebook.codes import Code
+from ...domain.errors import ProjectError
+from ...store.conversations import ConversationFilter
+from ...store.spans import texts as span_rows
+from ..agreement import check_request
+from ..project import Project
+from ..selection import Selection
 
 #: characters of context shown on each side of a span
 CONTEXT = 60

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .codebook import Code, Codebook
+from .codes import Code, Codebook
 
 #: the fields of a code whose change makes a new codebook version
 MEANING_FIELDS = ("label", "kind", "unit", "applies_to", "allow_na", "description", "include",

@@ -16,7 +16,7 @@ from pathlib import Path
 from string import ascii_uppercase
 from typing import Any
 
-from ..domain.codebook import (
+from ...domain.codebook.codes import (
     MAX_CODES,
     Code,
     Codebook,
@@ -24,14 +24,14 @@ from ..domain.codebook import (
     load_codebook,
     validate_codes,
 )
-from ..domain.errors import CodebookError, ProjectError
-from ..domain.files import atomic_text_file
-from ..store import codebook_versions as versions
-from ..store import codes as store_codes
-from ..store.db import refuse_open_project_file
-from .authority import require_study
-from .changes import Changes
-from .project import Project
+from ...domain.errors import CodebookError, ProjectError
+from ...domain.files import atomic_text_file
+from ...store import codebook_versions as versions
+from ...store import codes as store_codes
+from ...store.db import refuse_open_project_file
+from ..authority import require_study
+from ..changes import Changes
+from ..project import Project
 
 #: what every codebook operation changes (each returns it)
 CODEBOOK = Changes(codebook=True)
@@ -42,7 +42,7 @@ def _change(project: Project) -> Iterator[Any]:
     """One codebook change: a write transaction recorded in the history as the codebook's,
     with the codebook before it kept as version 1 when the project has no version yet, and
     a new version recorded after it when what a code means changed
-    (:mod:`..store.codebook_versions`)."""
+    (:mod:`...store.codebook_versions`)."""
     with project.pdb.acting("codebook"), project.pdb.atomic() as db:
         versions.ensure_first(db, project.coder)
         yield db
@@ -229,7 +229,7 @@ def read_codebook_file(path: str | Path) -> Codebook:
     """
     refuse_open_project_file(path, "to import the codebook from")
     if Path(path).suffix.lower() in (".qdc", ".qdpx"):  # REFI-QDA
-        from ..domain.refi.qdc import load_qdc
+        from ...domain.refi.qdc import load_qdc
 
         return load_qdc(path)
     return load_codebook(path)

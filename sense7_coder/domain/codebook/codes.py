@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CodebookError
+from ..errors import CodebookError
 
 FORMAT = "sense7-codebook/1"
 KINDS = ("ordinal", "nominal", "binary")
@@ -416,8 +416,8 @@ def stored_levels(text: Any, where: str) -> list[Level]:
 
 
 def load_codebook(path: str | Path) -> Codebook:
-    from .errors import InputError
-    from .file_reading import decode_text, read_bytes, regular_file
+    from ..errors import InputError
+    from ..file_reading import decode_text, read_bytes, regular_file
 
     path = Path(path)
     try:
