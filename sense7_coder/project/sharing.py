@@ -1,7 +1,7 @@
 """This process's hold on the projects it has open (see ``store/lock_guard.py``).
 
 The window asks after every file dialog and on its poll; every write asks by itself
-(``ProjectDB.atomic``). On systems without ``/proc/locks`` nothing is checked.
+(``ProjectDB.atomic``). On systems without ``/proc/self/fdinfo`` nothing is checked.
 """
 
 from __future__ import annotations

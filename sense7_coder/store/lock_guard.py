@@ -9,10 +9,11 @@ file then believes it was the last, folds the write-ahead log into the file and 
 ``-wal`` and ``-shm`` -- which our connections keep writing into, unseen by anyone else.
 
 The window shows every file dialog in a child process (``ui/file_dialogs.py``); this
-module is the guard for whatever can still happen. It reads only the kernel's lock table
-(``/proc/locks``) and ``stat`` of ``/proc/self/fd/N`` (which follows the descriptor without
-opening anything), and tells whether this process still holds its read locks on the
-project file and on byte 128 of the ``-shm`` (SQLite's sign that a connection is alive),
+module is the guard for whatever can still happen. It reads only what the kernel says of
+this process's own descriptors: ``/proc/self/fdinfo/N`` (the locks this process holds on
+the file open under N) and ``stat`` of ``/proc/self/fd/N`` (which follows the descriptor
+without opening anything), and tells whether this process still holds its read locks on
+the project file and on byte 128 of the ``-shm`` (SQLite's sign that a connection is alive),
 and whether the ``-wal`` and ``-shm`` it has open are still the files on disk. When not,
 every connection of this process to the file is closed and made again
 (:func:`reconnect`): SQLite shares one lock state and one ``-shm`` mapping per file among a
@@ -21,8 +22,14 @@ before every write transaction, so nothing is ever written into an orphaned log;
 the old connections is then safe (their log holds nothing the file lacks), and they close
 under a lock that keeps SQLite from folding or deleting anything as they go.
 
-Where ``/proc/locks`` does not exist (macOS, Windows) this module does nothing: there the
-out-of-process file dialogs are the guarantee (Windows locks by handle and is not affected).
+Not ``/proc/locks``: reading the kernel's whole lock table takes its file-lock semaphore
+for writing, which waits for an RCU grace period (5-8 ms when reads are a keystroke apart,
+the window's pace, against 0.05 ms for one descriptor's ``fdinfo``) and holds up every
+other process's lock calls meanwhile.
+
+Where ``/proc/self/fdinfo`` does not exist (macOS, Windows) this module does nothing: there
+the out-of-process file dialogs are the guarantee (Windows locks by handle and is not
+affected).
 """
 
 from __future__ import annotations
@@ -48,8 +55,8 @@ from .open_here import OpenProject, connections, is_closed, key, open_lock, proj
 log = logging.getLogger(__name__)
 #: the notes of an opening (db.notes_log): the command line prints them
 notes_log = logging.getLogger("sense7_coder.notes")
-LOCKS = Path("/proc/locks")
 FDS = "/proc/self/fd"
+FDINFO = "/proc/self/fdinfo"
 #: SQLite's lock bytes: the shared range of the database file, and the -shm byte every
 #: live connection holds a read lock on (the "dead man switch")
 SHARED_FIRST, SHARED_SIZE = 0x40000002, 510
@@ -59,8 +66,8 @@ _SIDES = ("", "-wal", "-shm")
 #: the ones this process writes into (nothing is lost yet)
 LOCKS_LOST = ("this process had lost its locks on it (something in it opened and closed the "
               "file)")
-#: per file (resolved path): can this process's locks be seen in /proc/locks at all (they
-#: were looked for right after opening, when they are surely held)
+#: per file (resolved path): can this process's locks be seen in /proc/self/fdinfo at all
+#: (they were looked for right after opening, when they are surely held)
 _visible: dict[str, bool] = {}
 #: per file: the connections open when its descriptors were last looked for, and those
 _descriptors: dict[str, tuple[frozenset[int], list[int]]] = {}
@@ -70,9 +77,10 @@ Inode = tuple[int, int]
 
 @functools.cache
 def supported() -> bool:
-    """Can the guard work here (Linux's lock table and open file description locks)?"""
-    return (fcntl is not None and hasattr(fcntl, "F_OFD_SETLK") and LOCKS.exists()
-            and os.path.isdir(FDS))
+    """Can the guard work here (Linux's descriptor tables and open file description
+    locks)?"""
+    return (fcntl is not None and hasattr(fcntl, "F_OFD_SETLK") and os.path.isdir(FDS)
+            and os.path.isdir(FDINFO))
 
 
 def _inode(path: str) -> Inode | None:
@@ -85,7 +93,13 @@ def _inode(path: str) -> Inode | None:
 
 def open_files(path: Path) -> dict[str, set[Inode]]:
     """The files this process has open as the project file, its -wal and its -shm (by
-    suffix; deleted ones included), found through /proc/self/fd without opening them.
+    suffix; deleted ones included), found through /proc/self/fd without opening them."""
+    return {s: {inode for _, inode in opened} for s, opened in _open_fds(path).items()}
+
+
+def _open_fds(path: Path) -> dict[str, list[tuple[int, Inode]]]:
+    """The descriptors this process has open on the project file, its -wal and its -shm
+    (by suffix), each with the inode it names.
 
     The descriptors found are remembered per file while the same connections are open
     (a full look through /proc/self/fd costs about a millisecond in a window's process;
@@ -100,7 +114,7 @@ def open_files(path: Path) -> dict[str, set[Inode]]:
             return found
     fds = [int(fd) for fd in os.listdir(FDS)]
     ours = [fd for fd in fds if _name(fd) in names]
-    found = _look(ours, names) or {s: set() for s in _SIDES}
+    found = _look(ours, names) or {s: [] for s in _SIDES}
     if all(found.values()):  # every kind seen: worth remembering
         _descriptors[base] = (held, ours)
     return found
@@ -113,56 +127,66 @@ def _name(fd: int) -> str:
         return ""
 
 
-def _look(fds: list[int], names: dict[str, str]) -> dict[str, set[Inode]] | None:
-    """The inodes open under ``fds``, by suffix; None when one of them no longer names a
-    file of the project (closed, or its number reused)."""
-    found: dict[str, set[Inode]] = {s: set() for s in _SIDES}
+def _look(fds: list[int], names: dict[str, str]
+          ) -> dict[str, list[tuple[int, Inode]]] | None:
+    """The descriptors of ``fds`` and their inodes, by suffix; None when one of them no
+    longer names a file of the project (closed, or its number reused)."""
+    found: dict[str, list[tuple[int, Inode]]] = {s: [] for s in _SIDES}
     for fd in fds:
         suffix = names.get(_name(fd))
         inode = _inode(f"{FDS}/{fd}")
         if suffix is None or inode is None:
             return None
-        found[suffix].add(inode)
+        found[suffix].append((fd, inode))
     return found
 
 
-def _locked_inodes() -> dict[int, list[tuple[int, int]]]:
-    """Inode numbers this process holds POSIX locks on, with the ranges (end -1: to EOF).
-
-    By inode number alone: /proc/locks names the device as the file system does, which
-    ``stat`` does not always repeat (btrfs subvolumes), and this process locks few files."""
+def _fd_locks(fd: int) -> list[tuple[int, int]]:
+    """The byte ranges (end -1: to the end) this process holds POSIX locks on in the file
+    open under ``fd``: the ``lock:`` lines of /proc/self/fdinfo/N, which list that file's
+    locks owned by this process (a procfs file of its own: reading it touches neither the
+    project's files nor their locks)."""
+    try:
+        with open(f"{FDINFO}/{fd}", encoding="ascii", errors="replace") as info:
+            text = info.read()
+    except OSError:  # closed meanwhile
+        return []
     pid = str(os.getpid())
-    held: dict[int, list[tuple[int, int]]] = {}
-    for line in LOCKS.read_text().splitlines():
-        if pid not in line:
-            continue
+    spans = []
+    for line in text.splitlines():
         fields = line.split()
-        if (len(fields) < 8 or "->" in fields[:2] or fields[1] != "POSIX"
-                or fields[4] != pid):
+        # lock:  1: POSIX  ADVISORY  READ  <pid> <maj:min:ino> <start> <end|EOF>
+        if len(fields) < 9 or fields[0] != "lock:" or "->" in fields[:3] \
+                or fields[2] != "POSIX" or fields[5] != pid:
             continue
         try:
-            ino = int(fields[5].split(":")[2])
-            span = int(fields[6]), -1 if fields[7] == "EOF" else int(fields[7])
-        except (ValueError, IndexError):
+            spans.append((int(fields[7]), -1 if fields[8] == "EOF" else int(fields[8])))
+        except ValueError:
             continue
-        held.setdefault(ino, []).append(span)
-    return held
+    return spans
 
 
 def _covers(spans: list[tuple[int, int]], byte: int) -> bool:
     return any(start <= byte and (end < 0 or end >= byte) for start, end in spans)
 
 
-def _locks_held(db: Inode, shm: set[Inode]) -> bool:
-    """A lock on the project file and, on every -shm open here, one on byte 128."""
-    held = _locked_inodes()
-    return db[1] in held and all(_covers(held.get(ino, []), SHM_DMS) for _, ino in shm)
+def _locks_held(db: list[tuple[int, Inode]], shm: list[tuple[int, Inode]]) -> bool:
+    """A lock on the project file and, on every -shm open here, one on byte 128. A lock
+    shows under the descriptor it was taken through (or one it was merged with), so every
+    descriptor of the file is asked."""
+    if not any(_fd_locks(fd) for fd, _ in db):
+        return False
+    spans: dict[Inode, list[tuple[int, int]]] = {}
+    for fd, inode in shm:
+        spans.setdefault(inode, []).extend(_fd_locks(fd))
+    return all(_covers(held, SHM_DMS) for held in spans.values())
 
 
 def problem(path: Path) -> str | None:
     """What is wrong with this process's hold on ``path`` (None: nothing, or nothing this
     guard can tell or mend: no -shm mapped yet, the file itself moved or replaced)."""
-    files = open_files(path)
+    opened = _open_fds(path)
+    files = {s: {inode for _, inode in fds} for s, fds in opened.items()}
     if not files["-shm"]:
         return None
     base = key(path)
@@ -173,7 +197,8 @@ def problem(path: Path) -> str | None:
         if files[side] and files[side] != {disk[side]}:
             return (f"its {side[1:]} file was deleted or replaced by another program after "
                     "this process had lost its locks on it")
-    return None if _locks_held(disk[""], files["-shm"]) else LOCKS_LOST
+    db = [(fd, inode) for fd, inode in opened[""] if inode == disk[""]]
+    return None if _locks_held(db, opened["-shm"]) else LOCKS_LOST
 
 
 def calibrate(path: Path) -> None:
@@ -182,13 +207,14 @@ def calibrate(path: Path) -> None:
     k = key(path)
     if k in _visible or not supported():
         return
-    files = open_files(path)
+    opened = _open_fds(path)
     db = _inode(k)
-    if files["-shm"] and db is not None:
-        _visible[k] = _locks_held(db, files["-shm"])
+    if opened["-shm"] and db is not None:
+        _visible[k] = _locks_held([(fd, i) for fd, i in opened[""] if i == db],
+                                  opened["-shm"])
         if not _visible[k]:
-            log.info("%s: this process's locks do not show in /proc/locks; the guard is off "
-                     "for this file", path)
+            log.info("%s: this process's locks do not show in /proc/self/fdinfo; the guard "
+                     "is off for this file", path)
 
 
 def watching(path: Path) -> bool:
