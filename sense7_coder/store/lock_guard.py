@@ -147,7 +147,7 @@ def _fd_locks(fd: int) -> list[tuple[int, int]]:
     locks owned by this process (a procfs file of its own: reading it touches neither the
     project's files nor their locks)."""
     try:
-        with open(f"{FDINFO}/{fd}", encoding="ascii", errors="replace") as info:
+        with open(f"{FDINFO}/{fd}", encoding="utf-8", errors="replace") as info:
             text = info.read()
     except OSError:  # closed meanwhile
         return []
