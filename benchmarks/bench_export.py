@@ -39,7 +39,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sense7_coder.domain.export import long_table, write_csv  # noqa: E402
+from sense7_coder.domain.export.tables import long_table, write_csv  # noqa: E402
 from sense7_coder.domain.models import DIMENSIONS, Conversation, Turn  # noqa: E402
 from sense7_coder.resources import resolve_codebook  # noqa: E402
 

@@ -130,7 +130,7 @@ def test_the_import_dialog_shows_the_window_wording(qtbot: Any, demo_project: Pa
 
 
 def test_a_choice_of_values_reads_as_the_help_shows_it(tmp_path: Path) -> None:
-    from sense7_coder.domain.export_formats import table_format
+    from sense7_coder.domain.export.formats import table_format
     from sense7_coder.domain.files import ExportError
 
     with pytest.raises(ExportError) as e:

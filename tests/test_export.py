@@ -14,7 +14,7 @@ from analysis_support import code, codings, make_project
 from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.codebook.codes import Codebook
 from sense7_coder.domain.errors import Cancelled
-from sense7_coder.domain.export import ExportError, is_formula, neutralise, write_csv
+from sense7_coder.domain.export.tables import ExportError, is_formula, neutralise, write_csv
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import project_agreement

@@ -17,7 +17,7 @@ from analysis_support import code, make_project
 
 from sense7_coder.cli import main
 from sense7_coder.domain.agreement_settings import AgreementSettings
-from sense7_coder.domain.export_formats import spss_names, table_format, write_xlsx
+from sense7_coder.domain.export.formats import spss_names, table_format, write_xlsx
 from sense7_coder.domain.files import ExportError
 from sense7_coder.project import Project
 from sense7_coder.project.export import export_project
@@ -102,7 +102,7 @@ def test_xlsx_control_characters_and_too_many_rows(tmp_path: Path,
     frame = pd.DataFrame({"note": ["bell\x07here", "line\nbreak"], "n": [1, 2]})
     write_xlsx(frame, tmp_path / "x.xlsx")
     assert sheet_rows(tmp_path / "x.xlsx")[1:] == [["bell\ufffdhere", 1], ["line\nbreak", 2]]
-    monkeypatch.setattr("sense7_coder.domain.export_formats.XLSX_MAX_ROWS", 1)
+    monkeypatch.setattr("sense7_coder.domain.export.formats.XLSX_MAX_ROWS", 1)
     with pytest.raises(ExportError, match="do not fit an Excel sheet"):
         write_xlsx(frame, tmp_path / "y.xlsx")
     assert not (tmp_path / "y.xlsx").exists()

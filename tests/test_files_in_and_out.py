@@ -16,7 +16,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain import files as domain_files
 from sense7_coder.domain.codebook.codes import Code, Level, code_from_dict
 from sense7_coder.domain.errors import Cancelled, CodebookError, InputError, ProjectError
-from sense7_coder.domain.export import ExportError, neutralise, unneutralise
+from sense7_coder.domain.export.tables import ExportError, neutralise, unneutralise
 from sense7_coder.domain.importers.tables import read_csv_table
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project

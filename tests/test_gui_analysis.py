@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sense7_coder.domain.agreement import ALPHA, pairwise_matrix
 from sense7_coder.domain.agreement_settings import AgreementSettings
 from sense7_coder.domain.errors import ProjectError
-from sense7_coder.domain.export import LONG_COLUMNS
+from sense7_coder.domain.export.tables import LONG_COLUMNS
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 from sense7_coder.project.agreement import project_agreement

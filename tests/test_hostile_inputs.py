@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from sense7_coder.cli import main
-from sense7_coder.domain.export import neutralise, neutralise_text, unneutralise, write_csv
+from sense7_coder.domain.export.tables import neutralise, neutralise_text, unneutralise, write_csv
 from sense7_coder.domain.models import Unit
 from sense7_coder.project import Project
 

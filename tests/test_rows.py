@@ -24,7 +24,7 @@ from sense7_coder.cli import main
 from sense7_coder.domain import rows
 from sense7_coder.domain.codebook.codes import codebook_from_dict
 from sense7_coder.domain.errors import InputError, ProjectError
-from sense7_coder.domain.export import neutralise_text
+from sense7_coder.domain.export.tables import neutralise_text
 from sense7_coder.domain.models import Conversation, Turn, Unit
 from sense7_coder.project import Project
 from sense7_coder.project.imports import import_codings, import_rater_files

@@ -146,7 +146,7 @@ HELP_MODULES = frozenset({
     "sense7_coder.domain.codebook.codes",
     # the agreement options' choices, defaults and limits, read while the parser is built
     "sense7_coder.domain.agreement_settings",
-    "sense7_coder.domain.errors", "sense7_coder.domain.export_kinds",
+    "sense7_coder.domain.errors", "sense7_coder.domain.export", "sense7_coder.domain.export.kinds",
     "sense7_coder.domain.file_reading", "sense7_coder.domain.importers",
     "sense7_coder.domain.importers.formats", "sense7_coder.domain.importers.options",
     "sense7_coder.domain.importers.roles", "sense7_coder.domain.importers.values",

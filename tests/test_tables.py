@@ -18,7 +18,7 @@ import pytest
 
 from sense7_coder.domain import measures as mt
 from sense7_coder.domain.agreement import records
-from sense7_coder.domain.export_kinds import (
+from sense7_coder.domain.export.kinds import (
     CODERS,
     CODES,
     CONVERSATIONS,

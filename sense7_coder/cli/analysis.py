@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..domain import agreement_settings as limits
 from ..domain.errors import ProjectError
-from ..domain.export_kinds import EXPORT_KINDS, TABLES, kinds_help
+from ..domain.export.kinds import EXPORT_KINDS, TABLES, kinds_help
 from ..domain.measures import summary as measures_summary
 from ..domain.merging import ON_CONFLICT
 from .acting import open_as, take
@@ -307,7 +307,7 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
 # -- commands --------------------------------------------------------------------------------
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from ..domain.export import neutralise
+    from ..domain.export.tables import neutralise
     from ..project.agreement import level_refusals, methods_paragraph, project_agreement
 
     selection, settings = selection_of(args), settings_of(args)

@@ -39,7 +39,7 @@ from pathlib import Path
 from . import rows
 from .codebook.codes import Code, Codebook
 from .errors import InputError
-from .export import unneutralise
+from .export.tables import unneutralise
 from .importers.tables import norm, read_named_columns
 from .importers.values import shown
 from .models import Coding, Unit

@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .export_kinds import EXPORT_KINDS as _EXPORT_KINDS
-
 #: Roles a message can have. Importers map speaker names onto these.
 ROLES = ("user", "assistant", "system")
 
@@ -28,10 +26,6 @@ ROLES_OF = {
     "user": ("user",),
     "any": ("user", "assistant", "system"),
 }
-
-#: the tidy tables an export writes: one row each in the export kinds table
-#: (:mod:`sense7_coder.domain.export_kinds`, light, so the command line offers them at once)
-EXPORT_KINDS = _EXPORT_KINDS
 
 #: Keys of the users' own per-turn ratings (SENSE-7): overall plus the seven dimensions.
 DIMENSIONS = (

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .codebook.codes import Codebook
-from .export import CONSENSUS_COLUMNS, NA_FLAG, NA_TEXT, UNIT_META, categorical
+from .export.tables import CONSENSUS_COLUMNS, NA_FLAG, NA_TEXT, UNIT_META, categorical
 
 SOURCES = ("coded", "imported", "merged", "suggestion_accepted", "majority", "adjudicated")
 #: the source of a final row no one has resolved yet

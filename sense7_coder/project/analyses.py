@@ -116,7 +116,7 @@ def _final_values(project: Project, filt: ConversationFilter | None) -> Any:
     the one coder's value; unresolved units are left out."""
     import pandas as pd
 
-    from ..domain.export import NA_TEXT
+    from ..domain.export.tables import NA_TEXT
     from ..domain.provenance import UNRESOLVED
     from .export import export_frame
     from .selection import Selection
@@ -183,7 +183,7 @@ def _run_analyses(project: Project, out_dir: Path, source: str,
     """:func:`run_analyses`, inside its snapshot."""
     from ..domain import analyses as an
     from ..domain import plots
-    from ..domain.export import write_csv
+    from ..domain.export.tables import write_csv
 
     _make_folder(out_dir)
     out = AnalysisOutput(out_dir, source)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..domain.errors import Cancelled
-from ..domain.export_formats import atomic_binary_path
+from ..domain.export.formats import atomic_binary_path
 from ..domain.progress import CancelFn, ProgressFn
 from ..domain.refi.qdc import ORIGIN, codebook_qdc, load_qdc
 from ..domain.refi.writing import (

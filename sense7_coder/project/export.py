@@ -1,7 +1,7 @@
 """Exporting a project as tidy tables: read the frames, shape them, write atomically.
 
-The shapes and the CSV rules are in :mod:`sense7_coder.domain.export`, the ``.xlsx`` and
-``.sav`` writers in :mod:`sense7_coder.domain.export_formats`. The ``long``,
+The shapes and the CSV rules are in :mod:`sense7_coder.domain.export.tables`, the ``.xlsx`` and
+``.sav`` writers in :mod:`sense7_coder.domain.export.formats`. The ``long``,
 ``wide`` and ``consensus`` kinds hold what is stored: a binary code a coder did not apply
 is absent from them (the agreement figures, not the export, count finished turns as 0).
 """
@@ -20,7 +20,9 @@ from ..domain import provenance as prov
 from ..domain.agreement_settings import AgreementSettings
 from ..domain.codebook.codes import Codebook
 from ..domain.errors import Cancelled, Hint, ProjectError
-from ..domain.export import (
+from ..domain.export.formats import table_format, write_table
+from ..domain.export.kinds import PROVENANCE_KINDS, UNBLINDED_KINDS
+from ..domain.export.tables import (
     EXPORT_KINDS,
     codebook_table,
     consensus_table,
@@ -28,8 +30,6 @@ from ..domain.export import (
     wide_table,
     write_csv,
 )
-from ..domain.export_formats import table_format, write_table
-from ..domain.export_kinds import PROVENANCE_KINDS, UNBLINDED_KINDS
 from ..domain.files import atomic_text_file, destination
 from ..domain.progress import CancelFn, ProgressFn
 from ..domain.versions import computed_with

@@ -68,7 +68,7 @@ def ask_csv_path(parent: QWidget, title: str, suggested: str) -> str:
 def write_table(parent: QWidget, frame: pd.DataFrame, path: str) -> bool:
     """Writes ``frame`` as CSV to ``path``; says why in a warning and returns False when it
     could not."""
-    from ..domain.export import write_csv
+    from ..domain.export.tables import write_csv
 
     try:
         write_csv(frame, path)

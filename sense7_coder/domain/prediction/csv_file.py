@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import InputError
-from ..export import unneutralise
+from ..export.tables import unneutralise
 from ..importers.tables import norm, read_named_columns
 
 REQUIRED = ("conversation_id", "score")

@@ -18,7 +18,7 @@ import pandas as pd
 from ...domain.codebook.codes import Codebook
 from ...domain.codebook.diff import codebook_diff
 from ...domain.errors import ProjectError
-from ...domain.export_formats import atomic_binary_path
+from ...domain.export.formats import atomic_binary_path
 from ...domain.files import atomic_text_file
 from ...store import codebook_versions as store
 from ...store.db import refuse_open_project_file

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ...domain.export import LONG_COLUMNS, categorical
+from ...domain.export.tables import LONG_COLUMNS, categorical
 from ...store.spans import table as store_spans
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from ...domain.errors import ProjectError
-from ...domain.export import NA_TEXT
+from ...domain.export.tables import NA_TEXT
 from ...store import assignments as store_assignments
 from ...store import frames
 from ...store import history as store_history

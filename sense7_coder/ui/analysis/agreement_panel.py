@@ -34,7 +34,7 @@ from ...domain.agreement import LEVELS, AgreementReport
 from ...domain.agreement.bootstrap import method_text
 from ...domain.agreement_settings import BCA_BELOW_UNITS, CI_METHODS, AgreementSettings
 from ...domain.errors import Sense7Error
-from ...domain.export import write_csv
+from ...domain.export.tables import write_csv
 from ...domain.files import atomic_text_file
 from ...domain.words import count
 from ...project import Project

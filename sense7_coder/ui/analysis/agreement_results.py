@@ -246,7 +246,7 @@ class AgreementResults(QTabWidget):
 
     def save_diagnostics(self, folder: str | Path, stem: str = "agreement") -> list[Path]:
         """Write the confusion, bias and drift tables as three CSV files."""
-        from ...domain.export import write_csv
+        from ...domain.export.tables import write_csv
 
         out = []
         for name, frame in (self.report.diagnostics if self.report else {}).items():

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...domain.agreement_settings import AgreementSettings
-from ...domain.export_kinds import EXPORT_KIND_TABLE, EXPORT_KINDS_BY_KEY
+from ...domain.export.kinds import EXPORT_KIND_TABLE, EXPORT_KINDS_BY_KEY
 from ...domain.words import count
 from ...project import Project
 from ...project.export import ExportSummary, export_project

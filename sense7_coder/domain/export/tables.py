@@ -44,12 +44,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .codebook.codes import Code, Codebook
-from .errors import Cancelled, InputError
-from .files import ExportError as ExportError  # re-exported: export errors live in .files
-from .files import atomic_text_file
-from .models import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without pandas
-from .progress import CancelFn, ProgressFn
+from ..codebook.codes import Code, Codebook
+from ..errors import Cancelled, InputError
+from ..files import ExportError as ExportError  # re-exported: export errors live in .files
+from ..files import atomic_text_file
+from ..progress import CancelFn, ProgressFn
+from .kinds import EXPORT_KINDS as EXPORT_KINDS  # re-exported: defined without pandas
 
 LONG_COLUMNS = (
     "coder", "conversation_id", "participant_id", "model", "turn", "sentence", "role", "code",
@@ -187,7 +187,7 @@ def check_levels(frame: pd.DataFrame, codebook: Codebook, what: str = "codings")
     another program), naming the first unit that holds it, as agreement does: an export
     never hands on a value the tool would not have written. Looks at each distinct (code,
     value) pair once."""
-    from .agreement.ratings import scale_text, shown_value
+    from ..agreement.ratings import scale_text, shown_value
 
     if not len(frame):
         return

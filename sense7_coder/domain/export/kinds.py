@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .measures import in_order, names_text
+from ..measures import in_order, names_text
 
 #: the file formats a table is written in, with the file dialog's words for each
 FILE_FORMATS: dict[str, str] = {

@@ -41,11 +41,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .codebook.codes import Code, Codebook
-from .errors import Cancelled, Hint
-from .export_kinds import TABLES
-from .files import ExportError, destination
-from .progress import CancelFn, ProgressFn
+from ..codebook.codes import Code, Codebook
+from ..errors import Cancelled, Hint
+from ..files import ExportError, destination
+from ..progress import CancelFn, ProgressFn
+from .kinds import TABLES
 
 TABLE_FORMATS = TABLES  # the export kinds table's file formats
 XLSX_MAX_ROWS = 1_048_575  # below the header row
