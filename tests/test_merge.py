@@ -337,3 +337,36 @@ def test_cancel_leaves_the_target_unchanged(files: Callable[..., Path]) -> None:
             merge(lead, [a], cancel=cancel)
         assert state(lead) == before
         assert merge(lead, [a]).sources[0].codings == 1  # the connection is still usable
+
+
+def test_what_a_file_says_otherwise_of_a_held_conversation_is_told_and_kept(
+        files: Callable[..., Path]) -> None:
+    """A merge takes only the coders' work: a conversation this project holds keeps its
+    model, attributes, turns and the users' ratings, and the report says which the file
+    describes otherwise (what a file leaves out, as a blind package does, is no difference)."""
+    target, a = files("lead.sense7"), files("alice.sense7")
+    work(a, "alice", {("c1", 2, "overall"): 4})
+    with sqlite3.connect(a) as db:  # the coder's copy, edited by another tool
+        db.execute("UPDATE conversations SET model = 'Other-9b', "
+                   "attributes = json_set(attributes, '$.arm', 'B') WHERE conversation_id = 'c1'")
+        db.execute("UPDATE turns SET comment = 'too long' "
+                   "WHERE conversation_id = 'c2' AND position = 2")
+        db.execute("UPDATE user_ratings SET value = 1 WHERE conversation_id = 'c3' "
+                   "AND position = 2 AND rating = 'overall'")
+        db.execute("DELETE FROM user_ratings WHERE conversation_id = 'c4'")  # withheld
+        db.execute("UPDATE conversations SET attributes = '{}' WHERE conversation_id = 'c4'")
+    with Project.open(target, backup=False) as lead:
+        before = {c: lead.conversation(c) for c in ("c1", "c2", "c3", "c4")}
+        report = merge(lead, [a])
+        (note,) = [n for n in report.sources[0].notes if "described otherwise" in n]
+        assert note.startswith("3 conversations this project holds are described otherwise")
+        assert "'c1': model, attributes" in note and "'c2': turn comment" in note
+        assert "'c3': the users' ratings" in note and "'c4'" not in note
+        assert "so they stay as they are here" in note
+        assert {c: lead.conversation(c) for c in before} == before  # nothing of them taken
+        assert ("alice", "c1", 2, 0, "overall", 4) in state(lead)["codings"]
+        assert "described otherwise" in "\n".join(report.lines())
+        # the copy's history of those edits (kind 'attribute') was checked, then left there
+        assert not lead.db.execute("SELECT 1 FROM history WHERE kind = 'attribute'").fetchall()
+        again = merge(lead, [files("copy.sense7")])  # the same conversations: nothing said
+        assert not [n for s in again.sources for n in s.notes if "described otherwise" in n]

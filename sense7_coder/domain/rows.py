@@ -29,11 +29,12 @@ MAX_NAME_CHARS = 1_000
 MAX_NUMBER = 10**9
 #: the users' own rating scale
 RATING_SCALE = (1, 5)
-#: kinds and actions of history events (the triggers of schema 5 write these)
-#: (``role``, ``setting`` and ``identity`` events stay in the file that recorded them: a
+#: kinds and actions of history events (the triggers of schemas 5, 11 and 12 write these)
+#: (``code``, ``role``, ``setting`` and ``attribute`` events -- a conversation's model,
+#: participant, topic or attributes changed -- stay in the file that recorded them: a
 #: merge validates them with the rest, then leaves them out)
 HISTORY_KINDS = ("coding", "done", "memo", "consensus", "assignment", "code", "role",
-                 "setting", "identity", "span", "span memo")
+                 "setting", "identity", "span", "span memo", "attribute")
 HISTORY_ACTIONS = ("set", "change", "clear")
 #: Unicode categories a name must not hold: control characters, format characters
 #: (zero-width spaces and joiners, bidi overrides and isolates, byte order marks), line

@@ -24,8 +24,9 @@ COLUMNS = ("id", "at", "coder", "action", "kind", "conversation_id", "position",
 EVENT = COLUMNS[1:13]
 KINDS = HISTORY_KINDS
 #: kinds a merge never brings: a merge changes neither this file's codebook, nor its
-#: coders' roles, nor its settings (what happened to them in a package stays there)
-LOCAL_KINDS = ("code", "role", "setting")
+#: coders' roles, nor its settings, nor its conversations (what happened to them in a
+#: package stays there)
+LOCAL_KINDS = ("code", "role", "setting", "attribute")
 ACTIONS = ("set", "change", "clear")
 
 

@@ -45,10 +45,12 @@ from ...domain.merging import ON_CONFLICT
 from ...domain.models import ROLES_OF, Unit
 from ...domain.names import names_text
 from ...domain.progress import CancelFn, ProgressFn
+from ...domain.words import count as counted
 from ...store import StorageError
 from ...store import assignments as store_assignments
 from ...store import codings as store_codings
 from ...store import history as store_history
+from ...store.merge import differences as merge_differences
 from ...store.merge import staging as store_merge
 from ...store.spans import table as store_spans
 from ...store.values import restored
@@ -411,6 +413,20 @@ def _insert_values(db: Any, summary: SourceSummary) -> None:
     summary.rationales = store_merge.insert_missing(db, "value_rationales", key)
 
 
+def _note_kept_differences(project: Project, name: str, summary: SourceSummary) -> None:
+    """Say which conversations this project holds that the file describes otherwise (their
+    model, attributes, turns' speakers or comments, the users' ratings): a merge takes only
+    the coders' work, so they stay as they are here (never silently)."""
+    differ, examples = merge_differences.kept_differences(project.db)
+    if differ:
+        listed = "; ".join(f"'{c}': {what}" for c, what in examples)
+        more = f"; and {differ - len(examples)} more" if differ > len(examples) else ""
+        summary.notes.append(
+            f"{counted(differ, 'conversation')} this project holds are described otherwise "
+            f"in {name} ({listed}{more}); a merge takes only the coders' work, so they stay "
+            "as they are here")
+
+
 def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
                on_conflict: str = "refuse") -> None:
     db = project.db
@@ -440,6 +456,7 @@ def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callab
             f"{name}: sentences are split differently in the two files where this file codes "
             f"sentences ({listed}); nothing was changed"
         )
+    _note_kept_differences(project, name, summary)
     added = store_merge.insert_new_conversations(db)
     summary.conversations = added["conversations"]
     summary.turns = added["turns"]
