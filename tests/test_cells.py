@@ -26,8 +26,8 @@ from sense7_coder.project.cells import (
     cell_class,
 )
 from sense7_coder.project.changes import EVERYTHING, NOTHING, Changes
-from sense7_coder.store import codes as store_codes
 from sense7_coder.store import codings as store_codings
+from sense7_coder.store import meta as store_meta
 
 TURN = Unit("c1", 2)
 
@@ -84,10 +84,10 @@ def note_kind() -> type[Cell]:
         name: str
 
         def read(self, db: Any) -> Any:
-            return store_codes.get_meta(db, self.name, None)
+            return store_meta.get_meta(db, self.name, None)
 
         def write(self, ctx: WriteContext, value: Any, made: Any = None) -> None:
-            store_codes.set_meta(ctx.db, self.name, value)
+            store_meta.set_meta(ctx.db, self.name, value)
 
         def place(self) -> str:
             return f"the note '{self.name}'"

@@ -385,6 +385,7 @@ def test_an_older_file_learns_its_values_provenance_from_the_history(tmp_path: P
 
     from sense7_coder.store import codes as store_codes
     from sense7_coder.store import conversations as store_conv
+    from sense7_coder.store import meta as store_meta
     from sense7_coder.store.schema import APPLICATION_ID, migrations
 
     path = tmp_path / "old.sense7"
@@ -403,7 +404,7 @@ def test_an_older_file_learns_its_values_provenance_from_the_history(tmp_path: P
     with db.atomic():
         store_conv.insert_conversations(db, [_conv("c1", 4)])
         store_codes.upsert_code(db, BOOK.codes[0], 1)
-        store_codes.set_meta(db, "blind_coding", "1")
+        store_meta.set_meta(db, "blind_coding", "1")
         conn.execute("INSERT INTO coders(name, role) VALUES ('alice', 'coder'), "
                      "('bob', 'coder'), ('lead', 'adjudicator')")
         row = ("INSERT INTO codings(coder, conversation_id, position, sentence, code, value) "

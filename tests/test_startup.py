@@ -168,6 +168,7 @@ PROJECT_MODULES = HELP_MODULES | frozenset({
     "sense7_coder.project.project", "sense7_coder.project.rules", "sense7_coder.project.undo",
     "sense7_coder.store", "sense7_coder.store.backups", "sense7_coder.store.beside",
     "sense7_coder.store.checked", "sense7_coder.store.codes", "sense7_coder.store.codings",
+    "sense7_coder.store.meta",
     "sense7_coder.store.conversations", "sense7_coder.store.db", "sense7_coder.store.folders",
     "sense7_coder.store.history", "sense7_coder.store.later_migrations",
     "sense7_coder.store.locks", "sense7_coder.store.migrating", "sense7_coder.store.predictions",

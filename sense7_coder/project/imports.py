@@ -24,9 +24,9 @@ from ..domain.progress import CancelFn, ProgressFn
 from ..domain.sentences import segment_turns
 from ..domain.spans import Span, SpanCoding
 from ..domain.words import count
-from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from ..store import meta as store_meta
 from ..store.db import refuse_open_project_file
 from ..store.spans import table as store_spans
 from . import authority, judgments
@@ -419,5 +419,5 @@ def mark_judgments(project: Project, known: Iterable[str],
     the project's list of them; the caller holds the transaction."""
     names = set(known) | judgment_names(conversations)
     if names - set(judgments.judgments(project)):
-        store_codes.set_meta(project.db, "judgment_attributes",
+        store_meta.set_meta(project.db, "judgment_attributes",
                              judgments.marked_text({*judgments.judgments(project), *names}))

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..domain.errors import ProjectError
 from ..store import assignments as store_assignments
-from ..store import codes as store_codes
+from ..store import meta as store_meta
 from ..store import package as store_package
 from ..store.backups import STALE_PART_S
 from .project import Project
@@ -102,8 +102,8 @@ def _make_package(project: Project, coder: str, out: Path, shuffle: bool,
     try:
         with package.pdb.acting("package", coder), package.pdb.atomic() as db:
             store_package.copy_meta(project.db, db, _OWN_SETTINGS)
-            store_codes.set_meta(db, "blind_coding", "1")
-            store_codes.set_meta(db, "package_coder", coder)
+            store_meta.set_meta(db, "blind_coding", "1")
+            store_meta.set_meta(db, "package_coder", coder)
             # a blind study: only what the lead chose to show goes out, left out of the
             # rows as they are copied (the history is append-only: nothing is taken back)
             shown, withheld = _shown(project, ids, with_ratings)

@@ -20,6 +20,7 @@ from ..domain.models import Conversation, Unit, Value
 from ..store import codes as store_codes
 from ..store import codings as store_codings
 from ..store import conversations as store_conv
+from ..store import meta as store_meta
 from ..store.db import ProjectDB, backup_project_file, create_project_db, open_project_db
 from ..store.folders import conflicted_copies
 from . import authority
@@ -61,9 +62,9 @@ class Project(ProjectCoders):
         project = cls(pdb)
         if codebook is not None:
             with pdb.atomic() as db:
-                store_codes.set_meta(db, "codebook_name", codebook.name)
-                store_codes.set_meta(db, "codebook_title", codebook.title)
-                store_codes.set_meta(db, "codebook_description", codebook.description)
+                store_meta.set_meta(db, "codebook_name", codebook.name)
+                store_meta.set_meta(db, "codebook_title", codebook.title)
+                store_meta.set_meta(db, "codebook_description", codebook.description)
                 for i, code in enumerate(codebook.codes, 1):
                     store_codes.upsert_code(db, code, i)
         return project

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain.codebook.codes import Code, Codebook
 from ..domain.errors import ProjectError
 from ..domain.models import Unit
-from ..store import codes as store_codes
+from ..store import meta as store_meta
 from . import judgments
 from .changes import SETTINGS, Changes
 from .hints import AS_LEAD
@@ -48,11 +48,11 @@ class ProjectRules:
 
     # -- settings --------------------------------------------------------------------------
     def setting(self, key: str, default: str | None = None) -> str | None:
-        return store_codes.get_meta(self.db, key, default)
+        return store_meta.get_meta(self.db, key, default)
 
     def set_setting(self, key: str, value: str | None) -> Changes:
         with self.pdb.atomic() as db:
-            store_codes.set_meta(db, key, value)
+            store_meta.set_meta(db, key, value)
         return SETTINGS
 
     @property

@@ -1,4 +1,5 @@
-"""The project's codebook in the ``codes`` table, and project settings in ``meta``."""
+"""The project's codebook in the ``codes`` table (its name and title are settings:
+:mod:`.meta`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlite_utils import Database
 
 from ..domain.codebook.codes import APPLIES_TO, KINDS, UNITS, Code, Codebook, stored_levels
 from ..domain.errors import CodebookError
+from .meta import get_meta
 
 _COLUMNS = (
     "key", "ord", "label", "kind", "unit", "applies_to", "levels", "allow_na", "description",
@@ -115,18 +117,6 @@ def na_in_use(db: Database, key: str) -> bool:
         [key, key],
     ).fetchone()
     return row is not None
-
-
-def get_meta(db: Database, key: str, default: str | None = None) -> str | None:
-    row = db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
-    return row[0] if row else default
-
-
-def set_meta(db: Database, key: str, value: str | None) -> None:
-    db.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        [key, value],
-    )
 
 
 def codebook_from_db(db: Database) -> Codebook:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from .codes import get_meta, set_meta
+from .meta import get_meta, set_meta
 
 
 def set_recorded(db: Database, key: str, value: str | None) -> bool:

@@ -28,6 +28,7 @@ from ...domain.errors import CodebookError, ProjectError
 from ...domain.files import atomic_text_file
 from ...store import codebook_versions as versions
 from ...store import codes as store_codes
+from ...store import meta as store_meta
 from ...store.db import refuse_open_project_file
 from ..authority import require_study
 from ..changes import Changes
@@ -215,8 +216,8 @@ def apply_codebook(project: Project, codebook: Codebook,
                 updated += 1
             store_codes.upsert_code(db, code)
         if not project.codebook.codes:
-            store_codes.set_meta(db, "codebook_name", codebook.name)
-            store_codes.set_meta(db, "codebook_title", codebook.title)
+            store_meta.set_meta(db, "codebook_name", codebook.name)
+            store_meta.set_meta(db, "codebook_title", codebook.title)
     project.invalidate_codebook()
     return CodebookImport(added, updated, CODEBOOK if added or updated else Changes())
 

@@ -19,7 +19,7 @@ from ...domain.errors import ProjectError
 from ...domain.prediction.evaluation import conversation_targets, evaluate_runs
 from ...domain.progress import CancelFn as Cancel
 from ...domain.progress import ProgressFn as Progress
-from ...store import codes as store_codes
+from ...store import meta as store_meta
 from ...store import predictions as store_pred
 from ...store.conversations import ConversationFilter
 from ..changes import NOTHING, PREDICTIONS, Changes
@@ -246,7 +246,7 @@ def run_baseline(project: Project, *, level: str = "conversation", runs: int = 1
 def llm_prompt(project: Project) -> str:
     from ...domain.llm.judge import DEFAULT_PROMPT
 
-    return store_codes.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
+    return store_meta.get_meta(project.db, PROMPT_KEY, None) or DEFAULT_PROMPT
 
 
 def set_llm_prompt(project: Project, prompt: str | None) -> Changes:
