@@ -362,7 +362,7 @@ def test_what_a_file_says_otherwise_of_a_held_conversation_is_told_and_kept(
         assert note.startswith("3 conversations this project holds are described otherwise")
         assert "'c1': model, attributes" in note and "'c2': turn comment" in note
         assert "'c3': the users' ratings" in note and "'c4'" not in note
-        assert "so they stay as they are here" in note
+        assert "so they stay as they are here" in note  # three: plural
         assert {c: lead.conversation(c) for c in before} == before  # nothing of them taken
         assert ("alice", "c1", 2, 0, "overall", 4) in state(lead)["codings"]
         assert "described otherwise" in "\n".join(report.lines())

@@ -421,10 +421,12 @@ def _note_kept_differences(project: Project, name: str, summary: SourceSummary) 
     if differ:
         listed = "; ".join(f"'{c}': {what}" for c, what in examples)
         more = f"; and {differ - len(examples)} more" if differ > len(examples) else ""
+        one = differ == 1
         summary.notes.append(
-            f"{counted(differ, 'conversation')} this project holds are described otherwise "
-            f"in {name} ({listed}{more}); a merge takes only the coders' work, so they stay "
-            "as they are here")
+            f"{counted(differ, 'conversation')} this project holds "
+            f"{'is' if one else 'are'} described otherwise in {name} ({listed}{more}); a "
+            "merge takes only the coders' work, so "
+            f"{'it stays as it is' if one else 'they stay as they are'} here")
 
 
 def _merge_one(project: Project, conn: Any, summary: SourceSummary, step: Callable[[], None],
