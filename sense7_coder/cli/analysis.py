@@ -249,8 +249,6 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
     from ..domain.agreement.records import BAND_RULE, raters_text
     from ..project.agreement import BY_CONSTRUCTION_NOTE, values_text
 
-    METHOD_SHORT = {"bca": "BCa", "percentile": "pct."}
-
     rows = []
     footnotes = []
     for r in report.records:
@@ -264,9 +262,7 @@ def agreement_lines(report: AgreementReport, kappa_weights: str = "positions") -
             scale = f"{r.weights} weights"
         else:
             scale = ""
-        ci = f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]" if r.ci_low is not None else ""
-        if ci and r.ci_method:
-            ci += f" {METHOD_SHORT.get(r.ci_method, r.ci_method)}"
+        ci = limits.interval_short(r.ci_low, r.ci_high, r.ci_method, "")
         if ci and r.undefined_draws:
             ci += f" ({100 * r.undefined_draws / max(r.draws, 1):.0f}% undef.)"
         value = _fmt(r.value)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..domain.agreement_settings import DRAWS_DEFAULT
+from ..domain.agreement_settings import DRAWS_DEFAULT, interval_short
 from .acting import open_as
 from .lists import ListAction
 
@@ -95,10 +95,7 @@ def _fmt(x: float | None) -> str:
 
 
 def _ci(v: Any) -> str:
-    if v.ci_low is None:
-        return "-"
-    method = {"bca": "BCa", "percentile": "pct."}.get(v.ci_method, v.ci_method)
-    return f"[{_fmt(v.ci_low)}, {_fmt(v.ci_high)}] {method}"
+    return interval_short(v.ci_low, v.ci_high, v.ci_method)
 
 
 def cmd_round_start(args: argparse.Namespace) -> int:

@@ -19,6 +19,16 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 #: percentile from there on
 CI_METHODS = ("auto", "percentile", "bca")
 CI_DEFAULT = "auto"
+#: an interval's method in a narrow column or after the interval (F and GCI: the ICCs')
+CI_SHORT = {"bca": "BCa", "percentile": "pct.", "F": "F", "GCI": "GCI"}
+
+
+def interval_short(low: float | None, high: float | None, method: str | None,
+                   missing: str = "-") -> str:
+    """'[0.612, 0.801] BCa' (``missing`` when there is no interval)."""
+    if low is None or high is None:
+        return missing
+    return f"[{low:.3f}, {high:.3f}] {CI_SHORT.get(method or '', method or '')}".rstrip()
 #: ``auto`` uses BCa for intervals over fewer units than this, percentile from there on
 BCA_BELOW_UNITS = 100
 #: what weighted kappa's weights can be built on: the levels' positions or their values

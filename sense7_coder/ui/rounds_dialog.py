@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..domain.agreement_settings import interval_short
 from ..domain.errors import Sense7Error
 from ..project import Project
 from ..project import rounds as rp
@@ -39,10 +40,7 @@ def _fmt(x: float | None) -> str:
 
 
 def _ci(v: Any) -> str:
-    if v.ci_low is None:
-        return "–"
-    method = {"bca": "BCa", "percentile": "pct."}.get(v.ci_method, v.ci_method)
-    return f"[{_fmt(v.ci_low)}, {_fmt(v.ci_high)}] {method}"
+    return interval_short(v.ci_low, v.ci_high, v.ci_method, "–")
 
 
 def _table(parent: QWidget, header: tuple[str, ...], rows: list[list[str]]) -> QTableWidget:

@@ -19,6 +19,7 @@ from ...domain.agreement.records import (
     TOO_FEW,
     raters_text,
 )
+from ...domain.agreement_settings import CI_SHORT
 from ...domain.measures import ALPHA, COHEN, Measure, reference_measures
 from .report_rows import (
     BAND_TEXT,
@@ -66,9 +67,7 @@ def coefficient_columns() -> list[Column[CoefficientRow]]:
                else None, align=ALIGN_RIGHT, bold=lambda r: True),
         Column("95% CI", lambda r: ci_text(r.record), tooltip=lambda r: explain(r.record),
                align=ALIGN_CENTER),
-        Column("Method", lambda r: {"bca": "BCa", "percentile": "pct.", "F": "F",
-                                  "GCI": "GCI"}.get(
-            r.record.ci_method, ""),
+        Column("Method", lambda r: CI_SHORT.get(r.record.ci_method or "", ""),
             header_tip="interval method: percentile or BCa bootstrap over units (coders "
                        "fixed); F: McGraw & Wong's F-based interval (ICC1, ICC3); GCI: "
                        "generalized confidence interval, coders a random sample (ICC2)"),
