@@ -360,3 +360,22 @@ def test_the_packed_read_gives_the_figures_of_the_ordinary_read(
         m.setattr(span_arrays, "_points", lambda text, width: None)
         assert [_figures(project, ask) for ask in asks] == edited
     project.close()
+
+
+def test_a_crowd_of_coders_reads_the_ordinary_way_to_the_same_figures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past 24 coders in the project the spans are not read packed (a CASE over every name
+    would test each row against all of them); the figures are those of the packed read."""
+    from sense7_coder.store.spans import arrays as span_arrays
+
+    project = study(tmp_path, False)
+    packed = _figures(project, Selection())
+    calls: list[str] = []
+    plain = span_arrays._span_rows_plain
+    monkeypatch.setattr(span_arrays, "_span_rows_plain",
+                        lambda *a: calls.append("plain") or plain(*a))
+    for i in range(25):  # coders who made no span
+        project.set_coder(f"crowd{i:02d}")
+    project.set_coder("lee")
+    assert _figures(project, Selection()) == packed and len(calls) == len(packed)  # per code
+    project.close()

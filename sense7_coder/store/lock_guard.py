@@ -143,9 +143,9 @@ def _look(fds: list[int], names: dict[str, str]
 
 def _fd_locks(fd: int) -> list[tuple[int, int]]:
     """The byte ranges (end -1: to the end) this process holds POSIX locks on in the file
-    open under ``fd``: the ``lock:`` lines of /proc/self/fdinfo/N, which list that file's
-    locks owned by this process (a procfs file of its own: reading it touches neither the
-    project's files nor their locks)."""
+    open under ``fd``: the ``lock:`` lines of /proc/self/fdinfo/N, which list this
+    process's locks on that file taken through that descriptor (a procfs file of its own:
+    reading it touches neither the project's files nor their locks)."""
     try:
         with open(f"{FDINFO}/{fd}", encoding="utf-8", errors="replace") as info:
             text = info.read()

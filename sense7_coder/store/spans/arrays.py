@@ -81,8 +81,9 @@ def _points(text: str | None, width: int) -> np.ndarray | None:
     return None if (rows == _MISFIT).any() else rows
 
 
-#: coders up to this many are told apart by a ``CASE`` over every coder of the project
-#: (cheaper than finding which coders made spans of the code); more by that search first
+#: coders up to this many are told apart by a ``CASE`` over every coder of the project;
+#: a project of more (a crowd) reads the ordinary way, as a ``CASE`` over thousands of
+#: names tests them one by one for every row (see :mod:`..packed`)
 _CASE_CODERS = 24
 
 
@@ -92,8 +93,7 @@ def span_rows(db: Database, code: str, levels: Sequence[Hashable]) -> SpanRows:
     coders = [r[0] for r in db.execute(f"SELECT name FROM coders ORDER BY name "
                                        f"LIMIT {_CASE_CODERS + 1}")]
     if len(coders) > _CASE_CODERS:
-        coders = [r[0] for r in db.execute(
-            "SELECT DISTINCT coder FROM spans WHERE code = ? ORDER BY coder", [code])]
+        return _span_rows_plain(db, code, levels)
     try:
         level_sql = _index("k.value", levels)
     except TypeError:  # a level neither a whole number nor a text
