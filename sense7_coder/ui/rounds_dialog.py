@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..domain.agreement_settings import interval_short
 from ..domain.errors import Sense7Error
+from ..domain.words import count
 from ..project import Project
 from ..project import rounds as rp
 from .screen import fit_to_screen
@@ -138,7 +139,7 @@ class RoundsDialog(QDialog):
             f"{r['sample']} conversations coded by {', '.join(r['coders'])} under codebook "
             f"version {r['codebook_version']}; threshold: α's 95% interval's lower end ≥ "
             f"{r['threshold']:.3f}, set when the round started. <b>{met} of "
-            f"{len(status.verdicts)} codes met it.</b>")
+            f"{count(len(status.verdicts), 'code')} met it.</b>")
         rows = [[v.code, _fmt(v.alpha), _ci(v), str(v.units), v.verdict()]
                 for v in status.verdicts]
         self.verdicts = self._replace(self.verdicts, _table(self, VERDICT_COLUMNS, rows))
